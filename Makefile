@@ -1,0 +1,50 @@
+# Chunk Explorer — two commands: `make run` (set up + open the app) and `make test` (set up + all tests).
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+PIP     := $(PY) -m pip
+PORT    ?= 8501
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: run test lint bench browser clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+$(VENV)/.req-run: requirements.txt | $(PY)
+	$(PIP) install -r requirements.txt
+	touch $@
+
+$(VENV)/.req-dev: requirements-dev.txt requirements.txt | $(PY)
+	$(PIP) install -r requirements-dev.txt
+	touch $@ $(VENV)/.req-run
+
+$(VENV)/.req-bench: requirements-bench.txt requirements-dev.txt requirements.txt | $(PY)
+	$(PIP) install -r requirements-bench.txt
+	touch $@ $(VENV)/.req-dev $(VENV)/.req-run
+
+## Set everything up and open the app on a bundled sample.
+run: $(VENV)/.req-run
+	$(PY) -m streamlit run app.py --server.port $(PORT)
+
+## Debian's Chromium for the browser tests (needs root; skipped with a note otherwise).
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "note: /usr/bin/chromium missing and not root: browser tests will be skipped"; fi; fi
+
+## Set up and run the whole test suite (unit, property, real model, app and browser tests).
+test: $(VENV)/.req-dev browser
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q
+
+lint: $(VENV)/.req-dev
+	$(PY) -m ruff check .
+
+## Benchmarks (peers LangChain, Chonkie, semchunk are installed here only).
+bench: $(VENV)/.req-bench
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

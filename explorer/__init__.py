@@ -1,0 +1,39 @@
+"""Chunk Explorer core: load documents, chunk them with exact offsets, embed, retrieve, evaluate.
+
+Importing this package is light (no torch, sentence-transformers or faiss): heavy libraries
+are imported by the functions that need them.
+"""
+
+from __future__ import annotations
+
+from .chunk import Chunk, Span
+from .context import Context
+from .document import Block, Document, Page
+from .errors import ExplorerError, LimitError, LoadError, ModelError, ParamError
+from .strategies import all_strategies, get_strategy, strategy_names
+
+__version__ = "0.1.0"
+
+
+def chunk_document(doc: Document, strategy: str, params: dict | None = None, ctx: Context | None = None) -> list[Chunk]:
+    """Chunk ``doc`` with the named strategy; ``params`` are validated (ParamError on bad values)."""
+    return get_strategy(strategy).chunk(doc, params, ctx)
+
+
+__all__ = [
+    "Block",
+    "Chunk",
+    "Context",
+    "Document",
+    "ExplorerError",
+    "LimitError",
+    "LoadError",
+    "ModelError",
+    "Page",
+    "ParamError",
+    "Span",
+    "all_strategies",
+    "chunk_document",
+    "get_strategy",
+    "strategy_names",
+]

@@ -1,0 +1,75 @@
+"""Chunks: immutable slices of a document's text, with metadata computed from offsets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Boundary reasons (the first words of ``Chunk.reason``); details may follow after ": ".
+END_OF_TEXT = "end of text"
+SIZE_LIMIT = "size limit"
+SENTENCE_END = "sentence end"
+PARAGRAPH_END = "paragraph end"
+SEPARATOR = "separator"
+HEADING = "next heading"
+UNBREAKABLE = "unbreakable unit over size"
+SEMANTIC = "semantic breakpoint"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """What a strategy returns: ``text[start:end]`` and why it ends there.
+
+    ``meta`` holds strategy-specific facts as (key, value) pairs, e.g. the semantic
+    distance at the breakpoint or the sub-strategy hybrid chose.
+    """
+
+    start: int
+    end: int
+    reason: str
+    meta: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One chunk. ``text == document.text[start:end]`` always holds."""
+
+    doc_id: str
+    doc_name: str
+    index: int
+    start: int
+    end: int
+    text: str
+    length: int  # in ``unit``
+    unit: str
+    reason: str
+    pages: tuple[int, ...] = ()
+    headings: tuple[str, ...] = ()
+    meta: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def chars(self) -> int:
+        return self.end - self.start
+
+    def meta_dict(self) -> dict[str, Any]:
+        return dict(self.meta)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form used by the CLI and the exports."""
+        d = {
+            "document": self.doc_name,
+            "doc_id": self.doc_id,
+            "index": self.index,
+            "start": self.start,
+            "end": self.end,
+            "chars": self.chars,
+            "length": self.length,
+            "unit": self.unit,
+            "pages": list(self.pages),
+            "headings": list(self.headings),
+            "reason": self.reason,
+            "text": self.text,
+        }
+        if self.meta:
+            d["meta"] = {k: v for k, v in self.meta}
+        return d

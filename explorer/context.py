@@ -1,0 +1,43 @@
+"""What a strategy may need besides the document: length functions and (lazily) an embedder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .length import Length, get_length
+
+if TYPE_CHECKING:
+    from .embed import Embedder
+
+
+@dataclass
+class Context:
+    """Per-run services. ``model`` names the embedding model (None = bundled default).
+
+    The embedder is created on first use only, so structural strategies never import torch.
+    """
+
+    model: str | None = None
+    embedder: Embedder | None = None
+    #: Optional progress callback ``(done, total)`` for slow steps (embedding).
+    progress: Any = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    _default: ClassVar[Context | None] = None  # process-wide default, see default()
+
+    @classmethod
+    def default(cls) -> Context:
+        if cls._default is None:
+            cls._default = cls()
+        return cls._default
+
+    def length(self, unit: str) -> Length:
+        return get_length(unit, self.model)
+
+    def get_embedder(self) -> Embedder:
+        if self.embedder is None:
+            from .embed import get_embedder
+
+            self.embedder = get_embedder(self.model)
+        return self.embedder

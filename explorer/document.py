@@ -1,0 +1,111 @@
+"""The document model: normalised text plus structure, all addressed by character offsets."""
+
+from __future__ import annotations
+
+import hashlib
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from functools import cached_property
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A PDF page: ``text[start:end]`` is its text (1-based ``number``)."""
+
+    number: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A structural block of a Markdown document (``text[start:end]``).
+
+    ``kind`` is one of ``heading``, ``code``, ``table``, ``list``, ``paragraph``, ``html``,
+    ``blockquote``, ``front_matter``, ``hr``. ``level`` is the heading level (0 otherwise);
+    ``info`` is the heading title or the code fence's language.
+    """
+
+    kind: str
+    start: int
+    end: int
+    level: int = 0
+    info: str = ""
+
+
+def text_id(text: str) -> str:
+    """Stable id of a document: a hash of its (normalised) text."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Document:
+    """A loaded document. Every offset in the app indexes ``text``.
+
+    ``text`` is the normalised text (after any clean-up the user switched on): the
+    exact string the user sees and every chunk is a slice of.
+    """
+
+    name: str
+    kind: str  # "text" | "markdown" | "pdf"
+    text: str
+    pages: tuple[Page, ...] = ()
+    blocks: tuple[Block, ...] = ()
+    warnings: tuple[str, ...] = ()
+    cleanup: tuple[str, ...] = ()  # clean-up steps applied, in order
+    encoding: str = ""
+    id: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            object.__setattr__(self, "id", text_id(self.text))
+
+    # -- structure look-ups (cached: Document is immutable) -------------------------------
+    @cached_property
+    def _page_starts(self) -> list[int]:
+        return [p.start for p in self.pages]
+
+    def pages_for(self, start: int, end: int) -> tuple[int, ...]:
+        """1-based numbers of the pages that ``text[start:end]`` touches (empty if no page map)."""
+        if not self.pages:
+            return ()
+        end = max(end, start + 1)
+        first = max(bisect_right(self._page_starts, start) - 1, 0)
+        out = []
+        for page in self.pages[first:]:
+            if page.start >= end:
+                break
+            if page.end > start or page.start == page.end == start:
+                out.append(page.number)
+        return tuple(out) or (self.pages[first].number,)
+
+    @cached_property
+    def headings(self) -> tuple[Block, ...]:
+        return tuple(b for b in self.blocks if b.kind == "heading")
+
+    @cached_property
+    def _heading_starts(self) -> list[int]:
+        return [h.start for h in self.headings]
+
+    @cached_property
+    def _heading_paths(self) -> tuple[tuple[str, ...], ...]:
+        paths: list[tuple[str, ...]] = []
+        stack: list[Block] = []
+        for h in self.headings:
+            while stack and stack[-1].level >= h.level:
+                stack.pop()
+            stack.append(h)
+            paths.append(tuple(b.info for b in stack))
+        return tuple(paths)
+
+    def heading_path(self, pos: int) -> tuple[str, ...]:
+        """Titles of the headings in force at ``pos`` (outermost first); () before the first."""
+        i = bisect_right(self._heading_starts, pos) - 1
+        return self._heading_paths[i] if i >= 0 else ()
+
+    def blocks_of(self, *kinds: str) -> tuple[Block, ...]:
+        return tuple(b for b in self.blocks if b.kind in kinds)
+
+    @property
+    def n_pages(self) -> int:
+        return len(self.pages)

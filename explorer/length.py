@@ -1,0 +1,133 @@
+"""Length functions: how a strategy measures size (characters, words, model or OpenAI tokens).
+
+Token units also give *token spans* (character offsets of each token) so token windows are
+cut at offsets taken from the tokenizer's own offset mapping, never by decoding text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Protocol
+
+from .errors import ParamError
+
+UNITS = ("chars", "words", "tokens", "cl100k", "o200k")
+_WORD = re.compile(r"\S+")
+
+
+class Length(Protocol):
+    name: str
+
+    def __call__(self, text: str) -> int: ...
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of the units of ``text`` (tokens or words), in order."""
+        ...
+
+
+class CharLength:
+    name = "chars"
+
+    def __call__(self, text: str) -> int:
+        return len(text)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        return [(i, i + 1) for i in range(len(text))]
+
+
+class WordLength:
+    name = "words"
+
+    def __call__(self, text: str) -> int:
+        return len(text.split())
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        return [m.span() for m in _WORD.finditer(text)]
+
+
+class ModelTokenLength:
+    """Word pieces of the embedding model's own tokenizer, counting [CLS] and [SEP] like the
+    model sees its input (so ``length <= max_seq_length`` means "not truncated")."""
+
+    def __init__(self, model: str | None = None) -> None:
+        from tokenizers import Tokenizer
+
+        from .models import tokenizer_file
+
+        tok = Tokenizer.from_file(str(tokenizer_file(model)))
+        tok.no_truncation()
+        tok.no_padding()
+        self._tok = tok
+        self.name = "tokens"
+        self.special = tok.post_processor.num_special_tokens_to_add(False) if tok.post_processor else 0
+
+    def __call__(self, text: str) -> int:
+        return len(self._tok.encode(text, add_special_tokens=False).ids) + self.special
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        encs = self._tok.encode_batch(texts, add_special_tokens=False)
+        return [len(e.ids) + self.special for e in encs]
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        offs = self._tok.encode(text, add_special_tokens=False).offsets
+        return _monotone([o for o in offs if o[1] > o[0]])
+
+
+class OpenAITokenLength:
+    """cl100k / o200k via ``bpe-openai``, which bundles its tables (tiktoken downloads them)."""
+
+    def __init__(self, name: str) -> None:
+        import bpe_openai
+
+        self.name = name
+        self._enc = bpe_openai.get_encoding(f"{name}_base")
+
+    def __call__(self, text: str) -> int:
+        return len(self._enc.encode_ordinary(text))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Token byte lengths → character offsets; a token ending inside a multi-byte
+        character is merged with the next one so every span is a valid slice."""
+        ids = self._enc.encode_ordinary(text)
+        spans: list[tuple[int, int]] = []
+        # byte offset -> char offset for every char boundary
+        boundary: dict[int, int] = {}
+        b = 0
+        for i, ch in enumerate(text):
+            boundary[b] = i
+            b += len(ch.encode("utf-8", "surrogatepass"))
+        boundary[b] = len(text)
+        start_b = pos_b = 0
+        for tid in ids:
+            pos_b += len(self._enc.decode_single_token_bytes(tid))
+            if pos_b in boundary:
+                spans.append((boundary[start_b], boundary[pos_b]))
+                start_b = pos_b
+        return spans
+
+
+def _monotone(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Drop overlapping sub-token offsets (some tokenizers emit several tokens for one char)."""
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        if out and s < out[-1][1]:
+            if e > out[-1][1]:
+                out[-1] = (out[-1][0], e)
+            continue
+        out.append((s, e))
+    return out
+
+
+@lru_cache(maxsize=16)
+def get_length(unit: str, model: str | None = None) -> Length:
+    """The length function for ``unit`` (``tokens`` uses ``model``'s tokenizer)."""
+    if unit == "chars":
+        return CharLength()
+    if unit == "words":
+        return WordLength()
+    if unit == "tokens":
+        return ModelTokenLength(model)
+    if unit in ("cl100k", "o200k"):
+        return OpenAITokenLength(unit)
+    raise ParamError(f"unknown length unit {unit!r}; choose one of {', '.join(UNITS)}")

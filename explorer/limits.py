@@ -1,0 +1,20 @@
+"""Work limits, in one place so the README, the CLI and the app agree.
+
+Every limit here is enforced by the core (not only the UI) and produces a clear
+:class:`explorer.errors.LimitError` or :class:`explorer.errors.LoadError` when exceeded.
+"""
+
+from __future__ import annotations
+
+#: Largest file accepted by the loaders (bytes). The Streamlit upload limit matches it.
+MAX_FILE_BYTES = 50 * 1024 * 1024
+#: Largest extracted document text (characters).
+MAX_TEXT_CHARS = 20_000_000
+#: PDF pages extracted at most; later pages are dropped with a warning.
+MAX_PDF_PAGES = 2_000
+#: Wall-clock budget for extracting one PDF (seconds); past it, extraction stops with a warning.
+PDF_TIME_BUDGET_S = 60.0
+#: A parameter set that yields more chunks than this for one document is refused.
+MAX_CHUNKS = 200_000
+#: Longest user-supplied separator (characters).
+MAX_SEPARATOR_CHARS = 64

