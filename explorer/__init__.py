@@ -15,7 +15,9 @@ from .strategies import all_strategies, get_strategy, strategy_names
 __version__ = "0.1.0"
 
 
-def chunk_document(doc: Document, strategy: str, params: dict | None = None, ctx: Context | None = None) -> list[Chunk]:
+def chunk_document(
+    doc: Document, strategy: str, params: dict | None = None, ctx: Context | None = None
+) -> list[Chunk]:
     """Chunk ``doc`` with the named strategy; ``params`` are validated (ParamError on bad values)."""
     return get_strategy(strategy).chunk(doc, params, ctx)
 

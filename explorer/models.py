@@ -56,7 +56,10 @@ def _hub_cache_path(name: str) -> Path | None:
     """A model the user already has in the Hugging Face cache (``org/name``), without network."""
     if name.count("/") != 1:
         return None
-    root = Path(os.environ.get("HF_HUB_CACHE") or Path(os.environ.get("HF_HOME", "~/.cache/huggingface")).expanduser() / "hub")
+    root = Path(
+        os.environ.get("HF_HUB_CACHE")
+        or Path(os.environ.get("HF_HOME", "~/.cache/huggingface")).expanduser() / "hub"
+    )
     snapshots = root.expanduser() / f"models--{name.replace('/', '--')}" / "snapshots"
     if not snapshots.is_dir():
         return None
@@ -69,7 +72,9 @@ def _hub_cache_path(name: str) -> Path | None:
 def tokenizer_file(name: str | None = None) -> Path:
     path = resolve_model_path(name) / "tokenizer.json"
     if not path.exists():
-        raise ModelError(f"model {name or DEFAULT_MODEL!r} has no tokenizer.json (a fast tokenizer is needed)")
+        raise ModelError(
+            f"model {name or DEFAULT_MODEL!r} has no tokenizer.json (a fast tokenizer is needed)"
+        )
     return path
 
 
@@ -78,7 +83,10 @@ def max_seq_length(name: str | None = None) -> int:
     import json
 
     root = resolve_model_path(name)
-    for fname, key in (("sentence_bert_config.json", "max_seq_length"), ("config.json", "max_position_embeddings")):
+    for fname, key in (
+        ("sentence_bert_config.json", "max_seq_length"),
+        ("config.json", "max_position_embeddings"),
+    ):
         f = root / fname
         if f.exists():
             try:

@@ -1,9 +1,9 @@
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import Document, ParamError, chunk_document
 from explorer.invariants import invariant_errors
-import pytest
 
 
 def doc(text: str) -> Document:
@@ -36,8 +36,12 @@ def test_model_tokens_counts_cls_sep_and_respects_size():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.text(min_size=0, max_size=300), st.integers(1, 40), st.integers(0, 39),
-       st.sampled_from(["chars", "words", "cl100k", "tokens"]))
+@given(
+    st.text(min_size=0, max_size=300),
+    st.integers(1, 40),
+    st.integers(0, 39),
+    st.sampled_from(["chars", "words", "cl100k", "tokens"]),
+)
 def test_invariants(text, size, overlap, unit):
     if overlap >= size or (unit == "tokens" and size < 3):
         return

@@ -86,9 +86,7 @@ class Param:
             elif self.type == "choice":
                 value = str(value)
                 if value not in self.choices:
-                    raise ParamError(
-                        f"{name}={value!r} is not one of {', '.join(map(repr, self.choices))}"
-                    )
+                    raise ParamError(f"{name}={value!r} is not one of {', '.join(map(repr, self.choices))}")
             elif self.type == "str_list":
                 if isinstance(value, str):
                     value = json.loads(value)
@@ -151,6 +149,7 @@ class Strategy(ABC):
 
     def check(self, p: dict[str, Any]) -> None:
         """Cross-parameter checks (e.g. overlap < size). Override; raise ParamError."""
+        return None
 
     # -- splitting -------------------------------------------------------------------------
     @abstractmethod

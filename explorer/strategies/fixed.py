@@ -19,7 +19,15 @@ class FixedStrategy(Strategy):
     )
     params = (
         Param("chunk_size", "int", 500, "Units per chunk.", min=1, max=100_000, step=10),
-        Param("chunk_overlap", "int", 0, "Units shared by consecutive chunks (< chunk_size).", min=0, max=100_000, step=10),
+        Param(
+            "chunk_overlap",
+            "int",
+            0,
+            "Units shared by consecutive chunks (< chunk_size).",
+            min=0,
+            max=100_000,
+            step=10,
+        ),
         LENGTH_PARAM,
     )
 
@@ -29,7 +37,9 @@ class FixedStrategy(Strategy):
                 f"chunk_overlap={p['chunk_overlap']} must be smaller than chunk_size={p['chunk_size']}"
             )
         if p["length"] == "tokens" and p["chunk_size"] <= 2:
-            raise ParamError(f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more")
+            raise ParamError(
+                f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
+            )
 
     def split(self, doc, p, ctx) -> list[Span]:
         text = doc.text
