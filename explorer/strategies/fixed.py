@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chunk import END_OF_TEXT, SIZE_LIMIT, Span
+from ..chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
 from ..errors import ParamError
 from .base import LENGTH_PARAM, Param, Strategy, trim
 from .registry import register
@@ -48,27 +48,48 @@ class FixedStrategy(Strategy):
         if p["length"] == "chars":
             bounds = [(i, min(i + size, len(text))) for i in _window_starts(len(text), size, size - overlap)]
         else:
-            size -= getattr(length, "special", 0)  # room for [CLS]/[SEP] in model tokens
-            overlap = min(overlap, size - 1)
-            units = length.spans(text)
-            # A window runs from its first unit's start (0 for the first) to the next unit's
-            # start, so characters the tokenizer skips (control characters) stay covered.
-            starts = [0] + [u[0] for u in units[1:]] + [len(text)]
-            bounds = [
-                (starts[i], starts[min(i + size, len(units))])
-                for i in _window_starts(len(units), size, size - overlap)
-            ] or [(0, len(text))]
+            bounds = _unit_windows(text, length, size, overlap)
         spans: list[Span] = []
         last_end = -1
         for a, b in bounds:
             s, e = trim(text, a, b)
             if e <= s or e <= last_end or (spans and s <= spans[-1].start):
                 continue  # whitespace-only window, or nothing new beyond the previous chunk
-            spans.append(Span(s, e, SIZE_LIMIT))
+            reason = SIZE_LIMIT
+            if p["length"] != "chars" and length(text[s:e]) > size:
+                reason = f"{UNBREAKABLE}: one {p['length']} unit is longer than chunk_size"
+            spans.append(Span(s, e, reason))
             last_end = e
-        if spans:
+        if spans and spans[-1].reason == SIZE_LIMIT:
             spans[-1] = Span(spans[-1].start, spans[-1].end, END_OF_TEXT)
         return spans
+
+
+def _unit_windows(text: str, length, size: int, overlap: int) -> list[tuple[int, int]]:
+    """Windows of ``size`` words/tokens, cut at the tokenizer's own offsets.
+
+    A window runs from its first unit's start (0 for the first) to the next unit's start, so
+    characters the tokenizer skips (control characters) stay covered. Re-tokenising a window
+    can give more tokens than it had in context (BPE merges differ at the edges), so a window
+    that measures over ``size`` gives back units from its end until it fits.
+    """
+    units = length.spans(text)
+    n = len(units)
+    if n == 0:
+        return [(0, len(text))]
+    starts = [0] + [u[0] for u in units[1:]] + [len(text)]
+    room = size - getattr(length, "special", 0)  # [CLS]/[SEP] of model tokens
+    overlap = min(overlap, room - 1)
+    bounds = []
+    i = 0
+    while True:
+        j = min(i + room, n)
+        while j - i > 1 and length(text[starts[i] : starts[j]]) > size:
+            j -= 1
+        bounds.append((starts[i], starts[j]))
+        if j >= n:
+            return bounds
+        i = max(j - overlap, i + 1)
 
 
 def _window_starts(n: int, size: int, step: int) -> range:
