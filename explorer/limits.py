@@ -18,3 +18,8 @@ PDF_TIME_BUDGET_S = 60.0
 MAX_CHUNKS = 200_000
 #: Longest user-supplied separator (characters).
 MAX_SEPARATOR_CHARS = 64
+#: Largest Markdown text whose block structure is parsed (markdown-it-py reads ~0.3-1 MB/s);
+#: a bigger Markdown file loads as plain text, with a warning.
+MAX_MARKDOWN_CHARS = 2_000_000
+#: Time one document may spend matching user-supplied regex separators (seconds), in total.
+REGEX_TIME_BUDGET_S = 5.0

@@ -1,0 +1,332 @@
+"""Embedding cache: (model id, sha256 of the exact text) → float32 vector, in memory and on disk.
+
+Why: embedding is the slow part of everything (hundreds of sentences per second on a laptop
+CPU), while re-chunking, moving a semantic threshold or comparing strategies that share chunk
+texts asks for the same vectors again and again. The cache makes each distinct text cost one
+model call, ever.
+
+Disk store: one SQLite file (``embeddings.sqlite3``) in ``CHUNK_EXPLORER_CACHE`` or
+``~/.cache/chunk-explorer``. SQLite in WAL mode with one transaction per batch means a process
+killed mid-write leaves a valid database (the unfinished batch is simply missing). A file that
+is not a database, has another schema, or fails SQLite's quick check is moved aside
+(``*.corrupt-<time>``) and rebuilt with a :class:`CacheWarning`; if even that fails the cache
+carries on in memory only. Nothing here ever raises for a bad cache file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+import time
+import warnings
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+#: Bump when the table layout changes: an older file is then moved aside and rebuilt.
+SCHEMA_VERSION = 1
+DB_NAME = "embeddings.sqlite3"
+#: Vectors kept in memory (bytes); least recently used ones are dropped first (they stay on disk).
+MEMORY_BYTES = 512 * 1024 * 1024
+_SQL_BATCH = 500  # keys per SELECT ... IN (...)
+
+
+class CacheWarning(UserWarning):
+    """The on-disk cache had to be rebuilt or disabled (nothing the user has to do)."""
+
+
+def default_cache_dir() -> Path:
+    """``$CHUNK_EXPLORER_CACHE`` if set, else ``~/.cache/chunk-explorer`` (XDG_CACHE_HOME honoured)."""
+    env = os.environ.get("CHUNK_EXPLORER_CACHE")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
+    return Path(base).expanduser() / "chunk-explorer"
+
+
+def text_hash(text: str) -> bytes:
+    """32-byte sha256 of the exact text (surrogates kept, so every Python str hashes)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+class EmbeddingCache:
+    """Thread-safe two-level cache. ``directory=None`` uses :func:`default_cache_dir`;
+    ``persist=False`` keeps vectors in memory only (tests, or an unwritable disk)."""
+
+    def __init__(
+        self, directory: str | Path | None = None, *, persist: bool = True, memory_bytes: int = MEMORY_BYTES
+    ) -> None:
+        self.directory = Path(directory).expanduser() if directory is not None else default_cache_dir()
+        self.path = self.directory / DB_NAME
+        self.persist = persist
+        self.memory_bytes = memory_bytes
+        self._mem: OrderedDict[tuple[str, bytes], np.ndarray] = OrderedDict()
+        self._mem_used = 0
+        self._lock = threading.RLock()
+        self._local = threading.local()
+        self._generation = 0  # bumped when the DB file is replaced: threads reconnect
+        self._ready = False
+        self.rebuilds = 0  # how many times a bad file was moved aside (tests read it)
+
+    @classmethod
+    def memory(cls) -> EmbeddingCache:
+        return cls(persist=False)
+
+    # -- public API --------------------------------------------------------------------------
+    def get_many(
+        self, model_id: str, hashes: Sequence[bytes], dim: int | None = None
+    ) -> dict[bytes, np.ndarray]:
+        """Vectors found for ``hashes`` (memory first, then disk). Wrong-sized rows are ignored."""
+        found: dict[bytes, np.ndarray] = {}
+        missing: list[bytes] = []
+        with self._lock:
+            for h in hashes:
+                v = self._mem.get((model_id, h))
+                if v is not None and (dim is None or v.shape[0] == dim):
+                    self._mem.move_to_end((model_id, h))
+                    found[h] = v
+                else:
+                    missing.append(h)
+        if missing and self.persist:
+            rows = self._db_call(self._select, model_id, list(dict.fromkeys(missing)))
+            for h, blob in rows or ():
+                if len(blob) % 4 or (dim is not None and len(blob) != 4 * dim):
+                    continue
+                v = np.frombuffer(blob, dtype=np.float32)
+                found[h] = v
+                self._remember(model_id, h, v)
+        return found
+
+    def put_many(self, model_id: str, hashes: Sequence[bytes], vectors: np.ndarray) -> None:
+        """Store ``vectors[i]`` under ``hashes[i]`` (one transaction: all or nothing on disk)."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        rows = []
+        for h, v in zip(hashes, vectors, strict=True):
+            v = v.copy()
+            v.setflags(write=False)
+            self._remember(model_id, h, v)
+            rows.append((model_id, h, v.tobytes()))
+        if rows and self.persist:
+            self._db_call(self._insert, rows)
+
+    def clear_memory(self) -> None:
+        with self._lock:
+            self._mem.clear()
+            self._mem_used = 0
+
+    def count(self, model_id: str | None = None) -> int:
+        """Vectors on disk (for ``model_id`` or all); memory-only caches count memory."""
+        if not self.persist:
+            with self._lock:
+                return sum(1 for k in self._mem if model_id is None or k[0] == model_id)
+        n = self._db_call(self._count, model_id)
+        return int(n or 0)
+
+    # -- memory level ------------------------------------------------------------------------
+    def _remember(self, model_id: str, h: bytes, v: np.ndarray) -> None:
+        with self._lock:
+            key = (model_id, h)
+            old = self._mem.pop(key, None)
+            if old is not None:
+                self._mem_used -= old.nbytes
+            self._mem[key] = v
+            self._mem_used += v.nbytes
+            while self._mem_used > self.memory_bytes and self._mem:
+                _, dropped = self._mem.popitem(last=False)
+                self._mem_used -= dropped.nbytes
+
+    # -- disk level --------------------------------------------------------------------------
+    def _db_call(self, fn, *args):
+        """Run ``fn(conn, *args)``; on a damaged file rebuild once and retry; never raise."""
+        if not self.persist:
+            return None
+        for attempt in range(2):
+            try:
+                conn = self._conn()
+                if conn is None:
+                    return None
+                return fn(conn, *args)
+            except sqlite3.DatabaseError as err:  # includes "file is not a database", malformed
+                if _is_busy(err):
+                    _warn(f"embedding cache {self.path} is busy ({err}); continuing without it for now")
+                    return None
+                if attempt == 0:
+                    self._rebuild(f"{type(err).__name__}: {err}")
+                else:
+                    self._disable(f"still failing after a rebuild ({err})")
+            except OSError as err:
+                self._disable(str(err))
+        return None
+
+    def _conn(self) -> sqlite3.Connection | None:
+        with self._lock:
+            if not self.persist:
+                return None
+            if not self._ready:
+                self._open_checked()
+                if not self.persist:
+                    return None
+            gen = self._generation
+        conn = getattr(self._local, "conn", None)
+        if conn is None or getattr(self._local, "gen", -1) != gen:
+            if conn is not None:
+                conn.close()
+            conn = self._connect()
+            self._local.conn, self._local.gen = conn, gen
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout=10000")
+        return conn
+
+    def _open_checked(self) -> None:
+        """First use in this process: create or verify the file (schema, integrity)."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            self._disable(f"cannot create {self.directory}: {err}")
+            return
+        for attempt in range(2):
+            try:
+                problem = self._verify_or_create()
+            except sqlite3.DatabaseError as err:
+                if _is_busy(err):
+                    self._disable(f"{self.path} is locked by another process ({err})")
+                    return
+                problem = f"{type(err).__name__}: {err}"
+            except OSError as err:
+                self._disable(str(err))
+                return
+            if problem is None:
+                self._ready = True
+                return
+            if attempt == 0:
+                self._move_aside(problem)
+        self._disable("could not create a fresh cache file")
+
+    def _verify_or_create(self) -> str | None:
+        conn = self._connect()
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not tables:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash BLOB NOT NULL, "
+                    "vec BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID"
+                )
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('schema', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+                conn.execute("COMMIT")
+                return None
+            if not {"meta", "vectors"} <= tables:
+                return f"unexpected tables {sorted(tables)}"
+            row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None or row[0] != str(SCHEMA_VERSION):
+                return f"schema version {row[0] if row else None!r}, expected {SCHEMA_VERSION}"
+            check = conn.execute("PRAGMA quick_check").fetchone()
+            if check is None or check[0] != "ok":
+                return f"integrity check failed: {check[0] if check else 'no answer'}"
+            return None
+        finally:
+            conn.close()
+
+    def _rebuild(self, problem: str) -> None:
+        with self._lock:
+            self._close_local()
+            self._move_aside(problem)
+            self._ready = False
+            self._generation += 1
+
+    def _move_aside(self, problem: str) -> None:
+        self.rebuilds += 1
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{os.getpid()}")
+        try:
+            if self.path.exists():
+                os.replace(self.path, target)
+            for suffix in ("-wal", "-shm", "-journal"):
+                side = self.path.with_name(self.path.name + suffix)
+                if side.exists():
+                    side.unlink()
+            _warn(
+                f"embedding cache {self.path} was unusable ({problem}); moved it to {target.name} and rebuilt it"
+            )
+        except OSError as err:
+            self._disable(f"cannot move the damaged cache aside: {err}")
+
+    def _disable(self, why: str) -> None:
+        if self.persist:
+            _warn(f"embedding cache on disk disabled ({why}); vectors are kept in memory only")
+        self.persist = False
+
+    def _close_local(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread ends)."""
+        self._close_local()
+
+    @staticmethod
+    def _select(conn: sqlite3.Connection, model_id: str, hashes: list[bytes]) -> list[tuple[bytes, bytes]]:
+        out: list[tuple[bytes, bytes]] = []
+        for i in range(0, len(hashes), _SQL_BATCH):
+            part = hashes[i : i + _SQL_BATCH]
+            marks = ",".join("?" * len(part))
+            out.extend(
+                conn.execute(
+                    f"SELECT hash, vec FROM vectors WHERE model=? AND hash IN ({marks})",
+                    (model_id, *part),
+                ).fetchall()
+            )
+        return out
+
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, rows: Iterable[tuple[str, bytes, bytes]]) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO vectors (model, hash, vec) VALUES (?, ?, ?)", rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    @staticmethod
+    def _count(conn: sqlite3.Connection, model_id: str | None) -> int:
+        if model_id is None:
+            return conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+        return conn.execute("SELECT COUNT(*) FROM vectors WHERE model=?", (model_id,)).fetchone()[0]
+
+
+def _is_busy(err: sqlite3.DatabaseError) -> bool:
+    return isinstance(err, sqlite3.OperationalError) and "locked" in str(err).lower()
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, CacheWarning, stacklevel=3)
+
+
+_caches: dict[tuple[Path, bool], EmbeddingCache] = {}
+_caches_lock = threading.Lock()
+
+
+def get_cache(directory: str | Path | None = None, *, persist: bool = True) -> EmbeddingCache:
+    """The process-wide cache for ``directory`` (default: :func:`default_cache_dir`, read now,
+    so changing ``CHUNK_EXPLORER_CACHE`` selects another cache)."""
+    path = (Path(directory).expanduser() if directory is not None else default_cache_dir()).resolve()
+    with _caches_lock:
+        cache = _caches.get((path, persist))
+        if cache is None:
+            cache = _caches[(path, persist)] = EmbeddingCache(path, persist=persist)
+        return cache

@@ -1,0 +1,171 @@
+"""Optional, visible clean-up of extracted text (every step off by default).
+
+Clean-up runs on each page's text *before* the pages are joined, so the page map built
+afterwards indexes the cleaned text exactly: offsets always point into the text the user
+sees. Each step that is switched on reports what it changed in ``Document.cleanup``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+#: A run of 3+ line breaks, blank lines allowed to hold spaces or tabs.
+_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")
+#: A word broken by a hyphen (ASCII, soft hyphen U+00AD or U+2010) at a line end.
+_HYPHEN_BREAK = re.compile(r"(\w)[-\u00ad\u2010][ \t]*\n[ \t]*(?=(\w))")
+_DIGITS = re.compile(r"\d+")
+_SPACES = re.compile(r"\s+")
+
+#: A header/footer must repeat on at least this share of the pages, and on 3 pages or more.
+HEADER_MIN_SHARE = 0.6
+HEADER_MIN_PAGES = 3
+#: Longest line the second pass may remove (page numbers, "Page 3 of 9", a date).
+SECOND_LINE_MAX = 40
+
+
+@dataclass(frozen=True, slots=True)
+class Cleanup:
+    """Which clean-up steps to apply. All off: the text is shown as extracted."""
+
+    collapse_blank_lines: bool = False
+    join_hyphenated: bool = False
+    drop_headers_footers: bool = False
+
+    @property
+    def any(self) -> bool:
+        return self.collapse_blank_lines or self.join_hyphenated or self.drop_headers_footers
+
+
+def clean_pages(pages: Sequence[str], cleanup: Cleanup, *, is_pdf: bool) -> tuple[list[str], list[str]]:
+    """Apply the switched-on steps to each page's text.
+
+    Returns the cleaned page texts and one line per step that was switched on, saying what it
+    did (``"join_hyphenated: joined 4 words"``), in the order applied: headers/footers first
+    (they need the page's own first and last lines), then hyphenation, then blank lines.
+    """
+    out = list(pages)
+    report: list[str] = []
+    if cleanup.drop_headers_footers:
+        if is_pdf:
+            out, n = drop_headers_footers(out)
+            report.append(f"drop_headers_footers: removed {n} repeated header/footer line{_s(n)}")
+        else:
+            report.append("drop_headers_footers: skipped (only PDFs have pages)")
+    if cleanup.join_hyphenated:
+        total = 0
+        for i, page in enumerate(out):
+            out[i], n = join_hyphenated(page)
+            total += n
+        report.append(f"join_hyphenated: joined {total} word{_s(total)} broken at a line end")
+    if cleanup.collapse_blank_lines:
+        total = 0
+        for i, page in enumerate(out):
+            out[i], n = collapse_blank_lines(page)
+            total += n
+        report.append(f"collapse_blank_lines: collapsed {total} run{_s(total)} of blank lines")
+    return out, report
+
+
+def collapse_blank_lines(text: str) -> tuple[str, int]:
+    """Runs of 3+ line breaks (blank lines may hold spaces) become one blank line."""
+    return _BLANK_RUN.subn("\n\n", text)
+
+
+def join_hyphenated(text: str) -> tuple[str, int]:
+    """``exam-\\nple`` → ``example``, only when both sides are lowercase letters.
+
+    ``Jean-\\nPierre`` or ``2023-\\n24`` are left alone: the hyphen is probably real there.
+    A real compound broken at its hyphen (``well-\\nknown``) is joined too: the toggle is off
+    by default for that reason.
+    """
+    count = 0
+
+    def fix(m: re.Match[str]) -> str:
+        nonlocal count
+        a, b = m.group(1), m.group(2)
+        if a.isalpha() and b.isalpha() and a.islower() and b.islower():
+            count += 1
+            return a
+        return m.group(0)
+
+    return _HYPHEN_BREAK.sub(fix, text), count
+
+
+def _line_key(line: str) -> str:
+    """Compare header lines with page numbers and dates normalised: "Page 3 of 9" == "Page 4 of 9"."""
+    return _SPACES.sub(" ", _DIGITS.sub("#", line)).strip().lower()
+
+
+def drop_headers_footers(pages: Sequence[str]) -> tuple[list[str], int]:
+    """Remove the first/last non-empty line of each page when that line (digits normalised)
+    is the first/last line of at least 60% of the pages with text, and of 3 pages or more.
+
+    At an edge where lines were removed, a second pass removes a short next line (up to
+    ``SECOND_LINE_MAX`` characters) that repeats the same way: a title line followed by a
+    page-number line. Body lines are longer and differ from page to page, so they stay.
+    """
+    out = list(pages)
+    removed = 0
+    for where in ("first", "last"):
+        out, n = _drop_edge(out, where, max_len=None)
+        removed += n
+        if n:
+            out, n = _drop_edge(out, where, max_len=SECOND_LINE_MAX)
+            removed += n
+    return out, removed
+
+
+def _drop_edge(pages: list[str], where: str, max_len: int | None) -> tuple[list[str], int]:
+    edges: list[tuple[int, int] | None] = [_edge_line(p, where) for p in pages]
+    keys = [_line_key(pages[i][e[0] : e[1]]) if e else "" for i, e in enumerate(edges)]
+    with_text = sum(1 for e in edges if e)
+    need = max(HEADER_MIN_PAGES, math.ceil(HEADER_MIN_SHARE * with_text))
+    counts = Counter(k for k in keys if k and (max_len is None or len(k) <= max_len))
+    repeated = {k for k, c in counts.items() if c >= need}
+    if not repeated:
+        return pages, 0
+    out = []
+    n = 0
+    for page, edge, key in zip(pages, edges, keys, strict=True):
+        if edge and key in repeated:
+            s, e = edge
+            # remove the line and the line break that separates it from the rest of the page
+            if where == "first":
+                e = page.find("\n", e)
+                e = len(page) if e < 0 else e + 1
+            else:
+                s = page.rfind("\n", 0, s)
+                s = 0 if s < 0 else s
+            page = page[:s] + page[e:]
+            n += 1
+        out.append(page)
+    return out, n
+
+
+def _edge_line(page: str, where: str) -> tuple[int, int] | None:
+    """(start, end) of the first or last line with non-space text, or None."""
+    if not page.strip():
+        return None
+    if where == "first":
+        pos = 0
+        while True:
+            nl = page.find("\n", pos)
+            end = len(page) if nl < 0 else nl
+            if page[pos:end].strip():
+                return pos, end
+            pos = end + 1
+    end = len(page)
+    while True:
+        nl = page.rfind("\n", 0, end)
+        start = nl + 1
+        if page[start:end].strip():
+            return start, end
+        end = nl
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"

@@ -1,0 +1,220 @@
+"""A document's profile: size, structure, script and language, and what ``hybrid`` would do.
+
+The same measurements drive the ``hybrid`` strategy's router, so the summary the user reads
+and the routing decision cannot disagree.
+
+- *Script*: letters are counted by Unicode block (Latin, CJK = Han + kana + Hangul, Arabic,
+  Cyrillic, Greek, Hebrew, Devanagari, Thai); the dominant script is the one with most letters.
+- *Language* (a guess, shown as such): for Latin text, the share of words that are common
+  function words of English, French, German or Spanish (words shared by two of the lists do
+  not count); the best list wins if it covers at least 8% of the words and clearly beats the
+  runner-up, else ``other``. For CJK text: ``ja`` if kana are present, ``ko`` for Hangul, else
+  ``zh``. Other scripts: ``other``.
+- Large documents are measured on a sample of evenly spaced windows (``SAMPLE_CHARS`` in all)
+  for script and language; counts of characters, words, tokens and blocks are exact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from . import limits
+
+if TYPE_CHECKING:
+    from .document import Document
+    from .strategies.hybrid import Route
+
+SAMPLE_CHARS = 200_000
+#: A line shorter than this (characters, non-empty) counts as short.
+SHORT_LINE = 40
+
+_SCRIPT_RANGES = {
+    "Latin": "A-Za-z\u00aa\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff",
+    "Han": "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff",
+    "Kana": "\u3040-\u30ff\uff66-\uff9f",
+    "Hangul": "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af",
+    "Arabic": "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc",
+    "Cyrillic": "\u0400-\u052f",
+    "Greek": "\u0370-\u03ff\u1f00-\u1fff",
+    "Hebrew": "\u0590-\u05ff\ufb1d-\ufb4f",
+    "Devanagari": "\u0900-\u097f",
+    "Thai": "\u0e00-\u0e7f",
+}
+_SCRIPT_RE = {name: re.compile(f"[{ranges}]") for name, ranges in _SCRIPT_RANGES.items()}
+_CJK_PARTS = ("Han", "Kana", "Hangul")
+
+_STOPWORDS_RAW = {
+    "en": "the of and to in is that it for was on are with as be this by at from or have an not which "
+    "we you they his her their were been has had will would there what when can all one",
+    "fr": "le la les de des du et est un une que qui pour dans pas sur au aux avec ce il elle nous vous "
+    "sont par plus ne se cette été ont être leur mais ou où son sa ses",
+    "de": "der die das und ist nicht ein eine zu den von mit sich des auf für im dem auch es sie wir ich "
+    "wird bei oder aus wie nach werden sind hat wurde noch kann",
+    "es": "el la los las de que y en del se por un una para con su al es lo como más pero sus ya este "
+    "esta porque también fue son entre cuando muy sin sobre",
+}
+_ALL = Counter(w for words in _STOPWORDS_RAW.values() for w in set(words.split()))
+#: Function words that belong to one list only (``de``, ``la``, ``en``... are ambiguous).
+STOPWORDS = {
+    lang: frozenset(w for w in words.split() if _ALL[w] == 1) for lang, words in _STOPWORDS_RAW.items()
+}
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True)
+class DocProfile:
+    """What the document summary shows. ``routes`` is hybrid's plan, per section."""
+
+    name: str
+    kind: str
+    chars: int
+    words: int
+    tokens: int  # word pieces of the embedding model, without [CLS]/[SEP]
+    pages: int
+    n_headings: int
+    max_heading_depth: int
+    n_code_blocks: int
+    n_tables: int
+    n_list_items: int
+    n_paragraphs: int
+    mean_line_length: float  # non-empty lines, in characters
+    short_line_share: float  # non-empty lines shorter than SHORT_LINE characters
+    script: str
+    script_share: float  # share of the letters in the dominant script
+    language: str
+    encoding: str
+    hybrid_choice: str
+    hybrid_reason: str
+    routes: tuple[Route, ...] = ()
+
+
+def sample(text: str, budget: int = SAMPLE_CHARS, windows: int = 10) -> str:
+    """The whole text if short, else ``windows`` evenly spaced slices adding up to ``budget``."""
+    if len(text) <= budget:
+        return text
+    size = budget // windows
+    step = (len(text) - size) // (windows - 1)
+    return "\n".join(text[i * step : i * step + size] for i in range(windows))
+
+
+def script_counts(text: str) -> dict[str, int]:
+    """Letters per script (CJK split into Han/Kana/Hangul) in ``text``."""
+    return {name: len(rx.findall(text)) for name, rx in _SCRIPT_RE.items()}
+
+
+def dominant_script(text: str) -> tuple[str, float]:
+    """(script, share of letters) — ``CJK`` groups Han, kana and Hangul; ``none`` if no letters."""
+    counts = script_counts(sample(text))
+    grouped = {k: v for k, v in counts.items() if k not in _CJK_PARTS}
+    grouped["CJK"] = sum(counts[k] for k in _CJK_PARTS)
+    total = sum(grouped.values())
+    if total == 0:
+        return "none", 0.0
+    best = max(grouped, key=lambda k: grouped[k])
+    return best, grouped[best] / total
+
+
+def guess_language(text: str, script: str | None = None) -> str:
+    """``en``/``fr``/``de``/``es``/``zh``/``ja``/``ko`` or ``other`` (see the module docstring)."""
+    text = sample(text)
+    if script is None:
+        script = dominant_script(text)[0]
+    if script == "CJK":
+        counts = script_counts(text)
+        if counts["Kana"]:
+            return "ja"
+        return "ko" if counts["Hangul"] > counts["Han"] else "zh"
+    if script != "Latin":
+        return "other"
+    words = [w.lower() for w in _WORD.findall(text)]
+    if not words:
+        return "other"
+    hits = {lang: sum(1 for w in words if w in sw) for lang, sw in STOPWORDS.items()}
+    ranked = sorted(hits.items(), key=lambda kv: kv[1], reverse=True)
+    (best, n1), (_, n2) = ranked[0], ranked[1]
+    if n1 >= 0.08 * len(words) and n1 >= 1.5 * n2:
+        return best
+    return "other"
+
+
+def line_stats(text: str) -> tuple[float, float]:
+    """(mean length of non-empty lines, share of them shorter than ``SHORT_LINE``)."""
+    lengths = [len(line.strip()) for line in text.split("\n")]
+    lengths = [n for n in lengths if n]
+    if not lengths:
+        return 0.0, 0.0
+    return sum(lengths) / len(lengths), sum(1 for n in lengths if n < SHORT_LINE) / len(lengths)
+
+
+def count_tokens(text: str, model: str | None = None) -> int:
+    """Word pieces of the embedding model in ``text`` (no [CLS]/[SEP]), counted in batches of
+    pieces cut at whitespace so a 20 MB text never goes to the tokenizer in one call."""
+    from .length import get_length
+
+    length = get_length("tokens", model)
+    special = getattr(length, "special", 0)
+    pieces = _pieces(text, 50_000)
+    if not pieces:
+        return 0
+    batch = getattr(length, "count_batch", None)
+    counts = batch(pieces) if batch else [length(p) for p in pieces]
+    return sum(counts) - special * len(pieces)
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    out = []
+    pos = 0
+    while pos < len(text):
+        end = min(pos + size, len(text))
+        if end < len(text):
+            cut = text.rfind(" ", pos + size // 2, end)
+            cut = max(cut, text.rfind("\n", pos + size // 2, end))
+            if cut > pos:
+                end = cut
+        out.append(text[pos:end])
+        pos = end
+    return out
+
+
+def profile(doc: Document, model: str | None = None) -> DocProfile:
+    """Measure ``doc`` (see the module docstring)."""
+    from .sentences import paragraph_spans
+    from .strategies.hybrid import describe_routes, route
+
+    text = doc.text
+    script, share = dominant_script(text)
+    headings = doc.headings
+    n_items = 0
+    if doc.kind == "markdown" and len(text) <= limits.MAX_MARKDOWN_CHARS:
+        from .markdown_structure import count_list_items
+
+        n_items = count_list_items(text)
+    mean_line, short_share = line_stats(text)
+    routes = tuple(route(doc))
+    choice, reason = describe_routes(routes)
+    return DocProfile(
+        name=doc.name,
+        kind=doc.kind,
+        chars=len(text),
+        words=len(text.split()),
+        tokens=count_tokens(text, model),
+        pages=doc.n_pages,
+        n_headings=len(headings),
+        max_heading_depth=max((h.level for h in headings), default=0),
+        n_code_blocks=len(doc.blocks_of("code")),
+        n_tables=len(doc.blocks_of("table")),
+        n_list_items=n_items,
+        n_paragraphs=len(paragraph_spans(text)),
+        mean_line_length=round(mean_line, 1),
+        short_line_share=round(short_share, 3),
+        script=script,
+        script_share=round(share, 3),
+        language=guess_language(text, script),
+        encoding=doc.encoding,
+        hybrid_choice=choice,
+        hybrid_reason=reason,
+        routes=routes,
+    )

@@ -1,0 +1,387 @@
+"""Hybrid: look at the document, then hand it (or each top-level section) to the strategy that fits.
+
+The router reads cheap facts about a range of text: Markdown headings, code blocks and tables,
+the share of code-like lines, line lengths, paragraph lengths against ``chunk_size`` and the
+dominant script. Rules, first match wins:
+
+1. A Markdown document with headings is cut into top-level sections (at the shallowest heading
+   level used twice or more, so a lone H1 title over H2 sections cuts at the H2s; text before
+   the first cut is a section too) and each is routed on its own:
+   sub-headings or tables → ``markdown``; fits in one chunk → ``markdown``; otherwise rules 2,
+   3 and 5 on the section; anything else (lists, short paragraphs) → ``markdown``.
+2. CJK text (half the letters or more are Han, kana or Hangul) → ``recursive`` with CJK
+   sentence ends (``。！？；``) as separators, kept at the end of their sentence.
+3. Code-heavy (code blocks or code-like lines make up 40% of the text or more) → ``recursive``.
+4. Line-structured text (60% or more of the lines are short: lists, logs, verse, tables) →
+   ``recursive``, which cuts at line breaks.
+5. Prose whose paragraphs are mostly longer than ``chunk_size`` (including hard-wrapped PDF
+   text with no blank lines) → ``sentence``, packing whole sentences up to ``chunk_size``.
+6. Otherwise plain prose → ``recursive``, which cuts at paragraph breaks first.
+
+Sub-strategies get ``chunk_size``, ``chunk_overlap`` and ``length``; ``sentence`` gets as many
+sentences per chunk as fit under the ``chunk_size`` cap, and an overlap in sentences that
+approximates ``chunk_overlap``. A section is split as a document of its own (its blocks and
+pages shifted), so no chunk crosses a section boundary; every span is shifted back to the
+document's offsets. Each chunk records ``hybrid_choice`` and ``hybrid_reason`` in its meta.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import replace
+from typing import Any, NamedTuple
+
+from ..chunk import END_OF_TEXT, HEADING, Span
+from ..document import Block, Document, Page
+from ..errors import ParamError
+from ..profile import dominant_script, line_stats, sample
+from .base import LENGTH_PARAM, Param, Strategy
+from .registry import get_strategy, register, strategy_names
+
+CJK_SEPARATORS = ("\n\n", "\n", "。", "！", "？", "；", "．", ". ", "，", "、", " ", "")
+CODE_SHARE = 0.40
+SHORT_LINES_SHARE = 0.60
+LONG_PARAGRAPH_SHARE = 0.50
+CJK_SHARE = 0.50
+CJK_REASON = "CJK text"
+DEFAULT_SIZE = 1000
+
+_CODE_LINE = re.compile(
+    r"^\s*(?:def |class |import |from \S+ import |return\b|async |await |#include|#define|public |"
+    r"private |protected |static |function\b|const |let |var |fn |func |package |using |SELECT |"
+    r"INSERT |UPDATE |CREATE |[}\])]+;?\s*$|@\w+)"
+    r"|[{;]\s*$"
+    r"|^\s*[\w.\[\]]+\s*(?:[+\-*/]?=|:=|=>|->)\s*\S"
+    r"|^(?: {4,}|\t)\S"
+)
+_FALLBACKS = {"markdown": "recursive", "sentence": "recursive", "recursive": "fixed"}
+
+
+class Route(NamedTuple):
+    """``text[start:end]`` goes to ``strategy`` because of ``reason``."""
+
+    start: int
+    end: int
+    strategy: str
+    reason: str
+
+
+class _Facts(NamedTuple):
+    code_share: float
+    short_share: float
+    mean_line: float
+    long_par_share: float
+    wrapped_share: float  # share of prose in paragraphs of 3+ lines (hard-wrapped text)
+    median_par: int
+    cjk_share: float
+    script: str
+    has_subheadings: bool
+    n_tables: int
+
+
+def _size_in_chars(doc: Document, chunk_size: int, unit: str, ctx: Any) -> float:
+    """``chunk_size`` converted to characters with the document's own chars-per-unit ratio."""
+    if unit == "chars":
+        return float(chunk_size)
+    probe = sample(doc.text, 20_000, 4)
+    length = ctx.length(unit) if ctx is not None else _length(unit)
+    n = length(probe) - getattr(length, "special", 0)
+    ratio = len(probe) / n if n > 0 else 4.0
+    return (chunk_size - getattr(length, "special", 0)) * ratio
+
+
+def _length(unit: str):
+    from ..length import get_length
+
+    return get_length(unit)
+
+
+def _facts(
+    doc: Document, start: int, end: int, size_chars: float, level: int, block_starts: list[int] | None = None
+) -> _Facts:
+    from ..sentences import paragraph_spans
+
+    text = doc.text
+    piece = text[start:end]
+    starts = block_starts if block_starts is not None else [b.start for b in doc.blocks]
+    lo = bisect_left(starts, start)
+    hi = bisect_left(starts, end, lo)
+    blocks = doc.blocks[lo:hi]
+    code_blocks = [b for b in blocks if b.kind == "code"]
+    code_chars = sum(b.end - b.start for b in code_blocks)
+    lines = [ln for ln in piece.split("\n") if ln.strip()]
+    if doc.kind == "markdown":
+        code_share = code_chars / max(len(piece.strip()), 1)
+    else:
+        probe = [ln for ln in sample(piece).split("\n") if ln.strip()]
+        code_share = sum(1 for ln in probe if _CODE_LINE.search(ln)) / max(len(probe), 1)
+    mean_line, short_share = line_stats(piece)
+    # prose paragraphs: blank-line paragraphs outside code, tables and html blocks
+    skip = [(b.start, b.end) for b in blocks if b.kind in ("code", "table", "html", "front_matter")]
+    pars = _outside(paragraph_spans(text, start, end), skip)
+    par_lens = sorted(e - s for s, e in pars)
+    prose = sum(par_lens)
+    wrapped = sum(e - s for s, e in pars if text.count("\n", s, e) >= 2)
+    long_par = sum(n for n in par_lens if n > size_chars)
+    script, share = dominant_script(piece)
+    return _Facts(
+        code_share=min(code_share, 1.0),
+        short_share=short_share if len(lines) >= 5 else 0.0,
+        mean_line=mean_line,
+        long_par_share=long_par / prose if prose else 0.0,
+        wrapped_share=wrapped / prose if prose else 0.0,
+        median_par=par_lens[len(par_lens) // 2] if par_lens else 0,
+        cjk_share=share if script == "CJK" else 0.0,
+        script=script,
+        has_subheadings=any(b.kind == "heading" and b.level > level for b in blocks),
+        n_tables=sum(1 for b in blocks if b.kind == "table"),
+    )
+
+
+def _outside(spans: list[tuple[int, int]], skip: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Spans not inside any ``skip`` range (both sorted by start): one linear sweep."""
+    out = []
+    j = 0
+    for s, e in spans:
+        while j < len(skip) and skip[j][1] < e:
+            j += 1
+        if j < len(skip) and skip[j][0] <= s and e <= skip[j][1]:
+            continue
+        out.append((s, e))
+    return out
+
+
+def _route_prose(f: _Facts, size_chars: float, fallback: str | None) -> tuple[str, str]:
+    """Rules 3–6 for one range (``fallback`` replaces rule 6, for Markdown sections)."""
+    if f.code_share >= CODE_SHARE:
+        return "recursive", f"code-heavy ({f.code_share:.0%} code): recursive cuts at blank lines, then lines"
+    if f.short_share >= SHORT_LINES_SHARE and fallback is None:  # Markdown lists: markdown handles them
+        return (
+            "recursive",
+            f"line-structured text ({f.short_share:.0%} of lines are short): recursive cuts at line breaks",
+        )
+    if f.long_par_share >= LONG_PARAGRAPH_SHARE:
+        wrapped = ""
+        if f.wrapped_share >= 0.5:
+            wrapped = f"; its line breaks are layout (lines of ~{f.mean_line:.0f} characters)"
+        return (
+            "sentence",
+            f"prose with long paragraphs ({f.long_par_share:.0%} of it in paragraphs over chunk_size"
+            f"{wrapped}): sentence groups keep sentences whole",
+        )
+    if fallback:
+        return fallback, "prose section: markdown keeps its paragraphs, lists and code whole"
+    return (
+        "recursive",
+        f"plain prose with paragraphs that fit chunk_size (median {f.median_par} characters): "
+        "recursive cuts at paragraph breaks first",
+    )
+
+
+def route(
+    doc: Document,
+    chunk_size: int = DEFAULT_SIZE,
+    length: str = "chars",
+    ctx: Any = None,
+) -> list[Route]:
+    """Hybrid's plan for ``doc``: ranges that cover the text, each with a strategy and a reason."""
+    text = doc.text
+    if not text.strip():
+        return []
+    size_chars = _size_in_chars(doc, chunk_size, length, ctx)
+    headings = doc.headings
+    if doc.kind == "markdown" and headings:
+        return [_available(r) for r in _route_sections(doc, headings, size_chars)]
+    f = _facts(doc, 0, len(text), size_chars, 0)
+    name, why = _route_cjk(f) or _route_prose(f, size_chars, None)
+    return [_available(Route(0, len(text), name, why))]
+
+
+def _route_cjk(f: _Facts) -> tuple[str, str] | None:
+    if f.cjk_share >= CJK_SHARE:
+        return (
+            "recursive",
+            f"{CJK_REASON} ({f.cjk_share:.0%} of letters): recursive with 。！？ as sentence ends",
+        )
+    return None
+
+
+def _route_sections(doc: Document, headings: tuple[Block, ...], size_chars: float) -> list[Route]:
+    text = doc.text
+    levels = sorted({h.level for h in headings})
+    # the shallowest level with 2+ headings: a lone H1 title over H2 sections cuts at the H2s
+    top = next((lv for lv in levels if sum(1 for h in headings if h.level == lv) > 1), levels[0])
+    cuts = [h.start for h in headings if h.level == top]
+    if text[: cuts[0]].strip():
+        cuts = [0, *cuts]
+    else:
+        cuts[0] = 0
+    routes = []
+    block_starts = [b.start for b in doc.blocks]
+    for i, start in enumerate(cuts):
+        end = cuts[i + 1] if i + 1 < len(cuts) else len(text)
+        f = _facts(doc, start, end, size_chars, top, block_starts)
+        if f.has_subheadings or f.n_tables:
+            what = " and ".join(
+                w for w, on in (("sub-headings", f.has_subheadings), ("tables", f.n_tables)) if on
+            )
+            routes.append(Route(start, end, "markdown", f"section with {what}: markdown keeps its structure"))
+        elif len(text[start:end].strip()) <= size_chars:
+            routes.append(Route(start, end, "markdown", "section fits in one chunk: markdown keeps it whole"))
+        else:
+            routes.append(Route(start, end, *(_route_cjk(f) or _route_prose(f, size_chars, "markdown"))))
+    return routes
+
+
+def _available(r: Route) -> Route:
+    """Swap in a fallback when the chosen strategy is not registered (never expected in a full
+    install; keeps hybrid usable while strategies are added)."""
+    names = strategy_names()
+    name, reason = r.strategy, r.reason
+    while name not in names and name in _FALLBACKS:
+        name = _FALLBACKS[name]
+        reason = f"{reason} ({r.strategy} is not available: {name} instead)"
+    return r._replace(strategy=name, reason=reason)
+
+
+def describe_routes(routes: tuple[Route, ...] | list[Route]) -> tuple[str, str]:
+    """(choice, reason) for the document summary: the strategy, or a per-section summary."""
+    if not routes:
+        return "", "the document is empty"
+    names = [r.strategy for r in routes]
+    if len(set(names)) == 1 and len(routes) == 1:
+        return names[0], routes[0].reason
+    counts: dict[str, int] = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    choice = " + ".join(counts)
+    parts = ", ".join(f"{n} for {c} section{'s' if c > 1 else ''}" for n, c in counts.items())
+    return choice, f"routes each top-level section on its own: {parts}"
+
+
+def _sub_params(
+    strategy: Strategy, name: str, p: dict[str, Any], doc: Document, r: Route, chars_per_unit: float
+) -> dict[str, Any]:
+    """Parameters for the delegated strategy, within its own bounds."""
+    values: dict[str, Any] = {
+        "chunk_size": p["chunk_size"],
+        "chunk_overlap": p["chunk_overlap"],
+        "length": p["length"],
+    }
+    if name == "sentence":
+        per = strategy.param("sentences_per_chunk")
+        per_max = int(per.max) if per.max is not None else 100
+        overlap = 0
+        if p["chunk_overlap"]:
+            mean = _mean_sentence_chars(doc, r.start, r.end)
+            overlap = max(1, round(p["chunk_overlap"] * chars_per_unit / mean))
+        values = {
+            "sentences_per_chunk": per_max,  # the chunk_size cap closes each group
+            "overlap_sentences": min(overlap, per_max - 1),
+            "chunk_size": p["chunk_size"],
+            "length": p["length"],
+        }
+    elif name == "recursive" and r.reason.startswith(CJK_REASON):
+        values["separators"] = CJK_SEPARATORS
+        values["keep_separator"] = "end"
+    names = set(strategy.param_names())
+    return {k: v for k, v in values.items() if k in names}
+
+
+def _mean_sentence_chars(doc: Document, start: int, end: int) -> float:
+    from ..sentences import sentence_spans
+
+    spans = sentence_spans(doc.text, start, min(end, start + 20_000))
+    if not spans:
+        return 100.0
+    return max(sum(e - s for s, e in spans) / len(spans), 1.0)
+
+
+def _subdoc(doc: Document, start: int, end: int) -> Document:
+    """``doc.text[start:end]`` as a document of its own, its blocks and pages shifted."""
+    if start == 0 and end == len(doc.text):
+        return doc
+    blocks = tuple(
+        replace(b, start=b.start - start, end=b.end - start)
+        for b in doc.blocks
+        if start <= b.start and b.end <= end
+    )
+    pages = tuple(
+        Page(pg.number, max(pg.start, start) - start, min(pg.end, end) - start)
+        for pg in doc.pages
+        if pg.end >= start and pg.start <= end
+    )
+    return Document(
+        doc.name, doc.kind, doc.text[start:end], pages=pages, blocks=blocks, encoding=doc.encoding
+    )
+
+
+def _next_section_reason(doc: Document, pos: int) -> str:
+    """Reason of a section's last chunk: the heading that starts the next section."""
+    for h in doc.headings:
+        if h.start == pos:
+            return f"{HEADING}: {'#' * h.level} {h.info}".rstrip()
+    return HEADING
+
+
+@register
+class HybridStrategy(Strategy):
+    name = "hybrid"
+    description = (
+        "Looks at the document (headings, code, tables, line and paragraph lengths, script) and hands "
+        "it, or each top-level section of a Markdown document, to the strategy that fits: markdown for "
+        "structured sections, recursive for code, line-structured or short-paragraph prose (with "
+        "。！？ as sentence ends for CJK), sentence groups for prose with long paragraphs. Each chunk "
+        "says what was chosen and why."
+    )
+    params = (
+        Param(
+            "chunk_size",
+            "int",
+            DEFAULT_SIZE,
+            "Largest chunk, in the length unit.",
+            min=1,
+            max=100_000,
+            step=10,
+        ),
+        Param(
+            "chunk_overlap",
+            "int",
+            0,
+            "Units the next chunk may repeat from the previous one (< chunk_size); for sentence "
+            "groups it becomes a number of sentences.",
+            min=0,
+            max=100_000,
+            step=10,
+        ),
+        LENGTH_PARAM,
+    )
+
+    def check(self, p: dict[str, Any]) -> None:
+        if p["chunk_overlap"] >= p["chunk_size"]:
+            raise ParamError(
+                f"chunk_overlap={p['chunk_overlap']} must be smaller than chunk_size={p['chunk_size']}"
+            )
+        if p["length"] == "tokens" and p["chunk_size"] <= 2:
+            raise ParamError(
+                f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
+            )
+
+    def split(self, doc, p, ctx) -> list[Span]:
+        routes = route(doc, p["chunk_size"], p["length"], ctx)
+        chars_per_unit = _size_in_chars(doc, p["chunk_size"], p["length"], ctx) / p["chunk_size"]
+        spans: list[Span] = []
+        for i, r in enumerate(routes):
+            strategy = get_strategy(r.strategy)
+            values = strategy.validate(_sub_params(strategy, r.strategy, p, doc, r, chars_per_unit))
+            sub = _subdoc(doc, r.start, r.end)
+            got = strategy.split(sub, values, ctx)
+            meta = (("hybrid_choice", r.strategy), ("hybrid_reason", r.reason))
+            last = len(got) - 1
+            for j, s in enumerate(got):
+                reason = s.reason
+                if j == last and i + 1 < len(routes) and reason.startswith(END_OF_TEXT):
+                    reason = _next_section_reason(doc, routes[i + 1].start)
+                spans.append(Span(s.start + r.start, s.end + r.start, reason, s.meta + meta))
+        return spans

@@ -1,0 +1,357 @@
+"""Markdown sections: cut before headings, keep code fences and tables whole.
+
+1. The document is cut into sections before every heading of level <= ``max_heading_level``
+   (headings come from ``doc.blocks``, which the loader fills from markdown-it-py, so a ``#``
+   inside a code fence is not a heading). Each chunk's heading path comes from the same blocks.
+2. A section that fits in ``chunk_size`` is one chunk. A section holding only its heading is
+   joined to the next one when that is a sub-section (a heading alone is a poor chunk). With
+   ``merge_small_sections``, runs of consecutive sections that fit together become one chunk
+   (never with overlap across a heading).
+3. A bigger section is packed block by block (paragraphs, lists, code, tables...): blocks are
+   added to a chunk while the whole chunk, measured as one text, still fits, so a code fence or
+   a table is never cut inside. A block bigger than ``chunk_size`` on its own is split by the
+   ``recursive`` splitter with separators suited to it (lines for code and tables; paragraphs,
+   lines, sentences, words for prose). Headings stick to what follows them: when the next
+   block does not fit beside its heading, the block (unless it is code or a table) is split so
+   that its first part opens with the heading. ``chunk_overlap`` repeats whole trailing blocks
+   and overlaps the pieces of a split block. (In token units a piece of a long block can come
+   out a token over, as with ``recursive``, whose size bookkeeping it uses; its reason says so.)
+
+Reasons: ``next heading: ## Title``, ``size limit: next block is a code block``, the recursive
+splitter's reasons inside a long block (``separator '\\n': inside a code block larger than
+chunk_size``), ``end of text``.
+
+A document without block structure (plain text, PDF) is split exactly as ``recursive`` with its
+default separators would.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+from itertools import accumulate, pairwise
+from typing import Any
+
+from ..chunk import HEADING, SIZE_LIMIT, UNBREAKABLE, Span
+from ..document import Block, Document
+from ..errors import ParamError
+from .base import LENGTH_PARAM, Param, Strategy
+from .recursive import DEFAULT_SEPARATORS, Piece, RecursiveSplitter, pieces_to_spans, token_counter
+from .registry import register
+
+#: Blocks never cut inside unless bigger than chunk_size.
+PROTECTED = ("code", "table")
+#: Separators (and where the separator goes) for a block too big to be one chunk.
+BLOCK_SEPARATORS: dict[str, tuple[tuple[str, ...], str]] = {
+    "code": (("\n\n", "\n", " ", ""), "end"),
+    "table": (("\n", " ", ""), "end"),
+}
+PROSE_SEPARATORS = (("\n\n", "\n", ". ", " ", ""), "end")
+LABELS = {
+    "code": "a code block",
+    "table": "a table",
+    "list": "a list",
+    "paragraph": "a paragraph",
+    "heading": "a heading",
+    "blockquote": "a quote",
+    "html": "an HTML block",
+    "hr": "a rule",
+    "front_matter": "front matter",
+    "text": "text",
+}
+
+
+def label(kind: str) -> str:
+    return LABELS.get(kind, kind)
+
+
+def heading_reason(h: Block) -> str:
+    return f"{HEADING}: {'#' * max(h.level, 1)} {h.info}".rstrip()
+
+
+@register
+class MarkdownStrategy(Strategy):
+    name = "markdown"
+    description = (
+        "Sections cut before Markdown headings (up to a level), each chunk carrying its heading "
+        "path; code fences and tables stay whole unless bigger than chunk_size; long sections "
+        "are packed block by block. Plain text falls back to recursive."
+    )
+    params = (
+        Param(
+            "max_heading_level",
+            "int",
+            3,
+            "Cut before headings of this level or higher (1 = only #, 3 = #, ## and ###).",
+            min=1,
+            max=6,
+            step=1,
+        ),
+        Param("chunk_size", "int", 1000, "Largest chunk, in the length unit.", min=1, max=100_000, step=10),
+        Param(
+            "chunk_overlap",
+            "int",
+            0,
+            "Units a chunk may repeat from the previous one inside a long section (< chunk_size).",
+            min=0,
+            max=100_000,
+            step=10,
+        ),
+        Param(
+            "merge_small_sections",
+            "bool",
+            False,
+            "Merge consecutive small sections into one chunk while they fit in chunk_size.",
+        ),
+        LENGTH_PARAM,
+    )
+
+    def check(self, p: dict[str, Any]) -> None:
+        if p["chunk_overlap"] >= p["chunk_size"]:
+            raise ParamError(
+                f"chunk_overlap={p['chunk_overlap']} must be smaller than chunk_size={p['chunk_size']}"
+            )
+        if p["length"] == "tokens" and p["chunk_size"] <= 2:
+            raise ParamError(
+                f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
+            )
+
+    def split(self, doc, p, ctx) -> list[Span]:
+        length = ctx.length(p["length"])
+        if not doc.blocks:
+            splitter = RecursiveSplitter(
+                doc.text,
+                chunk_size=p["chunk_size"],
+                chunk_overlap=p["chunk_overlap"],
+                separators=DEFAULT_SEPARATORS,
+                length=length,
+                unit=p["length"],
+                span_length=token_counter(doc.text, length),
+            )
+            return pieces_to_spans(splitter.split())
+        packer = _Packer(doc, p["chunk_size"], p["chunk_overlap"], length, p["length"])
+        return pieces_to_spans(packer.run(p["max_heading_level"], p["merge_small_sections"]))
+
+
+class _Packer:
+    """Greedy packing of trimmed pieces into chunks, measured as whole texts (exact sizes)."""
+
+    def __init__(self, doc: Document, size: int, overlap: int, length: Callable[[str], int], unit: str):
+        self.doc = doc
+        self.text = doc.text
+        self.size = size
+        self.overlap = overlap
+        self.length = length
+        self.unit = unit
+        self.chars = unit == "chars"
+        self._cache: dict[tuple[int, int], int] = {}
+        self._fast = None if self.chars else token_counter(self.text, length)
+        self._blocks = sorted(doc.blocks, key=lambda b: (b.start, -b.end))
+        self._block_starts = [b.start for b in self._blocks]
+        self._block_ends = list(accumulate((b.end for b in self._blocks), max))  # non-decreasing
+        self.out: list[Piece] = []
+
+    def measure(self, s: int, e: int) -> int:
+        if self.chars:
+            return e - s
+        n = self._cache.get((s, e))
+        if n is None:
+            if self._fast is not None:
+                n = self._fast(s, e)
+            if n is None:
+                n = self.length(self.text[s:e])
+            self._cache[(s, e)] = n
+        return n
+
+    def trim(self, s: int, e: int) -> tuple[int, int]:
+        text = self.text
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        return s, e
+
+    # -- sections --------------------------------------------------------------------------
+    def run(self, max_level: int, merge_small: bool) -> list[Piece]:
+        text = self.text
+        heads = [h for h in self.doc.headings if h.level <= max_level and 0 < h.start < len(text)]
+        cuts = [0, *(h.start for h in heads), len(text)]
+        heading_at = {h.start: h for h in heads}
+        if cuts[0] < len(text) and self.doc.headings and self.doc.headings[0].start == 0:
+            heading_at[0] = self.doc.headings[0]
+        sections: list[tuple[int, int]] = []
+        after: list[str | None] = []
+        open_at: int | None = None  # start of heading-only sections joined to the next one
+        for i in range(len(cuts) - 1):
+            s, e = self.trim(cuts[i], cuts[i + 1])
+            if s >= e:
+                continue
+            nxt = heads[i] if i < len(heads) else None
+            h = heading_at.get(s)
+            if h is not None and h.end >= e and nxt is not None and nxt.level > h.level:
+                # only a heading, and a sub-heading follows: a heading alone is a poor chunk
+                open_at = s if open_at is None else open_at
+                continue
+            sections.append((s if open_at is None else open_at, e))
+            after.append(heading_reason(nxt) if nxt is not None else None)
+            open_at = None
+        if merge_small:
+            self.pack(sections, after, 0, lambda _k, a, b, _lead: self.split_section(a, b))
+        else:
+            for sec, why in zip(sections, after, strict=True):
+                self.pack([sec], [why], 0, lambda _k, a, b, _lead: self.split_section(a, b))
+        return self.out
+
+    def split_section(self, s: int, e: int) -> None:
+        """A section bigger than size: pieces start at block starts (and after protected blocks)."""
+        lo = bisect_left(self._block_ends, s)  # blocks ending before s come before lo
+        hi = bisect_left(self._block_starts, e)
+        blocks = [b for b in self._blocks[lo:hi] if b.end > s and b.start < e]
+        protected = [(b.start, b.end) for b in blocks if b.kind in PROTECTED]
+        cuts = {s, e}
+        kind_at: dict[int, str] = {}
+        for b in blocks:
+            for c in (b.start, b.end):
+                if s < c < e and not any(ps < c < pe for ps, pe in protected):
+                    cuts.add(c)
+            kind_at.setdefault(b.start, b.kind)
+        pieces: list[tuple[int, int]] = []
+        kinds: list[str] = []
+        bounds = sorted(cuts)
+        for a, b in pairwise(bounds):
+            ps, pe = self.trim(a, b)
+            if ps < pe:
+                pieces.append((ps, pe))
+                kinds.append(kind_at.get(ps, "text"))
+        between: list[str | None] = [f"{SIZE_LIMIT}: next block is {label(k)}" for k in kinds[1:]]
+        between.append(None)
+        self.pack(
+            pieces,
+            between,
+            self.overlap,
+            lambda k, a, b, lead: self.split_block(a, b, kinds[k], lead),
+            [k == "heading" for k in kinds],
+            [k not in PROTECTED and k != "heading" for k in kinds],
+        )
+
+    def split_block(self, s: int, e: int, kind: str, lead: int | None = None) -> None:
+        """One block bigger than size: the recursive splitter inside it.
+
+        ``lead`` is the start of the heading(s) just before the block: they open the first
+        chunk, which then gets only the room the heading leaves (a heading alone is a poor chunk).
+        """
+        seps, keep = BLOCK_SEPARATORS.get(kind, PROSE_SEPARATORS)
+        where = f"inside {label(kind)} larger than chunk_size" if kind in PROTECTED else ""
+
+        def pieces(a: int, room: int) -> list[Piece]:
+            return RecursiveSplitter(
+                self.text,
+                chunk_size=room,
+                chunk_overlap=min(self.overlap, room - 1),
+                separators=seps,
+                keep_separator=keep,
+                length=self.length,
+                unit=self.unit,
+                span_length=self._fast,
+            ).split(a, e)
+
+        start = s
+        if lead is not None:
+            first = self._first_after_heading(lead, s, pieces)
+            if first is None:
+                self.out.append((*self.trim(lead, s), f"{SIZE_LIMIT}: next block is {label(kind)}"))
+            else:
+                self.out.append((lead, first[1], self._where(first[2], where)))
+                start = first[1]
+        for ps, pe, why in pieces(start, self.size):
+            self.out.append((ps, pe, self._where(why, where)))
+
+    def _first_after_heading(
+        self, lead: int, s: int, pieces: Callable[[int, int], list[Piece]]
+    ) -> Piece | None:
+        """First chunk of the block split with the room the heading leaves, if it fits with it."""
+        room = self.size - self.measure(lead, s)
+        for _ in range(3):  # token counts are not additive: shrink and retry
+            if room < max(1, self.size // 4):  # too little left: the heading goes alone
+                return None
+            first = pieces(s, room)[0]
+            if first[2] is None or (first[2] or "").startswith(UNBREAKABLE):
+                return None
+            over = self.measure(lead, first[1]) - self.size
+            if over <= 0:
+                return first
+            room -= over
+        return None
+
+    @staticmethod
+    def _where(why: str | None, where: str) -> str | None:
+        if not where or why is None:
+            return why
+        return f"{why}; {where}" if why.startswith(UNBREAKABLE) else f"{why}: {where}"
+
+    # -- greedy packing --------------------------------------------------------------------
+    def pack(
+        self,
+        pieces: list[tuple[int, int]],
+        between: list[str | None],
+        overlap: int,
+        on_big: Callable[[int, int, int, int | None], None],
+        sticky: list[bool] | None = None,
+        splittable: list[bool] | None = None,
+    ) -> None:
+        """Chunks of consecutive pieces while the whole fits.
+
+        ``between[i]`` is the reason of a chunk ending after piece i (None: the caller's
+        boundary). A piece over size goes to ``on_big(k, start, end, lead)``. ``sticky`` pieces
+        (headings) open the next chunk rather than end one: they go with the next piece, and if
+        that piece does not fit with them but is ``splittable`` (prose, not a code block or a
+        table), it is split to take them (``lead`` = where the headings start). With overlap,
+        a new chunk starts with the previous chunk's last pieces that fit in ``overlap`` and
+        leave room for the next piece.
+        """
+        size, measure, out = self.size, self.measure, self.out
+        n = len(pieces)
+        sticky = sticky or [False] * n
+        splittable = splittable or [False] * n
+        i: int | None = None  # first piece of the open chunk
+        for k, (s, e) in enumerate(pieces):
+            big = measure(s, e) > size
+            if i is not None and not big and measure(pieces[i][0], e) <= size:
+                continue  # piece k joins the open chunk
+            lead = None
+            if i is not None:  # close the open chunk before piece k
+                t = k
+                while t - 1 >= i and sticky[t - 1]:
+                    t -= 1
+                if t < k and not big and measure(pieces[t][0], e) > size:
+                    if splittable[k]:
+                        big = True  # headings + piece k: split piece k to take the headings
+                    else:
+                        t = k  # a code block or table is not cut for them: they stay where they are
+                if t > i:
+                    self._emit(pieces[i][0], pieces[t - 1][1], between[t - 1])
+                if big:
+                    lead = pieces[t][0] if t < k else None
+                    i = None
+                else:
+                    j = t
+                    while (
+                        overlap
+                        and j - 1 > i
+                        and measure(pieces[j - 1][0], pieces[t - 1][1]) <= overlap
+                        and measure(pieces[j - 1][0], e) <= size
+                    ):
+                        j -= 1
+                    i = j if j < k else None
+            if big:
+                n0 = len(out)
+                on_big(k, s, e, lead)
+                if len(out) > n0 and out[-1][2] is None:
+                    out[-1] = (out[-1][0], out[-1][1], between[k])
+            elif i is None:
+                i = k
+        if i is not None:
+            self._emit(pieces[i][0], pieces[n - 1][1], between[n - 1])
+
+    def _emit(self, s: int, e: int, why: str | None) -> None:
+        self.out.append((s, e, why))

@@ -1,0 +1,1 @@
+"""Streamlit pages of Chunk Explorer (thin: every decision lives in ``explorer/``)."""

@@ -1,0 +1,884 @@
+"""What every page shares: per-user state, cached calls into ``explorer``, sidebar widgets, URL state.
+
+UI glue only; every decision about documents, chunks and scores lives in ``explorer/``.
+
+- Per-user data (uploaded bytes, strategy configurations, kept questions) lives in
+  ``st.session_state``, so two users never see each other's documents and nothing is lost when
+  a user changes page. Widgets are re-seeded from that state each time they are drawn.
+- Loading, chunking and metrics go through ``st.cache_data`` keyed by document id (a hash of
+  its content) and the frozen configuration; the model through ``st.cache_resource``.
+- Strategies that embed (semantic, cluster) run outside Streamlit's caches so their progress
+  bar is live; the core's embedding cache and its own LRUs make reruns cheap.
+- Test hook: the environment variable ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` swaps the model for
+  :class:`explorer.embed.FakeEmbedder` (deterministic, no torch), for fast AppTests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from explorer.chunk import Chunk
+from explorer.cleanup import Cleanup
+from explorer.config import StrategyConfig
+from explorer.context import Context
+from explorer.document import Document
+from explorer.errors import ExplorerError, ParamError
+from explorer.models import DEFAULT_MODEL
+from explorer.strategies import all_strategies, get_strategy
+from explorer.strategies.base import Param
+
+FAKE_ENV = "CHUNK_EXPLORER_FAKE_EMBEDDER"
+MAX_CONFIGS = 6
+#: Preferred order for the first configurations a new user sees.
+DEFAULT_STRATEGIES = ("recursive", "fixed", "sentence", "markdown")
+CLEANUP_FLAGS = {
+    "blank": ("collapse_blank_lines", "Collapse blank lines", "Runs of blank lines become one blank line."),
+    "hyphen": (
+        "join_hyphenated",
+        "Join hyphenated words",
+        "Words split with a hyphen at a PDF line end are joined again.",
+    ),
+    "headers": (
+        "drop_headers_footers",
+        "Drop page headers/footers",
+        "Lines repeated at the top or bottom of most PDF pages are removed.",
+    ),
+}
+PAGES = {
+    "documents": "pages/documents.py",
+    "explore": "pages/explore.py",
+    "compare": "pages/compare.py",
+    "semantic": "pages/semantic.py",
+    "retrieve": "pages/retrieve.py",
+    "evaluate": "pages/evaluate.py",
+    "export": "pages/export.py",
+}
+S = st.session_state
+
+
+# =============================================================================================
+# Optional core modules (built in parallel): pages degrade gracefully while one is missing
+# =============================================================================================
+def optional(module: str) -> Any | None:
+    """``explorer.<module>`` or None if that part of the core is not there yet."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"explorer.{module}")
+    except ModuleNotFoundError as err:
+        if err.name == f"explorer.{module}":
+            return None
+        raise
+
+
+def strategy_names() -> list[str]:
+    return [s.name for s in all_strategies()]
+
+
+def has_strategy(name: str) -> bool:
+    return name in strategy_names()
+
+
+# =============================================================================================
+# Session initialisation (once per session: URL → state, else a sample and two configs)
+# =============================================================================================
+def init_session() -> None:
+    if S.get("_ready"):
+        return
+    S.sources = []
+    S.cleanup = {v[0]: False for v in CLEANUP_FLAGS.values()}
+    S.configs = []
+    S.next_cfg_id = 1
+    S.questions = []
+    S.model = ""
+    S.notices = []
+    S.uploader_gen = 0
+    S.sem_cfg = {"id": "sem", "strategy": "semantic", "params": {}}
+    _from_url()
+    if not S.configs:
+        names = [n for n in DEFAULT_STRATEGIES if has_strategy(n)] or strategy_names()
+        for name in names[:2]:
+            add_config(name, {})
+    if not S.get("active_cfg") or not any(c["id"] == S.active_cfg for c in S.configs):
+        S.active_cfg = S.configs[0]["id"]
+    S._ready = True
+
+
+def _from_url() -> None:
+    qp = st.query_params
+    samples_mod = optional("samples")
+    available = list(getattr(samples_mod, "SAMPLES", {}) or {})
+    if "samples" in qp:
+        wanted = [s for s in qp.get("samples", "").split(",") if s and s != "none"]
+        bad = [s for s in wanted if s not in available]
+        if bad:
+            S.notices.append(f"Link names unknown samples {', '.join(map(repr, bad))}: ignored.")
+        for name in wanted:
+            if name in available:
+                add_sample(name)
+    else:
+        for name in available:
+            add_sample(name)
+    doc = qp.get("doc")
+    keys = [s["key"] for s in S.sources]
+    if doc and f"sample:{doc}" in keys:
+        S.doc_key = f"sample:{doc}"
+    elif S.sources:
+        default = f"sample:{getattr(samples_mod, 'DEFAULT_SAMPLE', '')}"
+        S.doc_key = default if default in keys else keys[0]
+    for short in (qp.get("clean") or "").split(","):
+        if short in CLEANUP_FLAGS:
+            S.cleanup[CLEANUP_FLAGS[short][0]] = True
+    S.model = qp.get("model", "") or ""
+    for raw in qp.get_all("cfg")[:MAX_CONFIGS]:
+        try:
+            d = json.loads(raw)
+            cfg = StrategyConfig.make(str(d["s"]), d.get("p") or {})
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            msg = str(err) if isinstance(err, ExplorerError) else "not a valid configuration"
+            S.notices.append(f"Ignored a strategy from the link ({_clip(raw, 80)}): {msg}")
+            continue
+        add_config(cfg.strategy, cfg.param_dict)
+    if "sem" in qp and has_strategy("semantic"):
+        try:
+            S.sem_cfg["params"] = dict(StrategyConfig.make("semantic", json.loads(qp["sem"])).param_dict)
+        except (ValueError, TypeError, AttributeError) as err:
+            S.notices.append(f"Ignored the semantic settings from the link: {err}")
+    if qp.get("cfgsel", "").isdigit():
+        i = int(qp["cfgsel"]) - 1
+        if 0 <= i < len(S.configs):
+            S.active_cfg = S.configs[i]["id"]
+
+
+def sync_url() -> None:
+    """Write the shareable view (samples, active sample, clean-up, strategies) into the URL."""
+    if not S.get("_ready"):
+        return
+    want: dict[str, Any] = {}
+    samples = [s["sample"] for s in S.sources if s["kind"] == "sample"]
+    want["samples"] = ",".join(samples) if samples else "none"
+    active = current_source()
+    if active is not None and active["kind"] == "sample":
+        want["doc"] = active["sample"]
+    clean = [short for short, (field, _, _) in CLEANUP_FLAGS.items() if S.cleanup.get(field)]
+    if clean:
+        want["clean"] = ",".join(clean)
+    if S.model:
+        want["model"] = S.model
+    want["cfg"] = [_cfg_url(c) for c in S.configs]
+    idx = next((i for i, c in enumerate(S.configs) if c["id"] == S.active_cfg), 0)
+    if idx:
+        want["cfgsel"] = str(idx + 1)
+    sem = _sem_url()
+    if sem:
+        want["sem"] = sem
+    current = {
+        k: (st.query_params.get_all(k) if k == "cfg" else st.query_params.get(k)) for k in st.query_params
+    }
+    if current != want:
+        st.query_params.from_dict(want)
+
+
+def _cfg_url(cfg: dict) -> str:
+    try:
+        changed = config_of(cfg).changed_params()
+    except ExplorerError:
+        changed = cfg["params"]
+    p = {k: list(v) if isinstance(v, tuple) else v for k, v in changed.items()}
+    return json.dumps({"s": cfg["strategy"], "p": p}, ensure_ascii=False, separators=(",", ":"))
+
+
+def _sem_url() -> str:
+    if not S.sem_cfg["params"] or not has_strategy("semantic"):
+        return ""
+    try:
+        changed = StrategyConfig.make("semantic", S.sem_cfg["params"]).changed_params()
+    except ExplorerError:
+        return ""
+    return json.dumps(changed, separators=(",", ":")) if changed else ""
+
+
+def notices() -> None:
+    """Show (once) what could not be restored from the link."""
+    for msg in S.get("notices", []):
+        st.warning(msg, icon=":material/link_off:")
+    S.notices = []
+
+
+# =============================================================================================
+# Documents: sources in session state, loading through st.cache_data
+# =============================================================================================
+def add_sample(name: str) -> None:
+    key = f"sample:{name}"
+    if any(s["key"] == key for s in S.sources):
+        return
+    S.sources.append({"key": key, "name": name, "kind": "sample", "sample": name, "data": None, "digest": ""})
+
+
+def add_upload(name: str, data: bytes) -> str:
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    key = f"upload:{digest}:{name}"
+    if not any(s["key"] == key for s in S.sources):
+        S.sources.append(
+            {"key": key, "name": name, "kind": "upload", "sample": "", "data": data, "digest": digest}
+        )
+    return key
+
+
+def remove_source(key: str) -> None:
+    S.sources = [s for s in S.sources if s["key"] != key]
+    if S.get("doc_key") == key:
+        S.doc_key = S.sources[0]["key"] if S.sources else None
+
+
+def cleanup() -> Cleanup:
+    return Cleanup(**S.cleanup)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _load_upload(digest: str, name: str, clean: tuple, _data: bytes) -> tuple[Document | None, str]:
+    from explorer.loaders import load_bytes
+
+    try:
+        return load_bytes(_data, name, Cleanup(*clean)), ""
+    except ExplorerError as err:
+        return None, str(err)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _load_sample(name: str, clean: tuple) -> tuple[Document | None, str]:
+    samples = optional("samples")
+    if samples is None:
+        return None, "the bundled samples are not available in this build"
+    try:
+        return samples.load_sample(name, Cleanup(*clean)), ""
+    except ExplorerError as err:
+        return None, str(err)
+
+
+def _clean_tuple() -> tuple:
+    c = cleanup()
+    return (c.collapse_blank_lines, c.join_hyphenated, c.drop_headers_footers)
+
+
+def load(source: dict) -> tuple[Document | None, str]:
+    """The source's document with the current clean-up, or (None, the loader's message)."""
+    if source["kind"] == "sample":
+        return _load_sample(source["sample"], _clean_tuple())
+    return _load_upload(source["digest"], source["name"], _clean_tuple(), source["data"])
+
+
+def documents() -> list[Document]:
+    """Every source that loads, in order (failed ones are reported on the Documents page)."""
+    out = []
+    for src in S.sources:
+        doc, _ = load(src)
+        if doc is not None:
+            out.append(doc)
+    return out
+
+
+def current_source() -> dict | None:
+    key = S.get("doc_key")
+    for s in S.get("sources", []):
+        if s["key"] == key:
+            return s
+    return None
+
+
+def doc_picker(where: Any = None) -> Document | None:
+    """Sidebar select of the document a page works on; None (with a hint) when none loads."""
+    where = where or st.sidebar
+    loaded = [(s, load(s)[0]) for s in S.sources]
+    loaded = [(s, d) for s, d in loaded if d is not None]
+    if not loaded:
+        st.info("No document loaded yet: add a sample or upload a file on the **Documents** page.")
+        st.page_link(PAGES["documents"], label="Go to Documents", icon=":material/upload_file:")
+        return None
+    keys = [s["key"] for s, _ in loaded]
+    if S.get("doc_key") not in keys:
+        S.doc_key = keys[0]
+    S["w.doc"] = S.doc_key
+    labels = {s["key"]: _doc_label(s, d) for s, d in loaded}
+    where.selectbox("Document", keys, format_func=labels.get, key="w.doc", on_change=_pick_doc)
+    return dict(zip(keys, [d for _, d in loaded], strict=True))[S.doc_key]
+
+
+def _pick_doc() -> None:
+    S.doc_key = S["w.doc"]
+    S.pop("chunk_sel", None)
+
+
+def _doc_label(source: dict, doc: Document) -> str:
+    kind = {"pdf": "PDF", "markdown": "Markdown", "text": "text"}.get(doc.kind, doc.kind)
+    pages = f", {doc.n_pages} p." if doc.n_pages else ""
+    return f"{doc.name} ({kind}{pages})"
+
+
+# =============================================================================================
+# Strategy configurations: plain dicts in session state, validated into StrategyConfig
+# =============================================================================================
+def add_config(strategy: str, params: dict, after: int | None = None) -> dict:
+    cfg = {"id": S.next_cfg_id, "strategy": strategy, "params": dict(params)}
+    S.next_cfg_id += 1
+    if after is None:
+        S.configs.append(cfg)
+    else:
+        S.configs.insert(after + 1, cfg)
+    return cfg
+
+
+def config_of(cfg: dict) -> StrategyConfig:
+    """Validated, frozen config (ParamError names the bad value)."""
+    if cfg.get("error"):
+        raise ParamError(cfg["error"])
+    return StrategyConfig.make(cfg["strategy"], cfg["params"])
+
+
+def active_config_dict() -> dict:
+    for c in S.configs:
+        if c["id"] == S.active_cfg:
+            return c
+    S.active_cfg = S.configs[0]["id"]
+    return S.configs[0]
+
+
+def config_label(cfg: dict, n: int | None = None) -> str:
+    try:
+        name = config_of(cfg).display
+    except ExplorerError:
+        name = f"{cfg['strategy']} (invalid)"
+    return f"{n}. {name}" if n is not None else name
+
+
+def config_editor(*, multi: bool, title: str = "Strategy") -> None:
+    """Sidebar: pick the configuration to edit (add/remove when ``multi``), its strategy and
+    parameters. Errors appear beside the parameters."""
+    sb = st.sidebar
+    sb.subheader(title)
+    ids = [c["id"] for c in S.configs]
+    if len(ids) > 1 or multi:
+        S["w.cfg"] = S.active_cfg
+        labels = {c["id"]: config_label(c, i + 1) for i, c in enumerate(S.configs)}
+        sb.selectbox(
+            "Configuration",
+            ids,
+            format_func=labels.get,
+            key="w.cfg",
+            on_change=lambda: S.__setitem__("active_cfg", S["w.cfg"]),
+            help="Each configuration is a strategy with its own parameters. Compare, Retrieve "
+            "and Evaluate use all of them; Explore shows the one selected here.",
+        )
+    if multi:
+        c1, c2 = sb.columns(2)
+        c1.button(
+            "Add",
+            icon=":material/add:",
+            key="w.cfg_add",
+            on_click=_duplicate_active,
+            disabled=len(ids) >= MAX_CONFIGS,
+            width="stretch",
+            help=f"Add a copy of this configuration (at most {MAX_CONFIGS}).",
+        )
+        c2.button(
+            "Remove",
+            icon=":material/remove:",
+            key="w.cfg_remove",
+            on_click=_remove_active,
+            disabled=len(ids) <= 1,
+            width="stretch",
+        )
+    cfg = active_config_dict()
+    strategy_widgets(cfg, sb)
+
+
+def _duplicate_active() -> None:
+    cfg = active_config_dict()
+    if len(S.configs) >= MAX_CONFIGS:
+        return
+    idx = S.configs.index(cfg)
+    new = add_config(cfg["strategy"], cfg["params"], after=idx)
+    S.active_cfg = new["id"]
+
+
+def _remove_active() -> None:
+    if len(S.configs) <= 1:
+        return
+    cfg = active_config_dict()
+    idx = S.configs.index(cfg)
+    S.configs.remove(cfg)
+    _forget_widgets(cfg["id"])
+    S.active_cfg = S.configs[min(idx, len(S.configs) - 1)]["id"]
+
+
+def _forget_widgets(cid: Any) -> None:
+    for k in [k for k in S if isinstance(k, str) and k.startswith(f"p.{cid}.")]:
+        del S[k]
+
+
+def strategy_widgets(cfg: dict, where: Any, *, fixed_strategy: bool = False) -> StrategyConfig | None:
+    """Strategy select + one widget per Param. Returns the valid config, or None after showing
+    the ParamError beside the parameters."""
+    cid = cfg["id"]
+    names = strategy_names()
+    if not fixed_strategy:
+        skey = f"p.{cid}.strategy"
+        # Re-seed every run: after a page switch the old widget value is stale, not live.
+        S[skey] = cfg["strategy"] if cfg["strategy"] in names else names[0]
+        where.selectbox(
+            "Strategy",
+            names,
+            key=skey,
+            on_change=_switch_strategy,
+            args=(cfg,),
+        )
+        cfg["strategy"] = S[skey]
+    strategy = get_strategy(cfg["strategy"])
+    where.caption(strategy.description)
+    errors = []
+    for p in strategy.params:
+        try:
+            value = param_widget(p, cfg, where)
+        except ParamError as err:
+            errors.append(str(err))
+            continue
+        if value is None:  # an optional number left empty: the strategy's default applies
+            cfg["params"].pop(p.name, None)
+        else:
+            cfg["params"][p.name] = value
+    cfg["error"] = "; ".join(errors)
+    try:
+        config = config_of(cfg)
+    except ParamError as err:
+        where.error(str(err), icon=":material/error:")
+        return None
+    if strategy.needs_embedder:
+        where.caption(":material/memory: Embeds text with the model: the first run shows progress.")
+    return config
+
+
+def _switch_strategy(cfg: dict) -> None:
+    new = S[f"p.{cfg['id']}.strategy"]
+    keep = set(get_strategy(new).param_names())
+    params = {k: v for k, v in cfg["params"].items() if k in keep}
+    try:  # carry shared values (chunk_size, overlap, length) over when they are valid there
+        get_strategy(new).validate(params)
+    except ExplorerError:
+        params = {}
+    cfg["strategy"] = new
+    cfg["params"] = params
+    cfg["error"] = ""
+    _forget_widgets(cfg["id"])
+    S[f"p.{cfg['id']}.strategy"] = new
+
+
+def _soft_int_range(p: Param, value: int) -> tuple[int, int, int] | None:
+    """(min, max, step) for a slider, or None for a number input (unbounded parameters)."""
+    if p.min is None or p.max is None:
+        return None
+    lo, hi = int(p.min), int(p.max)
+    if hi - lo > 1000:  # e.g. chunk_size 1..100000: a slider over a practical range
+        default = int(p.default or 0)
+        hi = min(hi, max(4000, 4 * default, value))
+    step = int(p.step or 1)
+    lo_s = lo if lo % step == 0 else (lo // step + 1) * step
+    if step > 1 and (value % step or value < lo_s):
+        step, lo_s = 1, lo
+    return lo_s, hi, step
+
+
+def _seed(key: str, value: Any) -> None:
+    S[key] = value
+
+
+def param_widget(p: Param, cfg: dict, where: Any) -> Any:
+    """One widget for ``p``, seeded every run from ``cfg['params']`` (the truth, updated from
+    the widget's value as soon as the user changes it); returns the value for validation."""
+    key = f"p.{cfg['id']}.{cfg['strategy']}.{p.name}"
+    current = cfg["params"].get(p.name, p.default)
+    if key in S and p.type != "str_list" and (S[key] is not None or p.type == "float"):
+        current = S[key]  # the user's latest change (or the same value, re-seeded last run)
+    label = p.name.replace("_", " ").capitalize()
+    if p.type == "int":
+        try:
+            current = int(current)
+        except (TypeError, ValueError):
+            current = int(p.default)
+        rng = _soft_int_range(p, current)
+        if rng is None:
+            _seed(key, current)
+            return where.number_input(label, step=int(p.step or 1), key=key, help=p.help)
+        lo, hi, step = rng
+        S[key] = min(max(current, lo), hi)
+        return where.slider(label, lo, hi, step=step, key=key, help=p.help)
+    if p.type == "float":
+        S[key] = None if current is None else float(current)
+        kwargs: dict[str, Any] = {"step": float(p.step or 0.05), "format": "%g"}
+        if p.min is not None:
+            kwargs["min_value"] = float(p.min)
+        if p.max is not None:
+            kwargs["max_value"] = float(p.max)
+        placeholder = "default" if p.default is None else None
+        return where.number_input(label, key=key, help=p.help, placeholder=placeholder, **kwargs)
+    if p.type == "bool":
+        S[key] = bool(current)
+        return where.toggle(label, key=key, help=p.help)
+    if p.type == "choice":
+        S[key] = current if current in p.choices else p.default
+        return where.selectbox(label, list(p.choices), key=key, help=p.help)
+    if p.type == "str_list":
+        S[key] = S[key] if isinstance(S.get(key), str) else separators_to_text(current or ())
+        text = where.text_area(
+            label,
+            key=key,
+            height=120,
+            help=(
+                p.help + ' One separator per line, as a JSON string ("\\n\\n", ". ", ""); '
+                "an unquoted line is taken literally."
+            ),
+        )
+        return text_to_separators(text or "", p.name)
+    S[key] = "" if current is None else str(current)
+    return where.text_input(label, key=key, help=p.help)
+
+
+def separators_to_text(values: Sequence[str]) -> str:
+    return "\n".join(json.dumps(v, ensure_ascii=False) for v in values)
+
+
+def text_to_separators(text: str, name: str = "separators") -> list[str]:
+    """One separator per line: a JSON string literal, or the raw line when not quoted."""
+    out = []
+    for n, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith('"'):
+            try:
+                value = json.loads(stripped)
+            except ValueError:
+                raise ParamError(
+                    f"{name} line {n} {_clip(stripped)!r} is not a valid JSON string (close the quotes, "
+                    'escape \\ and ", e.g. "\\n\\n")'
+                ) from None
+            if not isinstance(value, str):
+                raise ParamError(f"{name} line {n} {_clip(stripped)!r} is not a string")
+            out.append(value)
+        else:
+            out.append(line)
+    return out
+
+
+# =============================================================================================
+# Model, context and progress
+# =============================================================================================
+def use_fake_embedder() -> bool:
+    return os.environ.get(FAKE_ENV, "").strip() not in ("", "0", "false")
+
+
+def model_name() -> str | None:
+    return S.get("model") or None
+
+
+@st.cache_resource(show_spinner=False)
+def _embedder(model: str, fake: bool) -> Any:
+    """One embedder per model per server (creating it is cheap; torch loads on the first text
+    that is not in the embedding cache)."""
+    if fake:
+        from explorer.embed import FakeEmbedder
+
+        return FakeEmbedder(64)
+    from explorer.embed import get_embedder
+
+    return get_embedder(model or None)
+
+
+def embedder() -> Any:
+    """The shared embedder (ModelError for a missing model)."""
+    return _embedder(model_name() or "", use_fake_embedder())
+
+
+def model_id() -> str:
+    return f"fake-{FAKE_ENV}" if use_fake_embedder() else (model_name() or DEFAULT_MODEL)
+
+
+def max_tokens() -> int:
+    from explorer.models import max_seq_length
+
+    try:
+        return 256 if use_fake_embedder() else max_seq_length(model_name())
+    except ExplorerError:
+        return 256
+
+
+class EmbedProgress:
+    """A progress bar fed by the core's ``progress(done, total)``: count done and time left."""
+
+    def __init__(self, label: str = "Embedding", where: Any = None) -> None:
+        self.label = label
+        self._where = where or st
+        self._bar: Any = None
+        self._t0 = 0.0
+        self._t_first = 0.0
+        self._done0 = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if self._bar is None:
+            self._bar = self._where.progress(0.0, text=f"{self.label}: loading the model…")
+            self._t0 = now
+        if done == 0 or not self._t_first:
+            self._t_first, self._done0 = now, done
+            text = f"{self.label}: 0 / {total:,} texts (loading the model…)" if done == 0 else ""
+        else:
+            text = ""
+        if done and not text:
+            rate = (done - self._done0) / max(now - self._t_first, 1e-6) if done > self._done0 else 0
+            eta = (total - done) / rate if rate else 0
+            left = f" · about {_duration(eta)} left" if done < total and rate else ""
+            text = f"{self.label}: {done:,} / {total:,} texts{left}"
+        self._bar.progress(min(done / total, 1.0) if total else 1.0, text=text)
+
+    def set_label(self, label: str) -> None:
+        self.label = label
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.empty()
+            self._bar = None
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+
+
+def context(progress: Callable[[int, int], Any] | None = None, with_embedder: bool = False) -> Context:
+    ctx = Context(model=model_name(), progress=progress)
+    if with_embedder:
+        ctx.embedder = embedder()
+    return ctx
+
+
+# =============================================================================================
+# Chunking and analysis
+# =============================================================================================
+@dataclass(frozen=True)
+class Outcome:
+    """Chunks of one document under one config, or the message saying why there are none."""
+
+    chunks: tuple[Chunk, ...] = ()
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _chunk_cached(doc_id: str, config_json: str, model: str, _doc: Document) -> Outcome:
+    cfg = StrategyConfig.from_dict(json.loads(config_json))
+    try:
+        chunks = get_strategy(cfg.strategy).chunk(_doc, cfg.param_dict, Context(model=model or None))
+    except ExplorerError as err:
+        return Outcome(error=str(err))
+    return Outcome(tuple(chunks))
+
+
+_EMB_LRU: OrderedDict[tuple, Outcome] = OrderedDict()
+_EMB_LOCK = threading.Lock()
+_EMB_LRU_SIZE = 32
+
+
+def chunk(doc: Document, config: StrategyConfig, progress_where: Any = None) -> Outcome:
+    """Chunk ``doc``; strategies that embed show a live progress bar on their first run."""
+    if not get_strategy(config.strategy).needs_embedder:
+        return _chunk_cached(doc.id, config.to_json(), model_name() or "", doc)
+    key = (doc.id, config, model_id())
+    with _EMB_LOCK:
+        hit = _EMB_LRU.get(key)
+        if hit is not None:
+            _EMB_LRU.move_to_end(key)
+            return hit
+    bar = EmbedProgress(f"Embedding for {config.display}", progress_where)
+    try:
+        ctx = context(bar, with_embedder=True)
+        out = Outcome(tuple(get_strategy(config.strategy).chunk(doc, config.param_dict, ctx)))
+    except ExplorerError as err:
+        out = Outcome(error=str(err))
+    finally:
+        bar.close()
+    with _EMB_LOCK:
+        _EMB_LRU[key] = out
+        while len(_EMB_LRU) > _EMB_LRU_SIZE:
+            _EMB_LRU.popitem(last=False)
+    return out
+
+
+@dataclass(frozen=True)
+class Analysis:
+    tokens: tuple[int, ...]
+    flags: tuple[tuple[str, ...], ...]
+    stats: Any  # explorer.metrics.ChunkStats
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _analyse_cached(
+    doc_id: str, config_json: str, model: str, limit: int, _doc: Document, _chunks: tuple
+) -> Analysis:
+    from explorer.metrics import chunk_stats, flag_chunks
+    from explorer.tokencount import count_chunk_tokens
+
+    chunks = list(_chunks)
+    tokens = count_chunk_tokens(_doc, chunks, model or None)
+    flags = flag_chunks(chunks, _doc, token_counts=tokens, max_tokens=limit)
+    stats = chunk_stats(chunks, _doc, token_counts=tokens, max_tokens=limit)
+    order = ("over_limit", "mid_sentence", "mid_word", "tiny", "duplicate")
+    return Analysis(tuple(tokens), tuple(tuple(f for f in order if f in fl) for fl in flags), stats)
+
+
+def analyse(doc: Document, config: StrategyConfig, out: Outcome) -> Analysis:
+    """Model-token counts, flags and structural stats of the chunks (cached)."""
+    return _analyse_cached(doc.id, config.to_json(), model_name() or "", max_tokens(), doc, out.chunks)
+
+
+# =============================================================================================
+# Small UI pieces
+# =============================================================================================
+def require_frame() -> None:
+    """Make sure this page runs inside the frame (``pages/_frame.py``).
+
+    Until some session has called ``st.navigation``, Streamlit serves ``pages/*.py`` as a
+    legacy multipage app, so the first visitor of a deep link like ``/compare`` after a server
+    start would run this page alone; AppTest does the same on every rerun. Then run the frame
+    here (it resolves the same page and runs it inside), and stop this bare copy.
+    """
+    if S.get("_in_frame"):
+        return
+    from pages import _frame
+
+    _frame.run()
+    st.stop()
+
+
+def page_header(title: str, caption: str) -> None:
+    require_frame()
+    st.title(title, anchor=False)
+    st.caption(caption)
+    notices()
+
+
+def html(body: str) -> None:
+    """Render HTML built by :mod:`explorer.render` (document text inside is already escaped)."""
+    st.html(body)
+
+
+def missing(what: str, module: str) -> None:
+    st.info(
+        f"{what} is not available yet (the core module `explorer.{module}` is missing).",
+        icon=":material/construction:",
+    )
+
+
+def _clip(s: str, n: int = 60) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def clip(s: str, n: int = 60) -> str:
+    return _clip(s, n)
+
+
+def fmt_int(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+# =============================================================================================
+# Retrieval settings shared by Retrieve, Evaluate and Explore's "what would be embedded"
+# =============================================================================================
+def retrieval_settings(k_default: int = 5) -> tuple[list[dict], int, Any]:
+    """Sidebar: which configurations, top-k, what is embedded, and the model.
+    Returns (chosen config dicts, k, EmbedOptions)."""
+    from explorer.retrieval import MAX_CONTEXT_CHARS, EmbedOptions
+
+    sb = st.sidebar
+    sb.subheader("Retrieval")
+    ids = [cfg["id"] for cfg in S.configs]
+    labels = {cfg["id"]: config_label(cfg, i + 1) for i, cfg in enumerate(S.configs)}
+    chosen = [i for i in S.get("ret_sel", ids) if i in ids] or ids
+    S["w.ret_cfgs"] = chosen
+    sb.multiselect(
+        "Configurations",
+        ids,
+        format_func=labels.get,
+        key="w.ret_cfgs",
+        on_change=lambda: S.__setitem__("ret_sel", list(S["w.ret_cfgs"])),
+        help="Each gets its own FAISS index over the chunks of every loaded document. Edit them on Explore or Compare.",
+    )
+    S["w.k"] = int(S.get("k", k_default))
+    sb.slider("Top k", 1, 20, key="w.k", on_change=lambda: S.__setitem__("k", S["w.k"]))
+    opts = S.setdefault("embed_opts", {"prepend_headings": False, "context_chars": 0})
+    with sb.expander("What is embedded", icon=":material/memory:"):
+        S["w.prepend"] = bool(opts["prepend_headings"])
+        st.toggle(
+            "Prepend the heading path",
+            key="w.prepend",
+            on_change=lambda: opts.__setitem__("prepend_headings", bool(S["w.prepend"])),
+            help="Embed 'Section › Subsection' before the chunk text (offsets do not change).",
+        )
+        S["w.context"] = int(opts["context_chars"])
+        st.number_input(
+            "Neighbouring characters",
+            0,
+            MAX_CONTEXT_CHARS,
+            step=100,
+            key="w.context",
+            on_change=lambda: opts.__setitem__("context_chars", int(S["w.context"])),
+            help="Add this many characters of the document on each side of the chunk before embedding.",
+        )
+    model_settings()
+    chosen_cfgs = [cfg for cfg in S.configs if cfg["id"] in (S.get("ret_sel") or ids)]
+    return chosen_cfgs, int(S.get("k", k_default)), EmbedOptions(**opts)
+
+
+def model_settings() -> None:
+    with st.sidebar.expander("Embedding model", icon=":material/neurology:"):
+        S["w.model"] = S.get("model", "")
+        st.text_input(
+            "Model",
+            key="w.model",
+            placeholder=DEFAULT_MODEL,
+            on_change=lambda: S.__setitem__("model", S["w.model"].strip()),
+            help="Empty = the bundled all-MiniLM-L6-v2. Or the path of a local sentence-transformers "
+            "model folder (nothing is downloaded).",
+        )
+        if use_fake_embedder():
+            st.caption("Test mode: a fake embedder stands in for the model.")
+
+
+def source_key_of(doc_id: str) -> str | None:
+    for s in S.sources:
+        doc, _ = load(s)
+        if doc is not None and doc.id == doc_id:
+            return s["key"]
+    return None
+
+
+def show_in_explore(doc_id: str, cfg_id: int, position: int) -> None:
+    """Callback: open Explore on this document, configuration and chunk."""
+    key = source_key_of(doc_id)
+    if key:
+        S.doc_key = key
+    S.active_cfg = cfg_id
+    S.chunk_sel = position
+    S.goto = PAGES["explore"]

@@ -1,0 +1,261 @@
+"""Evaluate: score every configuration on a set of questions with gold answers, and sweep a parameter."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from explorer.errors import ExplorerError
+from pages import _common as c
+
+S = st.session_state
+CHART_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
+METRICS = {
+    "recall": "Recall",
+    "precision": "Precision",
+    "iou": "IoU",
+    "precision_omega": "Precision Ω",
+    "hit_rate": "Hit rate",
+    "mrr": "MRR",
+}
+
+c.page_header(
+    "Evaluate",
+    "Score every configuration against questions with known answers, as in Chroma's chunking "
+    "report: recall, precision and IoU in characters, for the top-k chunks.",
+)
+evaluate_mod = c.optional("evaluate")
+if evaluate_mod is None:
+    c.missing("Evaluation", "evaluate")
+    st.stop()
+docs = c.documents()
+if not docs:
+    c.doc_picker()
+    st.stop()
+cfgs, k, options = c.retrieval_settings()
+
+# -- questions ---------------------------------------------------------------------------------
+kept = S.get("questions", [])
+source = st.segmented_control(
+    "Questions",
+    ["Question file", f"Kept questions ({len(kept)})"],
+    default="Question file" if not kept else f"Kept questions ({len(kept)})",
+    key="w.eval_src",
+    required=True,
+)
+questions: list = []
+if source == "Question file":
+    up = st.file_uploader(
+        "Question file",
+        type=["jsonl", "json", "csv"],
+        key=f"w.qfile{S.get('qfile_gen', 0)}",
+        help="JSONL of {question, references: [{document, start, end}]} or {question, answer}, "
+        "or Chroma's questions_df.csv.",
+    )
+    if up is not None:
+        S.qfile = (up.name, up.getvalue())
+        S.qfile_gen = S.get("qfile_gen", 0) + 1
+        st.rerun()
+    if S.get("qfile"):
+        name, data = S.qfile
+        try:
+            questions = evaluate_mod.load_questions(data, docs, name)
+            st.caption(f"**{name}**: {len(questions):,} questions")
+        except ExplorerError as err:
+            st.error(str(err), icon=":material/error:")
+    with st.expander("File formats", icon=":material/help:"):
+        st.code(
+            '{"question": "How often are filters backwashed?", "answer": "every 72 hours"}\n'
+            '{"question": "...", "references": [{"document": "handbook.pdf", "start": 1200, "end": 1350}]}',
+            language="json",
+        )
+        st.caption(
+            "One JSON object per line (or a JSON list). An answer must occur exactly once in the "
+            "loaded documents. Chroma's questions_df.csv (question, references, corpus_id) works as is."
+        )
+else:
+    skipped = []
+    for item in kept:
+        if not item["answer"]:
+            skipped.append(item["question"])
+            continue
+        try:
+            ref = evaluate_mod.locate_answer(
+                item["answer"], docs, f"question {c.clip(item['question'], 40)!r}"
+            )
+        except ExplorerError as err:
+            st.warning(str(err), icon=":material/help:")
+            continue
+        questions.append(evaluate_mod.Question(item["question"], (ref,)))
+    if skipped:
+        st.caption(f"{len(skipped)} kept question(s) have no expected answer and are left out.")
+    if not kept:
+        st.info("Keep questions (with their expected answers) on the **Retrieve** page, or load a file.")
+
+pairs = []
+for cfg in cfgs:
+    try:
+        pairs.append(c.config_of(cfg))
+    except ExplorerError as err:
+        st.error(f"{c.config_label(cfg)}: {err}", icon=":material/error:")
+
+
+def _progress_runner():
+    bar = c.EmbedProgress("Embedding")
+    status = st.empty()
+
+    def on_step(label: str) -> None:
+        bar.set_label(f"Embedding · {label}")
+        status.caption(f"Running: {label}")
+
+    return bar, status, on_step
+
+
+run = st.button(
+    "Run evaluation",
+    type="primary",
+    icon=":material/play_arrow:",
+    disabled=not questions or not pairs,
+    key="w.eval_run",
+)
+if run:
+    bar, status, on_step = _progress_runner()
+    try:
+        S.eval_results = evaluate_mod.evaluate(
+            docs, pairs, questions, k, c.context(bar, with_embedder=True), options, bar, on_step
+        )
+        S.eval_meta = {"questions": len(questions), "k": k}
+    except ExplorerError as err:
+        st.error(str(err), icon=":material/error:")
+    finally:
+        bar.close()
+        status.empty()
+
+results = S.get("eval_results")
+if results:
+    meta = S.get("eval_meta", {})
+    st.subheader("Results", anchor=False)
+    st.caption(
+        f"{meta.get('questions', '?')} questions · top {meta.get('k', '?')} · mean ± standard deviation, in %"
+    )
+    rows = []
+    for r in results:
+        row = {"configuration": r.name}
+        for m, label in METRICS.items():
+            stat = getattr(r.scores, m)
+            row[label] = stat.pct()
+        row.update(
+            chunks=r.chunk_count, **{"mean chars": round(r.mean_chars), "mean tokens": round(r.mean_tokens)}
+        )
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key="w.eval_table")
+    metric = st.segmented_control(
+        "Chart", list(METRICS), default="recall", format_func=METRICS.get, key="w.eval_metric", required=True
+    )
+    fig = go.Figure()
+    for i, r in enumerate(results):
+        stat = getattr(r.scores, metric)
+        fig.add_trace(
+            go.Bar(
+                x=[r.name],
+                y=[100 * stat.mean],
+                error_y={"type": "data", "array": [100 * stat.std], "visible": True},
+                marker_color=CHART_COLORS[i % len(CHART_COLORS)],
+                name=r.name,
+                text=[f"{100 * stat.mean:.1f}"],
+                textposition="outside",
+            )
+        )
+    fig.update_layout(
+        yaxis_title=f"{METRICS[metric]} (%)",
+        showlegend=False,
+        height=380,
+        margin={"t": 30, "b": 10, "l": 10, "r": 10},
+    )
+    st.plotly_chart(fig, key="w.eval_chart")
+
+# -- sweep -----------------------------------------------------------------------------------
+st.divider()
+st.subheader("Sweep one parameter", anchor=False)
+st.caption("Re-run the evaluation over a range of values: one line per configuration.")
+from explorer.strategies import get_strategy  # noqa: E402
+
+numeric = []
+for config in pairs:
+    for p in get_strategy(config.strategy).params:
+        if p.type in ("int", "float") and p.name not in numeric:
+            numeric.append(p.name)
+if not numeric or not pairs:
+    st.caption("The selected configurations have no numeric parameter to sweep.")
+else:
+    sc = st.columns([1, 1.4, 1], vertical_alignment="bottom")
+    param = sc[0].selectbox(
+        "Parameter",
+        numeric,
+        index=numeric.index("chunk_size") if "chunk_size" in numeric else 0,
+        key="w.sweep_param",
+    )
+    spec = sc[1].text_input(
+        "Values",
+        value="200:1000:200",
+        key="w.sweep_values",
+        help="START:STOP:STEP (inclusive) or a list: 200,400,800.",
+    )
+    go_sweep = sc[2].button(
+        "Run sweep", icon=":material/show_chart:", disabled=not questions, key="w.sweep_run"
+    )
+    if go_sweep:
+        bar, status, on_step = _progress_runner()
+        lines = {}
+        try:
+            ctx = c.context(bar, with_embedder=True)
+            for config in pairs:
+                if param not in get_strategy(config.strategy).param_names():
+                    continue
+                try:
+                    name, values = evaluate_mod.parse_values(f"{param}={spec}", config.strategy)
+                except ExplorerError as err:
+                    st.error(str(err), icon=":material/error:")
+                    break
+                lines[config.display] = evaluate_mod.sweep(
+                    docs, config, name, values, questions, k, ctx, options, bar, on_step
+                )
+            S.sweep_results = {"param": param, "lines": lines}
+        except ExplorerError as err:
+            st.error(str(err), icon=":material/error:")
+        finally:
+            bar.close()
+            status.empty()
+    sw = S.get("sweep_results")
+    if sw and sw["lines"]:
+        charts = st.columns(2)
+        for col, metric in zip(charts, ("recall", "iou"), strict=True):
+            fig = go.Figure()
+            for i, (label, rows) in enumerate(sw["lines"].items()):
+                ok = [r for r in rows if r.result is not None]
+                fig.add_trace(
+                    go.Scatter(
+                        x=[r.value for r in ok],
+                        y=[100 * getattr(r.result.scores, metric).mean for r in ok],
+                        mode="lines+markers",
+                        name=label,
+                        line={"color": CHART_COLORS[i % len(CHART_COLORS)]},
+                    )
+                )
+            fig.update_layout(
+                xaxis_title=sw["param"],
+                yaxis_title=f"{METRICS[metric]} (%)",
+                height=360,
+                margin={"t": 30, "b": 10, "l": 10, "r": 10},
+                legend={"orientation": "h", "y": -0.3},
+            )
+            col.plotly_chart(fig, key=f"w.sweep_{metric}")
+        errors = [
+            f"{label}: {r.param}={r.value}: {r.error}"
+            for label, rows in sw["lines"].items()
+            for r in rows
+            if r.error
+        ]
+        for e in errors[:5]:
+            st.caption(f":material/warning: {e}")

@@ -1,0 +1,128 @@
+"""Export: the chunks with offsets and metadata, the configuration, and the same setup as code."""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from explorer.errors import ExplorerError
+from pages import _common as c
+
+S = st.session_state
+
+c.page_header(
+    "Export",
+    "Download the chunks with their offsets and metadata, the configuration as JSON, or the same "
+    "setup as code for the CLI, Python, LangChain, LlamaIndex or Chonkie.",
+)
+export = c.optional("export")
+if export is None:
+    c.missing("Export", "export")
+    st.stop()
+docs = c.documents()
+if not docs:
+    c.doc_picker()
+    st.stop()
+
+valid = []
+for i, cfg in enumerate(S.configs):
+    try:
+        valid.append((cfg, c.config_of(cfg)))
+    except ExplorerError as err:
+        st.warning(f"{c.config_label(cfg, i + 1)} is left out: {err}", icon=":material/tune:")
+if not valid:
+    st.stop()
+
+cleanup_steps = [field for field, on in S.cleanup.items() if on]
+model = c.model_name()
+
+# -- chunks ------------------------------------------------------------------------------------
+st.subheader("Chunks", anchor=False)
+top = st.columns([1.2, 2], vertical_alignment="bottom")
+labels = {cfg["id"]: f"{i + 1}. {config.display}" for i, (cfg, config) in enumerate(valid)}
+cid = top[0].selectbox(
+    "Configuration",
+    [cfg["id"] for cfg, _ in valid],
+    format_func=labels.get,
+    index=next((i for i, (cfg, _) in enumerate(valid) if cfg["id"] == S.active_cfg), 0),
+    key="w.exp_cfg",
+)
+config = next(conf for cfg, conf in valid if cfg["id"] == cid)
+names = [d.name for d in docs]
+chosen = top[1].multiselect("Documents", names, default=names, key="w.exp_docs")
+
+chunks = []
+problems = []
+for d in docs:
+    if d.name not in chosen:
+        continue
+    out = c.chunk(d, config)
+    if out.ok:
+        chunks.extend(out.chunks)
+    else:
+        problems.append(f"{d.name}: {out.error}")
+for p in problems:
+    st.error(p, icon=":material/error:")
+stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.display).strip("-")[:60] or "chunks"
+st.caption(
+    f"{len(chunks):,} chunks from {len(chosen)} document(s). Every record has `start`/`end` "
+    "offsets into the document's text, its pages, heading path and boundary reason."
+)
+dl = st.columns(3)
+for col, (fmt, mime) in zip(
+    dl, (("jsonl", "application/jsonl"), ("csv", "text/csv"), ("json", "application/json")), strict=True
+):
+    col.download_button(
+        f"Download {fmt.upper()}",
+        data=lambda fmt=fmt: export.export_chunks(chunks, fmt),
+        file_name=f"{stem}.{fmt}",
+        mime=mime,
+        icon=":material/download:",
+        disabled=not chunks,
+        key=f"w.exp_{fmt}",
+        on_click="ignore",
+        width="stretch",
+    )
+
+# -- configuration -----------------------------------------------------------------------------
+st.subheader("Configuration", anchor=False)
+configs = [conf for _, conf in valid]
+from explorer.retrieval import EmbedOptions  # noqa: E402
+
+options = EmbedOptions(**(S.get("embed_opts") or {}))
+cfg_json = export.config_to_json(configs, names, model=model, cleanup=cleanup_steps, options=options)
+left, right = st.columns([1, 3])
+left.download_button(
+    "Download configuration (JSON)",
+    data=cfg_json,
+    file_name="chunk-explorer-config.json",
+    mime="application/json",
+    icon=":material/settings:",
+    key="w.exp_cfgjson",
+    on_click="ignore",
+)
+right.caption(
+    "All configurations, the model, clean-up steps and document names. The address of this page "
+    "holds the same strategies and samples: share it to reproduce the view (uploaded files excepted)."
+)
+with st.expander("Configuration JSON", icon=":material/data_object:"):
+    st.code(cfg_json, language="json")
+
+# -- code ------------------------------------------------------------------------------------
+st.subheader("As code", anchor=False)
+code = export.config_to_code(configs, names, model=model, cleanup=cleanup_steps)
+tabs = st.tabs(["CLI", "Python", "LangChain", "LlamaIndex", "Chonkie"])
+for tab, (key, lang) in zip(
+    tabs,
+    (
+        ("cli", "bash"),
+        ("python", "python"),
+        ("langchain", "python"),
+        ("llamaindex", "python"),
+        ("chonkie", "python"),
+    ),
+    strict=True,
+):
+    with tab:
+        st.code(code.get(key, "# not available"), language=lang)

@@ -1,0 +1,401 @@
+"""Every page of the Streamlit app through ``streamlit.testing.v1.AppTest``.
+
+Pages that embed run on the deterministic FakeEmbedder (``CHUNK_EXPLORER_FAKE_EMBEDDER=1``,
+documented in ``pages/_common.py``); one test per embedding page also runs on the real model
+(``@pytest.mark.model``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+HOSTILE = (
+    "# Notes\n\nHello <script>alert('xss')</script> world. "
+    'An image <img src=x onerror="alert(1)"> and a [link](javascript:alert(2)).\n\n'
+    + "Plain sentence number {}. "
+    * 1
+)
+
+
+@pytest.fixture(autouse=True)
+def fake_embedder(monkeypatch):
+    monkeypatch.setenv("CHUNK_EXPLORER_FAKE_EMBEDDER", "1")
+
+
+def start(page: str | None = None, query: dict | None = None, timeout: float = 120) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(f"pages/{page}.py").run()
+    return at
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def metric(at: AppTest, label: str) -> str:
+    for m in at.metric:
+        if m.label == label:
+            return m.value
+    raise AssertionError(f"no metric {label!r}: {[m.label for m in at.metric]}")
+
+
+def count(value: str) -> int:
+    return int(value.replace(",", ""))
+
+
+def rendered(at: AppTest) -> str:
+    """The highlighted-text HTML (the st.html bodies that hold chunks)."""
+    return "".join(h.value for h in at.html if "ce-text" in h.value and 'class="ce-text"' in h.value)
+
+
+def summaries(at: AppTest) -> list[str]:
+    """Character counts of the document summaries on the Documents page."""
+    return [
+        m.group(1)
+        for h in at.html
+        for m in re.finditer(r'Characters</div><div class="ce-fact-v">([^<]*)<', h.value)
+    ]
+
+
+def chunk_badges(html: str) -> int:
+    return len(re.findall(r'<span class="ce-idx[ "]', html))
+
+
+def active_key(at: AppTest, param: str) -> str:
+    cfg = next(c for c in at.session_state["configs"] if c["id"] == at.session_state["active_cfg"])
+    return f"p.{cfg['id']}.{cfg['strategy']}.{param}"
+
+
+# -- Explore ----------------------------------------------------------------------------------
+def test_explore_opens_on_a_sample_and_reacts_to_parameters():
+    at = start()
+    ok(at)
+    assert at.title[0].value == "Explore"
+    n1 = count(metric(at, "Chunks"))
+    html1 = rendered(at)
+    assert n1 > 1 and chunk_badges(html1) == n1  # the sample fits one window: every chunk drawn
+    at.slider(key=active_key(at, "chunk_size")).set_value(300).run()
+    ok(at)
+    n2 = count(metric(at, "Chunks"))
+    assert n2 > n1
+    assert chunk_badges(rendered(at)) == n2
+    # the URL carries the change so a link reproduces the view
+    cfgs = at.query_params["cfg"]
+    cfgs = [cfgs] if isinstance(cfgs, str) else cfgs
+    assert json.loads(cfgs[0])["p"]["chunk_size"] == 300
+
+
+def test_explore_invalid_parameters_show_a_message_not_a_traceback():
+    at = start()
+    at.slider(key=active_key(at, "chunk_size")).set_value(100).run()
+    at.slider(key=active_key(at, "chunk_overlap")).set_value(200).run()
+    ok(at)
+    msgs = [e.value for e in at.sidebar.error]
+    assert any("chunk_overlap" in m for m in msgs), msgs
+    assert any("Fix the parameters" in w.value for w in at.warning)
+
+
+def test_explore_strategy_switch_and_chunk_selection():
+    at = start()
+    cfg_id = at.session_state["active_cfg"]
+    at.selectbox(key=f"p.{cfg_id}.strategy").set_value("fixed").run()
+    ok(at)
+    assert at.session_state["configs"][0]["strategy"] == "fixed"
+    n = count(metric(at, "Chunks"))
+    at.number_input(key="w.chunk").set_value(min(3, n - 1)).run()
+    ok(at)
+    assert at.subheader[0].value.startswith(f"Chunk {min(3, n - 1)} of {n}")
+    assert "ce-idx ce-idx-sel" in rendered(at)
+
+
+def test_explore_separator_editor_accepts_json_lines_and_reports_bad_ones():
+    at = start()
+    key = active_key(at, "separators")
+    at.text_area(key=key).set_value('"\\n\\n"\n". "\n""').run()
+    ok(at)
+    cfg = at.session_state["configs"][0]
+    assert cfg["params"]["separators"] == ["\n\n", ". ", ""]
+    at.text_area(key=key).set_value('"\\n\\n\n').run()
+    ok(at)
+    assert any("not a valid JSON string" in e.value for e in at.sidebar.error)
+
+
+# -- Documents --------------------------------------------------------------------------------
+def test_documents_upload_escapes_hostile_text_and_keeps_it_across_pages():
+    at = start("documents")
+    ok(at)
+    at.file_uploader[0].set_value(("hostile.md", HOSTILE.encode(), "text/markdown")).run()
+    ok(at)
+    names = [s["name"] for s in at.session_state["sources"]]
+    assert "hostile.md" in names
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    assert at.session_state["doc_key"].endswith("hostile.md")
+    html = rendered(at)
+    assert "&lt;script&gt;" in html and "&lt;img src=x onerror=" in html
+    assert "<script" not in html and "<img" not in html
+    at.switch_page("pages/compare.py").run()
+    ok(at)
+    at.switch_page("pages/documents.py").run()
+    assert "hostile.md" in [s["name"] for s in at.session_state["sources"]]
+
+
+def test_documents_bad_file_gets_its_own_message_others_stay(tmp_path):
+    at = start("documents")
+    at.file_uploader[0].set_value(
+        [
+            ("broken.pdf", b"%PDF-1.4\n this is not really a pdf", "application/pdf"),
+            ("ok.txt", b"Une phrase. Une autre phrase.", "text/plain"),
+        ]
+    ).run()
+    ok(at)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "broken.pdf" in errors[0]
+    # samples (3) + ok.txt show their summaries
+    assert len(summaries(at)) == 4
+
+
+def test_documents_multi_page_pdf_upload(tmp_path):
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for page in range(1, 4):
+        pdf.add_page()
+        pdf.multi_cell(0, 6, f"Page {page}. " + "The pumps are checked every morning. " * 30)
+    data = bytes(pdf.output())
+    at = start("documents")
+    at.file_uploader[0].set_value(("report.pdf", data, "application/pdf")).run()
+    ok(at)
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    assert at.number_input(key="w.page").value == 1
+    at.number_input(key="w.page").set_value(3).run()
+    ok(at)
+    sel = at.session_state["chunk_sel"]
+    assert sel > 0
+
+
+def test_cleanup_toggle_changes_the_document():
+    at = start("documents")
+    before = summaries(at)
+    at.toggle(key="w.clean.headers").set_value(True).run()
+    ok(at)
+    after = summaries(at)
+    assert before != after  # the PDF sample has running headers and footers
+    assert at.query_params["clean"] == "headers"
+
+
+# -- Compare ----------------------------------------------------------------------------------
+def test_compare_side_by_side_and_parameter_change():
+    at = start("compare")
+    ok(at)
+    caps = [c.value for c in at.caption if "chunks · mean" in c.value]
+    assert len(caps) == 2
+    assert len([h for h in at.html if 'class="ce-text"' in h.value]) == 2
+    second = at.session_state["configs"][1]
+    at.selectbox(key="w.cfg").set_value(second["id"]).run()
+    at.slider(key=f"p.{second['id']}.{second['strategy']}.chunk_size").set_value(200).run()
+    ok(at)
+    caps2 = [c.value for c in at.caption if "chunks · mean" in c.value]
+    assert caps2[0] == caps[0] and caps2[1] != caps[1]
+    # add a third configuration (a copy), then the metrics table has three rows
+    at.button(key="w.cfg_add").click().run()
+    ok(at)
+    assert len(at.session_state["configs"]) == 3
+    table = at.dataframe[0]  # the metrics table (the only dataframe here)
+    assert len(table.value) == 3
+
+
+def test_compare_cohesion_uses_the_embedder():
+    at = start("compare")
+    at.button(key="w.cmp_sem").click().run()
+    ok(at)
+    table = at.dataframe[0]  # the metrics table (the only dataframe here)
+    assert table.value["cohesion"].notna().all()
+
+
+# -- Semantic ---------------------------------------------------------------------------------
+def test_semantic_curve_and_threshold_change_without_new_embedding():
+    at = start("semantic")
+    ok(at)
+    sentences = count(metric(at, "Sentences"))
+    breaks1 = count(metric(at, "Breakpoints"))
+    assert sentences > 10 and breaks1 >= 1
+    from pages import _common
+
+    emb = _common._embedder("", True)
+    encoded = emb.stats.encoded
+    at.selectbox(key="p.sem.semantic.breakpoint_mode").set_value("threshold").run()
+    at.number_input(key="p.sem.semantic.breakpoint_amount").set_value(0.9).run()
+    ok(at)
+    breaks2 = count(metric(at, "Breakpoints"))
+    assert breaks2 != breaks1
+    assert count(metric(at, "Chunks")) == breaks2 + 1  # min/max chunk size off: one chunk per gap + 1
+    assert emb.stats.encoded == encoded  # moved the threshold: nothing embedded again
+    at.button(key="w.sem_add").click().run()
+    ok(at)
+    assert at.session_state["configs"][-1]["strategy"] == "semantic"
+
+
+def test_semantic_bad_amount_is_refused_beside_the_parameter():
+    at = start("semantic")
+    at.number_input(key="p.sem.semantic.breakpoint_amount").set_value(250.0).run()
+    ok(at)
+    assert any("breakpoint_amount" in e.value for e in at.sidebar.error)
+
+
+# -- Retrieve ---------------------------------------------------------------------------------
+def ask(at: AppTest, question: str, answer: str = "") -> None:
+    at.text_input(key="w.question").set_value(question)
+    at.text_area(key="w.answer").set_value(answer)
+    next(b for b in at.button if b.label == "Search").click().run()
+
+
+def test_retrieve_top_k_per_configuration_with_expected_answer():
+    at = start("retrieve")
+    ok(at)
+    docs = {s["sample"]: s for s in at.session_state["sources"]}
+    assert docs
+    from explorer.samples import load_sample
+
+    doc = load_sample("Tidepool guide (Markdown)")
+    answer = doc.text[doc.text.index("#", 10) :][:80].strip()
+    ask(at, "How do I install it?", answer)
+    ok(at)
+    hits = [m.value for m in at.markdown if m.value.startswith("**#")]
+    k = at.session_state.get("k", 5)
+    assert len(hits) == 2 * k
+    scored = [c.value for c in at.caption if c.value.startswith("Recall")]
+    assert len(scored) == 2
+    # keep it, then re-run all kept questions
+    next(b for b in at.button if b.label == "Keep the question").click().run()
+    assert len(at.session_state["questions"]) == 1
+    at.button(key="w.q.runall").click().run()
+    ok(at)
+    assert len(at.session_state["ret_batch"]) == 2
+
+
+def test_retrieve_show_in_explore_jumps_to_the_chunk():
+    at = start("retrieve")
+    ask(at, "Which chemicals are dosed?")
+    btn = next(b for b in at.button if b.label == "Show in Explore")
+    btn.click().run()
+    ok(at)
+    assert at.title[0].value == "Explore"
+    assert at.subheader[0].value.startswith(f"Chunk {at.session_state['chunk_sel']} of")
+
+
+# -- Evaluate ---------------------------------------------------------------------------------
+def test_evaluate_question_file_runs_every_configuration():
+    at = start("evaluate")
+    ok(at)
+    from explorer.samples import load_sample
+
+    doc = load_sample("Rapport annuel (French report, text)")
+    answer = doc.text[200:320]
+    lines = [
+        json.dumps({"question": "Quel est le chiffre d'affaires ?", "answer": answer}),
+        json.dumps(
+            {
+                "question": "Et les effectifs ?",
+                "references": [{"document": doc.name, "start": 500, "end": 700}],
+            }
+        ),
+    ]
+    at.file_uploader[0].set_value(("q.jsonl", "\n".join(lines).encode(), "application/jsonl")).run()
+    ok(at)
+    assert any("2 questions" in c.value for c in at.caption)
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    table = at.dataframe[0]  # the results table
+    assert len(table.value) == 2
+    at.text_input(key="w.sweep_values").set_value("300,600")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    lines = at.session_state["sweep_results"]["lines"]
+    assert len(lines) == 2 and all(len(rows) == 2 for rows in lines.values())
+
+
+def test_evaluate_bad_question_file_is_a_message():
+    at = start("evaluate")
+    at.file_uploader[0].set_value(
+        ("q.jsonl", b'{"question": "x", "answer": "not in any document"}', "x")
+    ).run()
+    ok(at)
+    assert any("not an exact substring" in e.value for e in at.error)
+
+
+# -- Export -----------------------------------------------------------------------------------
+def test_export_downloads_and_code():
+    at = start("export")
+    ok(at)
+    labels = [b.label for b in at.download_button]
+    assert {"Download JSONL", "Download CSV", "Download JSON", "Download configuration (JSON)"} <= set(labels)
+    code = " ".join(c.value for c in at.code)
+    assert "python -m explorer chunk" in code and "RecursiveCharacterTextSplitter" in code
+
+
+# -- URL state --------------------------------------------------------------------------------
+def test_link_reproduces_the_view_and_bad_links_are_reported():
+    cfg = json.dumps({"s": "fixed", "p": {"chunk_size": 250}})
+    at = start(
+        query={"samples": "Tidepool guide (Markdown)", "doc": "Tidepool guide (Markdown)", "cfg": [cfg]}
+    )
+    ok(at)
+    assert [s["sample"] for s in at.session_state["sources"]] == ["Tidepool guide (Markdown)"]
+    assert at.session_state["configs"][0]["strategy"] == "fixed"
+    assert at.session_state["configs"][0]["params"]["chunk_size"] == 250
+    bad = json.dumps({"s": "fixed", "p": {"chunk_size": -3}})
+    at2 = start(query={"cfg": [bad], "samples": "nope"})
+    ok(at2)
+    warnings = " ".join(w.value for w in at2.warning)
+    assert "chunk_size" in warnings and "nope" in warnings
+
+
+# -- the real model ---------------------------------------------------------------------------
+@pytest.mark.model
+def test_retrieve_and_semantic_on_the_real_model(monkeypatch):
+    monkeypatch.delenv("CHUNK_EXPLORER_FAKE_EMBEDDER")
+    at = start("retrieve", timeout=600)
+    ask(at, "How often are the filters backwashed?")
+    ok(at)
+    hits = [m.value for m in at.markdown if m.value.startswith("**#")]
+    assert len(hits) == 10
+    scores = [float(re.search(r"score \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 0.2
+    at.switch_page("pages/semantic.py").run()
+    ok(at)
+    assert count(metric(at, "Sentences")) > 10
+
+
+def test_explore_large_document_renders_a_window_and_flags():
+    para = "The operators log every backwash, the turbidity and the duration of the run-to-waste period. "
+    text = "\n\n".join(f"Section {i}. " + para * 6 for i in range(700))  # ~400 k characters
+    at = start("documents")
+    at.file_uploader[0].set_value(("big.txt", text.encode(), "text/plain")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    n = count(metric(at, "Chunks"))
+    html = rendered(at)
+    shown = re.sub(r"<[^>]+>", "", html.split("</style>", 1)[1])
+    assert len(shown) < 31_000 < len(text)  # a window, not the whole document
+    assert any("Showing characters" in c.value for c in at.caption)
+    at.number_input(key="w.chunk").set_value(n - 1).run()
+    ok(at)
+    assert f">{n - 1}</span>" in rendered(at)  # the window moved to the last chunk
+    # a size over the model's 256-token limit flags every full chunk in the text
+    at.slider(key=active_key(at, "chunk_size")).set_value(3000).run()
+    ok(at)
+    assert count(metric(at, "Over token limit")) > 0
+    assert 'class="ce-warn"' in rendered(at) and "over the model" in rendered(at)

@@ -1,0 +1,204 @@
+"""Exports: chunk files, configuration JSON, and code that really reproduces the chunks."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+
+import pytest
+
+from explorer import Document, ParamError, chunk_document
+from explorer.config import StrategyConfig
+from explorer.export import (
+    chunks_to_csv,
+    chunks_to_json,
+    chunks_to_jsonl,
+    config_to_code,
+    config_to_json,
+    configs_from_json,
+    export_chunks,
+    safe_cell,
+)
+from explorer.strategies import all_strategies
+
+TEXT = (
+    "# Guide\n\nIntro paragraph with some words. Another sentence here!\n\n"
+    "=SUM(A1:A9) looks like a formula.\n\n- a list item\n- another item\n\n"
+    "@mention and +plus and a very long paragraph " + "word " * 60 + "\n\nÉté « déjà » 日本語。"
+)
+
+
+@pytest.fixture
+def doc():
+    return Document("guide.md", "markdown", TEXT)
+
+
+@pytest.fixture
+def chunks(doc):
+    return chunk_document(doc, "recursive", {"chunk_size": 60, "chunk_overlap": 10})
+
+
+def test_jsonl_and_json_round_trip(chunks):
+    lines = chunks_to_jsonl(chunks).splitlines()
+    assert len(lines) == len(chunks)
+    rows = [json.loads(x) for x in lines]
+    assert [(r["start"], r["end"], r["text"]) for r in rows] == [(c.start, c.end, c.text) for c in chunks]
+    assert json.loads(chunks_to_json(chunks)) == rows
+    assert "日本語" in chunks_to_jsonl(chunks)  # UTF-8 kept, not \\u escapes
+
+
+def test_csv_is_spreadsheet_safe(chunks, doc):
+    rows = list(csv.DictReader(io.StringIO(chunks_to_csv(chunks), newline="")))
+    assert len(rows) == len(chunks)
+    for row, c in zip(rows, chunks, strict=True):
+        assert int(row["start"]) == c.start and int(row["end"]) == c.end
+        if c.text.startswith(("=", "+", "-", "@")):
+            assert row["text"] == "'" + c.text
+        else:
+            assert row["text"] == c.text
+    texts = [r["text"] for r in rows]
+    assert any(t.startswith("'=SUM") for t in texts)
+    assert any(t.startswith("'- a list") for t in texts)
+    assert not any(t[:1] in "=+-@" for t in texts)
+    assert safe_cell("-1") == "'-1" and safe_cell(5) == 5 and safe_cell("a=b") == "a=b"
+
+
+def test_export_chunks_dispatch(chunks):
+    assert export_chunks(chunks, "jsonl") == chunks_to_jsonl(chunks)
+    with pytest.raises(ParamError, match="'xml'"):
+        export_chunks(chunks, "xml")
+
+
+def test_config_json_round_trip():
+    configs = [
+        StrategyConfig.make("recursive", {"chunk_size": 250, "separators": ["\n\n", ". "]}),
+        StrategyConfig.make("fixed", {"chunk_size": 100, "length": "words"}),
+    ]
+    text = config_to_json(configs, ["a.pdf"], model=None, cleanup=["collapse_blank_lines"])
+    d = json.loads(text)
+    assert d["documents"] == ["a.pdf"] and d["cleanup"] == ["collapse_blank_lines"]
+    assert d["strategies"][0]["params"]["separators"] == ["\n\n", ". "]
+    assert configs_from_json(text) == configs
+    with pytest.raises(ParamError, match="not valid JSON"):
+        configs_from_json("{nope")
+    with pytest.raises(ParamError, match="strategies"):
+        configs_from_json('{"a": 1}')
+
+
+def test_code_snippets_for_every_strategy_are_valid_python():
+    """Every strategy gives a snippet per library: Python that parses, or a comment saying there
+    is no equivalent; the CLI line names the strategy."""
+    for s in all_strategies():
+        config = StrategyConfig.make(s.name, {})
+        code = config_to_code([config], ["report.pdf"])
+        assert set(code) == {"cli", "python", "langchain", "llamaindex", "chonkie"}
+        assert f"--strategy {s.name}" in code["cli"]
+        for key in ("python", "langchain", "llamaindex", "chonkie"):
+            ast.parse(code[key])
+            assert code[key].strip(), key
+
+
+def test_code_quotes_hostile_values():
+    config = StrategyConfig.make("recursive", {"separators": ["'; import os; os.system('x') #", "\n"]})
+    code = config_to_code([config], ["it's a file.txt"])
+    tree = ast.parse(code["langchain"])
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "RecursiveCharacterTextSplitter"
+    ]
+    (call,) = calls
+    seps = next(k.value for k in call.keywords if k.arg == "separators")
+    assert ast.literal_eval(seps) == ["'; import os; os.system('x') #", "\n"]
+    assert "'it'\"'\"'s a file.txt'" in code["cli"]  # shlex-quoted
+
+
+def test_no_equivalent_is_a_comment():
+    code = config_to_code([StrategyConfig.make("cluster", {})], ["a.txt"])
+    assert code["langchain"].startswith("# LangChain has no equivalent")
+    assert "ClusterSemanticChunker" in code["chonkie"]
+
+
+def _run_langchain(code: str, path) -> list[str]:
+    code = code.replace(repr("FILE"), repr(str(path)))
+    ns: dict = {}
+    exec(compile(code, "<langchain snippet>", "exec"), ns)  # our own generated code, test only
+    return ns["chunks"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"chunk_size": 60, "chunk_overlap": 10},
+        {"chunk_size": 120, "chunk_overlap": 0, "separators": ["\n\n", "\n", ".", "?", "!", " ", ""]},
+        {"chunk_size": 40, "chunk_overlap": 5, "keep_separator": "end"},
+        {"chunk_size": 50, "chunk_overlap": 0, "separators": ["\n\n", " "], "keep_separator": "false"},
+        {"chunk_size": 15, "chunk_overlap": 3, "length": "words"},
+    ],
+)
+def test_generated_langchain_code_reproduces_recursive(tmp_path, params):
+    pytest.importorskip("langchain_text_splitters")
+    # no runs of two spaces: with keep_separator="false" LangChain re-joins such runs with one
+    # separator (not a slice of the text), a documented deviation of `recursive`
+    text = TEXT + "\n\nCode:\n\n```python\ndef f(x):\n\treturn x * 2\n```\n" + "x" * 130
+    path = tmp_path / "doc.md"
+    path.write_text(text, encoding="utf-8")
+    doc = Document("doc.md", "markdown", text)
+    config = StrategyConfig.make("recursive", params)
+    code = config_to_code([config], [])["langchain"]
+    assert "RecursiveCharacterTextSplitter(" in code
+    ours = [c.text for c in chunk_document(doc, "recursive", config.param_dict)]
+    assert _run_langchain(code, path) == ours
+
+
+@pytest.mark.model
+def test_generated_langchain_code_reproduces_recursive_in_model_tokens(tmp_path):
+    """length='tokens' becomes a Hugging Face tokenizer length function counting [CLS]/[SEP]."""
+    pytest.importorskip("transformers")
+    from explorer.export import HUB_DEFAULT_MODEL
+    from explorer.models import resolve_model_path
+
+    text = TEXT * 3
+    path = tmp_path / "doc.md"
+    path.write_text(text, encoding="utf-8")
+    config = StrategyConfig.make("recursive", {"chunk_size": 40, "chunk_overlap": 0, "length": "tokens"})
+    code = config_to_code([config], [])["langchain"]
+    # offline here: point the hub name at the bundled copy of the same model
+    code = code.replace(repr(HUB_DEFAULT_MODEL), repr(str(resolve_model_path(None))))
+    ours = [
+        c.text for c in chunk_document(Document("doc.md", "markdown", text), "recursive", config.param_dict)
+    ]
+    assert _run_langchain(code, path) == ours
+
+
+def test_python_snippet_runs(tmp_path):
+    text = "Hello world. " * 50
+    path = tmp_path / "a.txt"
+    path.write_text(text)
+    config = StrategyConfig.make("fixed", {"chunk_size": 100, "chunk_overlap": 20})
+    code = config_to_code([config], [str(path)])["python"]
+    ns: dict = {}
+    exec(compile(code, "<python snippet>", "exec"), ns)
+    ours = chunk_document(Document("a.txt", "text", text), "fixed", config.param_dict)
+    assert [(c.start, c.end) for c in ns["chunks_0"]] == [(c.start, c.end) for c in ours]
+
+
+def test_cli_snippet_round_trips_through_the_parser():
+    from explorer.cli import build_parser, configs_from_args
+
+    configs = [
+        StrategyConfig.make(
+            "recursive", {"chunk_size": 250, "separators": ["\n\n", ". "], "length": "tokens"}
+        ),
+        StrategyConfig.make("fixed", {"chunk_size": 100}),
+    ]
+    import shlex
+
+    code = config_to_code(configs, ["my doc.txt"])["cli"]
+    compare_line = next(ln for ln in code.splitlines() if " compare " in ln)
+    argv = shlex.split(compare_line)[3:]  # drop "python -m explorer"
+    args = build_parser().parse_args(argv)
+    assert args.paths == ["my doc.txt"]
+    assert configs_from_args(args, many=True) == configs

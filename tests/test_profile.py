@@ -1,0 +1,114 @@
+"""Document profile: counts, structure, script and language, hybrid's choice (real tokenizer)."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.document import Document
+from explorer.length import get_length
+from explorer.loaders import load_bytes
+from explorer.profile import (
+    DocProfile,
+    count_tokens,
+    dominant_script,
+    guess_language,
+    line_stats,
+    profile,
+    sample,
+)
+from explorer.samples import load_sample
+from explorer.strategies.hybrid import route
+
+
+def test_profile_of_the_markdown_sample():
+    doc = load_sample("guide.md")
+    p = profile(doc)
+    assert isinstance(p, DocProfile)
+    assert (p.name, p.kind, p.chars, p.pages) == ("guide.md", "markdown", len(doc.text), 0)
+    assert p.words == len(doc.text.split())
+    assert p.n_headings == 16 and p.max_heading_depth == 3
+    assert p.n_code_blocks == 4 and p.n_tables == 2
+    assert p.n_list_items == 15  # 3 (+2 nested) + 4 numbered + 3 + 3, at any depth
+    assert (p.script, p.language, p.encoding) == ("Latin", "en", "utf-8")
+    assert p.hybrid_choice == "markdown"
+    assert p.hybrid_reason.startswith("routes each top-level section on its own: markdown for 5 sections")
+    assert tuple(route(doc)) == p.routes
+
+
+def test_profile_of_the_french_report():
+    p = profile(load_sample("rapport_annuel.txt"))
+    assert (p.kind, p.script, p.language) == ("text", "Latin", "fr")
+    assert p.n_headings == 0 and p.n_code_blocks == 0 and p.n_list_items == 0
+    assert p.hybrid_choice == "recursive" and "paragraph" in p.hybrid_reason
+
+
+def test_profile_of_the_pdf_sample():
+    p = profile(load_sample("handbook.pdf"))
+    assert (p.kind, p.pages, p.language) == ("pdf", 6, "en")
+    assert p.hybrid_choice == "sentence" and "line breaks are layout" in p.hybrid_reason
+    assert 40 < p.mean_line_length < 100
+
+
+def test_tokens_match_the_model_tokenizer():
+    text = "Chunking splits documents; the embedding model sees word pieces. " * 40
+    length = get_length("tokens")
+    assert count_tokens(text) == length(text) - length.special
+    doc = Document("t.txt", "text", text)
+    assert profile(doc).tokens == count_tokens(text)
+
+
+def test_tokens_of_a_long_text_are_counted_in_pieces_exactly():
+    para = "Word pieces are counted in batches cut at whitespace, so the sum stays exact. "
+    text = para * 2_000  # ~160 KB: several 50 KB pieces
+    length = get_length("tokens")
+    assert count_tokens(text) == length(para) * 2_000 - length.special * 2_000
+    assert count_tokens("") == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "script", "language"),
+    [
+        ("这是一个中文句子。我们在测试脚本检测。", "CJK", "zh"),
+        ("これは日本語の文章です。ひらがなとカタカナ。", "CJK", "ja"),
+        ("이것은 한국어 문장입니다. 테스트 중입니다.", "CJK", "ko"),
+        ("هذا نص عربي طويل بما فيه الكفاية للاختبار.", "Arabic", "other"),
+        ("Это русский текст для проверки письма.", "Cyrillic", "other"),
+        ("Αυτό είναι ελληνικό κείμενο.", "Greek", "other"),
+        ("זה טקסט בעברית לבדיקה.", "Hebrew", "other"),
+        ("The report was written by the team and it is now with the board.", "Latin", "en"),
+        ("Le rapport a été écrit par l'équipe et il est dans les mains du conseil.", "Latin", "fr"),
+        ("Der Bericht wurde von dem Team geschrieben und ist nicht fertig.", "Latin", "de"),
+        ("El informe fue escrito por el equipo y está con los directores.", "Latin", "es"),
+        ("Lorem ipsum dolor sit amet, consectetur adipiscing elit.", "Latin", "other"),
+        ("12345 67890 !!! ???", "none", "other"),
+    ],
+)
+def test_script_and_language(text, script, language):
+    assert dominant_script(text)[0] == script
+    assert guess_language(text) == language
+
+
+def test_mixed_script_share():
+    script, share = dominant_script("abcd" + "中文中文中文")
+    assert script == "CJK" and share == pytest.approx(0.6)
+
+
+def test_line_stats():
+    assert line_stats("") == (0.0, 0.0)
+    mean, short = line_stats("a" * 80 + "\n\n" + "b" * 10 + "\n   \n" + "c" * 30)
+    assert mean == pytest.approx(40.0) and short == pytest.approx(2 / 3)
+
+
+def test_sample_windows():
+    text = "".join(chr(65 + i % 26) for i in range(1_000_000))
+    s = sample(text, budget=10_000, windows=10)
+    assert len(s) == 10_000 + 9  # ten 1,000-char windows joined by newlines
+    assert s.startswith(text[:1000]) and s.endswith(text[-1000:])
+    assert sample("short") == "short"
+
+
+def test_profile_of_cjk_text_routes_to_cjk_recursive():
+    doc = load_bytes(("这是第一句。这是第二句！这是第三句？" * 50).encode(), "zh.txt")
+    p = profile(doc)
+    assert (p.script, p.language, p.hybrid_choice) == ("CJK", "zh", "recursive")
+    assert "。！？" in p.hybrid_reason

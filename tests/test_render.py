@@ -1,0 +1,201 @@
+"""Rendering: segments come from offsets (overlaps exactly where they are), text is escaped, windows cap."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from html.parser import HTMLParser
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.chunk import Chunk
+from explorer.render import (
+    MAX_RENDER_CHARS,
+    chunk_at,
+    chunk_tooltip,
+    chunks_in,
+    render_chunks,
+    render_snippet,
+    segments,
+    window_around,
+)
+
+
+def make_chunks(text: str, bounds, **kw) -> list[Chunk]:
+    return [
+        Chunk("d", "doc", i, s, e, text[s:e], e - s, "chars", kw.get("reason", "size limit"))
+        for i, (s, e) in enumerate(bounds)
+    ]
+
+
+class _TextOnly(HTMLParser):
+    """Collects the visible text and every tag, to check what the browser would build."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[str] = []
+        self.text: list[str] = []
+        self._skip = 0
+        self._in_badge = 0
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        cls = dict(attrs).get("class") or ""
+        if tag == "style":
+            self._skip += 1
+        if tag == "span" and ("ce-idx" in cls or "ce-more" in cls or "ce-warn" in cls):
+            self._in_badge += 1
+            self._badge_stack = [*getattr(self, "_badge_stack", []), True]
+        elif tag == "span":
+            self._badge_stack = [*getattr(self, "_badge_stack", []), False]
+
+    def handle_endtag(self, tag):
+        if tag == "style":
+            self._skip -= 1
+        if tag == "span" and getattr(self, "_badge_stack", None) and self._badge_stack.pop():
+            self._in_badge -= 1
+
+    def handle_data(self, data):
+        if not self._skip and not self._in_badge:
+            self.text.append(data)
+
+
+def visible_text(html_out: str) -> tuple[str, list[str]]:
+    p = _TextOnly()
+    p.feed(html_out)
+    return "".join(p.text), p.tags
+
+
+def test_segments_overlap_exactly_where_offsets_say():
+    # chunk 0 = [0, 10), chunk 1 = [6, 16), chunk 2 = [16, 20); gap [20, 22)
+    segs = segments([(0, 10), (6, 16), (16, 20)], 0, 22)
+    got = [(s.start, s.end, s.chunks) for s in segs]
+    assert got == [(0, 6, (0,)), (6, 10, (0, 1)), (10, 16, (1,)), (16, 20, (2,)), (20, 22, ())]
+    assert [s.is_overlap for s in segs] == [False, True, False, False, False]
+
+
+def test_segments_triple_overlap_and_window_clipping():
+    segs = segments([(0, 30), (5, 25), (10, 20)], 8, 22)
+    assert [(s.start, s.end, s.chunks) for s in segs] == [
+        (8, 10, (0, 1)),
+        (10, 20, (0, 1, 2)),
+        (20, 22, (0, 1)),
+    ]
+
+
+def test_segments_marks():
+    segs = segments([(0, 10)], 0, 10, marks=[(3, 5)])
+    assert [(s.start, s.end, s.marked) for s in segs] == [(0, 3, False), (3, 5, True), (5, 10, False)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 200),
+    raw=st.lists(st.tuples(st.integers(0, 200), st.integers(1, 60)), max_size=12),
+    lo=st.integers(0, 200),
+    width=st.integers(0, 200),
+)
+def test_segments_tile_window_and_cover_by_offsets(n, raw, lo, width):
+    starts = sorted({min(s, n - 1) for s, _ in raw})
+    bounds = [(s, min(n, s + w)) for s, (_, w) in zip(starts, raw, strict=False)]
+    lo = min(lo, n)
+    hi = min(n, lo + width)
+    segs = segments(bounds, lo, hi)
+    if hi <= lo:
+        assert segs == []
+        return
+    assert segs[0].start == lo and segs[-1].end == hi
+    for a, b in itertools.pairwise(segs):
+        assert a.end == b.start
+    for s in segs:
+        assert s.start < s.end
+        for pos in (s.start, s.end - 1):
+            expected = tuple(i for i, (cs, ce) in enumerate(bounds) if cs <= pos < ce)
+            assert s.chunks == expected
+
+
+def test_render_escapes_script_and_img_onerror():
+    text = 'Intro <script>alert("x")</script> and <img src=x onerror="alert(1)"> & "quotes" end.'
+    chunks = make_chunks(text, [(0, 36), (34, len(text))])
+    out = render_chunks(text, chunks, flags={1: ["mid_word"]})
+    assert "<script>" not in out and "<img" not in out
+    assert "&lt;script&gt;" in out and "&lt;img src=x onerror=" in out
+    shown, tags = visible_text(out)
+    assert "script" not in tags and "img" not in tags
+    assert set(tags) <= {"style", "div", "span"}
+    # the visible text (badges aside) is the window's text, once, in order
+    assert shown == text
+
+
+def test_render_escapes_tooltips():
+    text = 'x" onmouseover="alert(1) <b>bold</b>'
+    chunks = make_chunks(text, [(0, len(text))], reason='separator "<b>"')
+    out = render_chunks(text, chunks)
+    # no attribute injection: every quote in document text is escaped
+    assert 'onmouseover="alert' not in out
+    _, tags = visible_text(out)
+    assert "b" not in tags
+
+
+def test_render_marks_overlap_segments_only():
+    text = "abcdefghijklmnopqrstuvwxyz"
+    chunks = make_chunks(text, [(0, 10), (6, 16), (16, 26)])
+    out = render_chunks(text, chunks)
+    spans = re.findall(r'<span class="([^"]*)"[^>]*>([^<]*)</span>', out)
+    overlap_text = [t for cls, t in spans if "ce-ov" in cls.split()]
+    assert overlap_text == ["ghij"]
+    # one boundary marker per chunk end, one index badge per chunk start
+    assert out.count('class="ce-end"') == 3
+    assert len(re.findall(r'class="ce-idx[ "]', out)) == 3
+
+
+def test_render_flags_and_selection():
+    text = "one two three four five six"
+    chunks = make_chunks(text, [(0, 8), (8, 18), (18, 27)])
+    out = render_chunks(text, chunks, selected=1, flags={2: ["tiny", "over_limit"]})
+    assert out.count('class="ce-warn"') == 1
+    assert "over the model" in out
+    sel = re.findall(r'<span class="[^"]*ce-sel[^"]*"[^>]*>([^<]*)</span>', out)
+    assert sel == [text[8:18]]
+
+
+def test_render_window_caps_characters():
+    text = ("word " * 40_000).strip()  # ~200 k characters
+    bounds = [(i, min(i + 500, len(text))) for i in range(0, len(text), 500)]
+    chunks = make_chunks(text, bounds)
+    lo, hi = window_around(bounds, 200, len(text))
+    assert hi - lo <= MAX_RENDER_CHARS
+    assert lo <= bounds[200][0] < hi
+    out = render_chunks(text, chunks, lo=lo, hi=hi, selected=200)
+    shown, _ = visible_text(out)
+    assert shown == text[lo:hi]
+    assert "characters before this window" in out and "characters after this window" in out
+    # even a caller asking for everything gets at most max_chars
+    out = render_chunks(text, chunks, max_chars=1000)
+    assert len(visible_text(out)[0]) == 1000
+
+
+def test_window_whole_text_when_small_and_helpers():
+    bounds = [(0, 10), (8, 20), (25, 30)]
+    assert window_around(bounds, 2, 30) == (0, 30)
+    assert chunks_in(bounds, 9, 26) == [0, 1, 2]
+    assert chunks_in(bounds, 20, 25) == []
+    assert chunk_at(bounds, 9) == 1
+    assert chunk_at(bounds, 22) == 2
+    assert chunk_at([], 3) is None
+
+
+def test_tooltip_content():
+    text = "hello world"
+    c = Chunk("d", "doc", 4, 0, 11, text, 11, "chars", "sentence end", pages=(2, 3), headings=("A", "B"))
+    tip = chunk_tooltip(c, tokens=5, flags=["mid_sentence"])
+    assert "Chunk 4" in tip and "0–11" in tip and "11 chars" in tip and "5 tokens" in tip
+    assert "Pages 2–3" in tip and "A › B" in tip and "sentence end" in tip and "mid-sentence" in tip
+
+
+def test_snippet_marks_and_escapes():
+    text = "The <answer> is 42, clearly."
+    out = render_snippet(text, 0, len(text), marks=[(4, 12)])
+    assert "&lt;answer&gt;" in out and "<answer>" not in out
+    assert re.findall(r'class="ce-ans"[^>]*>([^<]*)<', out) == ["&lt;answer&gt;"]

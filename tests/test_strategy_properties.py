@@ -1,0 +1,150 @@
+"""Invariants of EVERY registered strategy on generated text and generated parameters.
+
+For each strategy in the registry (new ones are picked up automatically): hypothesis draws a
+text (Unicode, CJK, emoji, very long words, no separators at all, many newlines, Markdown-ish
+lines; Markdown texts also get their block structure) and a parameter set within each Param's
+bounds (small sizes), and ``invariant_errors`` must be empty: chunks are true slices, never
+empty or whitespace-only, starts strictly increase, every non-space character is covered, and
+(in characters, where re-measuring is exact) no chunk is over ``chunk_size`` unless its reason
+says the unit was unbreakable. Strategies that embed run with the deterministic FakeEmbedder.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import strategies as st
+
+from explorer import Context, Document, ParamError, all_strategies
+from explorer.invariants import invariant_errors
+from explorer.strategies.base import Param
+
+try:
+    from explorer.embed import FakeEmbedder
+except ImportError:  # pragma: no cover - the embedder module is built in parallel
+    FakeEmbedder = None
+
+try:
+    from explorer.markdown_structure import markdown_blocks
+except ImportError:  # pragma: no cover
+    markdown_blocks = None
+
+STRATEGIES = [s for s in all_strategies() if not s.needs_embedder or FakeEmbedder is not None]
+SKIPPED = [s.name for s in all_strategies() if s not in STRATEGIES]
+
+EMOJI = ["🙂", "👍🏽", "👨‍👩‍👧‍👦", "🇫🇷", "❤️", "🧪"]
+MD_LINES = [
+    "# Title",
+    "## Section two",
+    "### Deep heading",
+    "####### seven hashes",
+    "Setext title",
+    "======",
+    "```",
+    "```python",
+    "def f(x):",
+    "    return x  # not a heading",
+    "| a | b |",
+    "|---|---|",
+    "| 1 | 2 |",
+    "- item",
+    "  - nested item",
+    "1. first",
+    "> quoted text",
+    "<div>html</div>",
+    "---",
+    "A paragraph line with words. And a second sentence!",
+    "",
+    "",
+]
+
+TEXTS = st.one_of(
+    st.text(max_size=300),
+    st.text(
+        alphabet=st.characters(min_codepoint=0x4E00, max_codepoint=0x4FFF) | st.sampled_from("。！？\n"),
+        max_size=300,
+    ),
+    st.lists(st.sampled_from([*EMOJI, " ", "\n", "x"]), max_size=80).map("".join),
+    st.text(alphabet="abcXYZé", min_size=1, max_size=500),  # one very long word, no separator
+    st.lists(st.sampled_from(["\n", "\n\n\n", "word", " ", "\t", ".", "Mr. A. said so."]), max_size=80).map(
+        "".join
+    ),
+    st.lists(st.sampled_from(MD_LINES), max_size=40).map("\n".join),
+)
+
+
+def _int_param(p: Param, name: str) -> st.SearchStrategy[int]:
+    lo = int(p.min if p.min is not None else 0)
+    hi = int(p.max if p.max is not None else lo + 1000)
+    cap = 200 if "size" in name else 12  # small sizes make many chunks and edge cases
+    return st.integers(lo, max(lo, min(hi, lo + cap)))
+
+
+def _param_value(p: Param) -> st.SearchStrategy:
+    if p.type == "int":
+        return _int_param(p, p.name)
+    if p.type == "float":
+        if p.min is None or p.max is None:
+            return st.just(p.default)
+        return st.floats(p.min, p.max, allow_nan=False)
+    if p.type == "bool":
+        return st.booleans()
+    if p.type == "choice":
+        return st.sampled_from(p.choices)
+    return st.just(p.default)  # str_list, str: the default (recursive's own tests vary them)
+
+
+@st.composite
+def params_for(draw, strategy) -> dict:
+    values = {p.name: draw(_param_value(p)) for p in strategy.params}
+    return {k: v for k, v in values.items() if v is not None}  # None = "the default" (e.g. floats)
+
+
+def make_doc(text: str, markdown: bool) -> Document:
+    if markdown and markdown_blocks is not None:
+        text = text.replace("\r", "\n")  # the loader's line-end normalisation
+        return Document("gen.md", "markdown", text, blocks=markdown_blocks(text))
+    return Document("gen.txt", "text", text)
+
+
+def size_to_check(p: dict) -> int | None:
+    """chunk_size where re-measuring is exact (characters) and the strategy has one."""
+    size = p.get("chunk_size")
+    if size and p.get("length", "chars") == "chars":
+        return size
+    return None
+
+
+def test_every_builtin_strategy_is_covered():
+    names = {s.name for s in STRATEGIES}
+    assert {"fixed", "recursive", "markdown"} <= names, names
+    if SKIPPED:  # only without explorer.embed.FakeEmbedder
+        pytest.skip(f"strategies that embed were skipped (no FakeEmbedder): {SKIPPED}")
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
+@given(data=st.data(), text=TEXTS, markdown=st.booleans())
+def test_invariants_hold(strategy, data, text, markdown):
+    raw = data.draw(params_for(strategy), label="params")
+    try:
+        p = strategy.validate(raw)
+    except ParamError:
+        reject()
+    doc = make_doc(text, markdown)
+    ctx = Context(embedder=FakeEmbedder()) if strategy.needs_embedder else Context()
+    chunks = strategy.chunk(doc, p, ctx)
+    assert not invariant_errors(doc, chunks, size_to_check(p))
+    if doc.text.strip():
+        assert chunks, "a document with text produced no chunk"
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
+def test_defaults_on_edge_texts(strategy):
+    ctx = Context(embedder=FakeEmbedder()) if strategy.needs_embedder else Context()
+    for text in ["", " \n\t ", "x", "a" * 5000, "\n" * 100 + "end", "中" * 3000, "🙂" * 2000]:
+        doc = make_doc(text, markdown=False)
+        chunks = strategy.chunk(doc, {}, ctx)
+        assert not invariant_errors(doc, chunks, size_to_check(strategy.validate({})))
