@@ -99,6 +99,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="timed runs per contender (median)")
     ap.add_argument("--no-chonkie", action="store_true")
     ap.add_argument("--no-int8", action="store_true")
+    ap.add_argument("--no-joined", action="store_true", help="skip the LangChain-exact joined-window mode")
     ap.add_argument(
         "--noise-floor",
         action="store_true",
@@ -122,11 +123,15 @@ def main() -> None:
     sem = get_strategy("semantic")
     params = {"breakpoint_mode": "percentile", "breakpoint_amount": 95, "buffer_size": 1}
 
-    def ours(quantize: bool = False):
+    joined_ctx: list[Context] = []
+
+    def ours(quantize: bool = False, window: str = "pooled"):
         src = get_embedder(quantize=True) if quantize else base
-        emb = src.sharing_model(EmbeddingCache.memory())  # cold: nothing cached
+        ctx = Context(embedder=src.sharing_model(EmbeddingCache.memory()))  # cold: nothing cached
         clear_sentence_cache()
-        return sem.chunk(doc, params, Context(embedder=emb))
+        if window == "joined":
+            joined_ctx[:] = [ctx]
+        return sem.chunk(doc, {**params, "window_embedding": window}, ctx)
 
     rows = []
     t_ours, c_ours, our_chunks = timed(ours, args.repeat)
@@ -170,6 +175,9 @@ def main() -> None:
         get_embedder(quantize=True)._load()
         t_q, c_q, q_chunks = timed(lambda: ours(True), args.repeat)
         rows.append(["explorer semantic, int8 model", t_q, c_q, len(q_chunks), len(sents)])
+    if not args.no_joined:
+        t_j, c_j, j_chunks = timed(lambda: ours(window="joined"), args.repeat)
+        rows.append(["explorer semantic, window_embedding=joined", t_j, c_j, len(j_chunks), windows])
 
     print()
     print(
@@ -200,6 +208,9 @@ def main() -> None:
     if not args.no_int8:
         qctx = Context(embedder=get_embedder(quantize=True).sharing_model(EmbeddingCache.memory()))
         variants["ours, int8 model"] = semantic_curve(doc, params, qctx).distances
+    if not args.no_joined:
+        jparams = {**params, "window_embedding": "joined"}
+        variants["ours: window_embedding=joined"] = semantic_curve(doc, jparams, joined_ctx[0]).distances
     if args.noise_floor:
         rec_q = RecordingEmbeddings(get_embedder(quantize=True)._load())
         lc_q = SemanticChunker(rec_q, buffer_size=1, breakpoint_threshold_type="percentile")

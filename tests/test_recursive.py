@@ -471,7 +471,7 @@ def test_regex_matching_is_fast_where_re_is_quadratic():
 
 def test_too_many_chunks_is_refused_before_splitting(monkeypatch):
     monkeypatch.setattr(rec, "MAX_CHUNKS", 100)
-    with pytest.raises(LimitError, match="recursive would make over 100 chunks of 't.txt'"):
+    with pytest.raises(LimitError, match=r"recursive would make over 100 chunks of 't\.txt'"):
         chunk_document(doc("abcdefghij " * 200), "recursive", {"chunk_size": 10, "chunk_overlap": 0})
     # spaces do not count: this one fits in 100 chunks of 10 characters
     assert chunk_document(doc("x" + " " * 5000), "recursive", {"chunk_size": 10, "chunk_overlap": 0})

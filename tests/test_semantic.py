@@ -142,9 +142,20 @@ class _LCEmbeddings:
         return self.emb.encode([text])[0].tolist()
 
 
-@pytest.mark.parametrize("mode", ["percentile", "standard_deviation", "interquartile", "gradient"])
-def test_buffer_zero_reproduces_langchain_chunks(mode):
-    """With no window there is nothing pooled: our chunks must equal LangChain's exactly."""
+@pytest.mark.parametrize(
+    ("mode", "buffer_size", "window"),
+    [
+        *((m, 0, "pooled") for m in ("percentile", "standard_deviation", "interquartile", "gradient")),
+        *(
+            (m, b, "joined")
+            for m in ("percentile", "standard_deviation", "interquartile", "gradient")
+            for b in (1, 2)
+        ),
+    ],
+)
+def test_reproduces_langchain_chunks(mode, buffer_size, window):
+    """With no window nothing is pooled, and joined windows are LangChain's own method: either
+    way our chunks must equal LangChain's exactly (same sentences, same vectors)."""
     lc = pytest.importorskip("langchain_experimental.text_splitter")
     rnd = random.Random(3)
     words = [
@@ -172,11 +183,18 @@ def test_buffer_zero_reproduces_langchain_chunks(mode):
     emb = FakeEmbedder(dim=32)
     amount = {"percentile": 90, "standard_deviation": 1, "interquartile": 0.5, "gradient": 90}[mode]
     want = lc.SemanticChunker(
-        _LCEmbeddings(emb), buffer_size=0, breakpoint_threshold_type=mode, breakpoint_threshold_amount=amount
+        _LCEmbeddings(emb),
+        buffer_size=buffer_size,
+        breakpoint_threshold_type=mode,
+        breakpoint_threshold_amount=amount,
     ).split_text(text)
-    got = SEM.chunk(
-        doc, {"breakpoint_mode": mode, "breakpoint_amount": amount, "buffer_size": 0}, Context(embedder=emb)
-    )
+    params = {
+        "breakpoint_mode": mode,
+        "breakpoint_amount": amount,
+        "buffer_size": buffer_size,
+        "window_embedding": window,
+    }
+    got = SEM.chunk(doc, params, Context(embedder=emb))
     assert [c.text for c in got] == want
     assert len(want) > 2
 
@@ -344,6 +362,13 @@ def test_second_threshold_on_200kb_embeds_nothing():
     semantic_curve(doc, {"breakpoint_mode": "gradient"}, ctx)
     assert emb.stats.encoded == encoded
     assert emb.stats.cached > 0
+    # LangChain-style joined windows: embedded once too, then thresholds are free
+    semantic_curve(doc, {"window_embedding": "joined"}, ctx)
+    joined = emb.stats.encoded
+    assert joined > encoded
+    clear_sentence_cache()
+    SEM.chunk(doc, {"window_embedding": "joined", "breakpoint_mode": "interquartile"}, ctx)
+    assert emb.stats.encoded == joined
 
 
 # -- the real model --------------------------------------------------------------------------
@@ -389,8 +414,9 @@ _WORDS = ["cat", "bond", "lava", "rain", "Mr.", "3.5", "東京", "🙂", "x" * 4
     buffer_size=st.integers(0, 4),
     sizes=st.tuples(st.integers(0, 120), st.integers(0, 200)),
     length=st.sampled_from(["chars", "words", "tokens"]),
+    window=st.sampled_from(["pooled", "joined"]),
 )
-def test_semantic_invariants_property(words, mode, frac, buffer_size, sizes, length):
+def test_semantic_invariants_property(words, mode, frac, buffer_size, sizes, length, window):
     text = " ".join(words)
     lo, hi, _ = AMOUNT_RANGE[mode]
     mn, mx = sizes
@@ -403,6 +429,7 @@ def test_semantic_invariants_property(words, mode, frac, buffer_size, sizes, len
         "min_chunk_size": mn,
         "max_chunk_size": mx,
         "length": length,
+        "window_embedding": window,
     }
     doc = Document("p.txt", "text", text)
     chunks = SEM.chunk(doc, params, Context(embedder=FakeEmbedder(dim=16)))
