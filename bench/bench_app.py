@@ -52,7 +52,13 @@ def explore_path(doc: Document, strategy: str, params: dict, ctx: Context) -> in
     sel = len(chunks) // 2
     lo, hi = window_around(bounds, sel, len(doc.text))
     html = render_chunks(
-        doc.text, chunks, lo=lo, hi=hi, selected=sel, flags={i: f for i, f in enumerate(flags) if f}, tokens=tokens
+        doc.text,
+        chunks,
+        lo=lo,
+        hi=hi,
+        selected=sel,
+        flags={i: f for i, f in enumerate(flags) if f},
+        tokens=tokens,
     )
     return len(html)
 
@@ -168,7 +174,9 @@ def main() -> None:
             os.environ["CHUNK_EXPLORER_FAKE_EMBEDDER"] = "1"
         t = bench_apptest(text, args.repeat)
         if t is not None:
-            print(f"\n2. Explore page rerun after moving the slider (AppTest, recursive): {1000 * t:,.0f} ms median")
+            print(
+                f"\n2. Explore page rerun after moving the slider (AppTest, recursive): {1000 * t:,.0f} ms median"
+            )
 
     if args.fake:
         from explorer.embed import FakeEmbedder

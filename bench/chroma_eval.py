@@ -13,7 +13,7 @@ report print the report's numbers right under ours:
 - Cluster = our ``cluster`` (Chroma's ClusterSemanticChunker, 50-token pieces).
 The other strategies run with their defaults (semantic, hybrid, sentence, paragraph, markdown).
 
-Run (about 15-25 minutes cold on 2 CPU cores; embeddings are cached on disk, so a second run
+Run (about 30 minutes cold on 2 busy CPU cores; embeddings are cached on disk, so a second run
 takes a minute or two):
 
     .venv/bin/python bench/chroma_eval.py                  # every row
@@ -107,8 +107,8 @@ ROWS = (
 )
 
 
-def _size_label(r: Row, mean_tokens: float) -> str:
-    p = r.params
+def _size_label(config: StrategyConfig, mean_tokens: float) -> str:
+    p = config.param_dict  # validated: the strategy's defaults filled in
     size = p.get("chunk_size") or p.get("max_chunk_size")
     unit = {"tokens": "", "cl100k": " cl100k"}.get(p.get("length", ""), " chars")
     return f"{size}{unit} (~{mean_tokens:.0f})" if size else f"~{mean_tokens:.0f}"
@@ -170,7 +170,7 @@ def main() -> int:
         table.append(
             [
                 f"**{r.chunker}** (ours: `{r.strategy}`)",
-                _size_label(r, res.mean_tokens),
+                _size_label(config, res.mean_tokens),
                 str(overlap),
                 f"{res.chunk_count:,}",
                 pct(s.recall),

@@ -97,6 +97,8 @@ class EmbeddingCache:
                 if len(blob) % 4 or (dim is not None and len(blob) != 4 * dim):
                     continue
                 v = np.frombuffer(blob, dtype=np.float32)
+                if not np.isfinite(v).all():  # a damaged row: a miss, re-embedded and replaced
+                    continue
                 found[h] = v
                 self._remember(model_id, h, v)
         return found

@@ -14,6 +14,7 @@ from .errors import ParamError
 
 UNITS = ("chars", "words", "tokens", "cl100k", "o200k")
 _WORD = re.compile(r"\S+")
+_SAFE_CUT = re.compile(r"[^\W_]\s")
 
 
 class Length(Protocol):
@@ -84,12 +85,24 @@ class OpenAITokenLength:
         self._enc = bpe_openai.get_encoding(f"{name}_base")
 
     def __call__(self, text: str) -> int:
-        return len(self._enc.encode_ordinary(text))
+        return len(self._encode(text))
+
+    def _encode(self, text: str) -> list[int]:
+        """Token ids of ``text``. bpe-openai refuses inputs of 1,000,000+ characters or
+        200,000+ tokens, so a long text is encoded in pieces cut between a letter and a space (where
+        the cl100k/o200k pre-tokenizer cuts anyway): same tokens except, at worst, one
+        token at a cut inside a run of ``OPENAI_PIECE_CHARS`` characters without whitespace."""
+        if len(text) <= OPENAI_PIECE_CHARS:
+            return self._enc.encode_ordinary(text)
+        ids: list[int] = []
+        for a, b in _pieces(text, OPENAI_PIECE_CHARS):
+            ids.extend(self._enc.encode_ordinary(text[a:b]))
+        return ids
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Token byte lengths → character offsets; a token ending inside a multi-byte
         character is merged with the next one so every span is a valid slice."""
-        ids = self._enc.encode_ordinary(text)
+        ids = self._encode(text)
         spans: list[tuple[int, int]] = []
         # byte offset -> char offset for every char boundary
         boundary: dict[int, int] = {}
@@ -105,6 +118,27 @@ class OpenAITokenLength:
                 spans.append((boundary[start_b], boundary[pos_b]))
                 start_b = pos_b
         return spans
+
+
+#: Longest text given to bpe-openai at once (it refuses 1,000,000+ chars or 200,000+ tokens).
+OPENAI_PIECE_CHARS = 100_000
+
+
+def _pieces(text: str, size: int) -> list[tuple[int, int]]:
+    """Cut ``text`` into consecutive ranges of at most ``size`` characters, each cut between a
+    letter or digit and a whitespace character (where the cl100k/o200k pre-tokenizer, which has
+    no look-behind, always cuts too), else anywhere."""
+    out: list[tuple[int, int]] = []
+    a, n = 0, len(text)
+    while n - a > size:
+        hi = a + size
+        cut = hi
+        for m in _SAFE_CUT.finditer(text, a + size // 2, hi):
+            cut = m.start() + 1
+        out.append((a, cut))
+        a = cut
+    out.append((a, n))
+    return out
 
 
 def _monotone(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -339,7 +339,7 @@ def render_snippet(
     return "".join(out)
 
 
-def legend(flags: bool = True) -> str:
+def legend(flags: bool = True, selection: bool = True) -> str:
     """A one-line key to the styles used by :func:`render_chunks`."""
     a, b = tint(PALETTE[0]), tint(PALETTE[1])
     ov = _overlap_style([0, 1])
@@ -348,8 +348,9 @@ def legend(flags: bool = True) -> str:
         f'<span class="ce-sw" style="background:{b}"></span>chunks</span>',
         f'<span><span class="ce-sw ce-ov" style="{ov}"></span>overlap</span>',
         '<span><span class="ce-idx">7</span>start · <span class="ce-end"></span>boundary</span>',
-        '<span><span class="ce-s ce-sel" style="padding:0 .3em">▁▁</span>selected</span>',
     ]
+    if selection:
+        items.append('<span><span class="ce-s ce-sel" style="padding:0 .3em">▁▁</span>selected</span>')
     if flags:
         items.append('<span><span class="ce-flag">flagged</span><span class="ce-warn">⚠</span></span>')
     items.append("<span>hover for details</span>")

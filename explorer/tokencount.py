@@ -33,7 +33,9 @@ class TokenIndex:
 
     def __init__(self, text: str, tokenizer: Any) -> None:
         self._tok = tokenizer
-        self.special = tokenizer.post_processor.num_special_tokens_to_add(False) if tokenizer.post_processor else 0
+        self.special = (
+            tokenizer.post_processor.num_special_tokens_to_add(False) if tokenizer.post_processor else 0
+        )
         self.word_piece = (
             type(tokenizer.model).__name__ == "WordPiece"
             and type(tokenizer.pre_tokenizer).__name__ == "BertPreTokenizer"
@@ -114,7 +116,9 @@ class TokenIndex:
                 frag_text.append(chunk_text[fs - s : fe - s])
                 frag_owner.append(k)
         if frag_text:
-            for k, enc in zip(frag_owner, self._tok.encode_batch(frag_text, add_special_tokens=False), strict=True):
+            for k, enc in zip(
+                frag_owner, self._tok.encode_batch(frag_text, add_special_tokens=False), strict=True
+            ):
                 out[k] += len(enc.ids)
         return out
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -139,7 +140,15 @@ def _from_url() -> None:
     for short in (qp.get("clean") or "").split(","):
         if short in CLEANUP_FLAGS:
             S.cleanup[CLEANUP_FLAGS[short][0]] = True
-    S.model = qp.get("model", "") or ""
+    model = (qp.get("model") or "").strip()
+    if model:
+        from explorer.models import resolve_model_path
+
+        try:
+            resolve_model_path(model)
+            S.model = model
+        except ExplorerError as err:
+            S.notices.append(f"Ignored the model from the link: {err}")
     for raw in qp.get_all("cfg")[:MAX_CONFIGS]:
         try:
             d = json.loads(raw)
@@ -497,10 +506,6 @@ def _soft_int_range(p: Param, value: int) -> tuple[int, int, int] | None:
     return lo_s, hi, step
 
 
-def _seed(key: str, value: Any) -> None:
-    S[key] = value
-
-
 def param_widget(p: Param, cfg: dict, where: Any) -> Any:
     """One widget for ``p``, seeded every run from ``cfg['params']`` (the truth, updated from
     the widget's value as soon as the user changes it); returns the value for validation."""
@@ -516,13 +521,21 @@ def param_widget(p: Param, cfg: dict, where: Any) -> Any:
             current = int(p.default)
         rng = _soft_int_range(p, current)
         if rng is None:
-            _seed(key, current)
+            S[key] = current
             return where.number_input(label, step=int(p.step or 1), key=key, help=p.help)
         lo, hi, step = rng
         S[key] = min(max(current, lo), hi)
         return where.slider(label, lo, hi, step=step, key=key, help=p.help)
     if p.type == "float":
-        S[key] = None if current is None else float(current)
+        try:
+            value = None if current is None else float(current)
+        except (TypeError, ValueError):
+            value = p.default
+        if value is not None:  # a widget value must lie inside its bounds
+            value = min(
+                max(value, p.min if p.min is not None else value), p.max if p.max is not None else value
+            )
+        S[key] = value
         kwargs: dict[str, Any] = {"step": float(p.step or 0.05), "format": "%g"}
         if p.min is not None:
             kwargs["min_value"] = float(p.min)
@@ -741,7 +754,10 @@ def _analyse_cached(
     from explorer.tokencount import count_chunk_tokens
 
     chunks = list(_chunks)
-    tokens = count_chunk_tokens(_doc, chunks, model or None)
+    try:
+        tokens = count_chunk_tokens(_doc, chunks, model or None)
+    except ExplorerError:  # a model without a fast tokenizer: count with the bundled one
+        tokens = count_chunk_tokens(_doc, chunks, None)
     flags = flag_chunks(chunks, _doc, token_counts=tokens, max_tokens=limit)
     stats = chunk_stats(chunks, _doc, token_counts=tokens, max_tokens=limit)
     order = ("over_limit", "mid_sentence", "mid_word", "tiny", "duplicate")
@@ -799,8 +815,13 @@ def clip(s: str, n: int = 60) -> str:
     return _clip(s, n)
 
 
-def fmt_int(x: float) -> str:
-    return f"{x:,.0f}"
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=])")
+
+
+def md(s: str) -> str:
+    """Text from a document, a file name or a parameter, made inert for ``st.markdown``: no
+    links, images, emphasis, HTML or Streamlit directives (``:red[...]``) can come from it."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(s).split()))
 
 
 # =============================================================================================
@@ -858,12 +879,29 @@ def model_settings() -> None:
             "Model",
             key="w.model",
             placeholder=DEFAULT_MODEL,
-            on_change=lambda: S.__setitem__("model", S["w.model"].strip()),
+            on_change=_set_model,
             help="Empty = the bundled all-MiniLM-L6-v2. Or the path of a local sentence-transformers "
             "model folder (nothing is downloaded).",
         )
+        if S.get("model_error"):
+            st.error(S.model_error, icon=":material/error:")
         if use_fake_embedder():
             st.caption("Test mode: a fake embedder stands in for the model.")
+
+
+def _set_model() -> None:
+    """Accept a model only if it resolves locally; otherwise keep the previous one and say why."""
+    from explorer.models import resolve_model_path
+
+    name = S["w.model"].strip()
+    try:
+        if name:
+            resolve_model_path(name)
+    except ExplorerError as err:
+        S.model_error = str(err)
+        return
+    S.model_error = ""
+    S.model = name
 
 
 def source_key_of(doc_id: str) -> str | None:

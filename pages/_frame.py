@@ -25,6 +25,7 @@ TITLES = {
 FRAME_CSS = """<style>
 [data-testid="stMainBlockContainer"]{padding-top:2.2rem;padding-bottom:3rem}
 [data-testid="stSidebarUserContent"]{padding-top:0.5rem}
+[data-testid="stMetricValue"]{font-size:1.7rem}
 </style>"""
 
 
@@ -32,7 +33,7 @@ def run() -> None:
     offline()
     st.set_page_config(
         page_title="Chunk Explorer",
-        page_icon=":material/view_agenda:",
+        page_icon="🧩",  # an emoji favicon is a local data: URL; a :material/ one loads from fonts.gstatic.com
         layout="wide",
         initial_sidebar_state="expanded",
     )

@@ -80,13 +80,13 @@ with view:
         lo = ctl[1].number_input("Start at character", 0, max_lo, step=500, key="w.cmp_lo") if max_lo else 0
     hi = min(n_text, lo + width)
     ctl[2].caption(f"Characters {lo:,}–{hi:,} of {n_text:,}: the same window for every configuration.")
-    c.html(legend())
+    c.html(legend(selection=False))
     per_row = 2 if len(rows) == 4 else min(3, len(rows))
     for start in range(0, len(rows), per_row):
         cols = st.columns(per_row, gap="small")
         for col, r in zip(cols, rows[start : start + per_row], strict=False):
             with col:
-                st.markdown(f"**{r['label']}**")
+                st.markdown(f"**{c.md(r['label'])}**")
                 if r["error"]:
                     st.error(r["error"], icon=":material/error:")
                     continue

@@ -107,7 +107,7 @@ for src in list(S.sources):
         kind = "sample" if src["kind"] == "sample" else "upload"
         size = f" · {len(src['data']) / 1024:,.0f} KB" if src["data"] else ""
         title = doc.name if doc is not None else src["name"]
-        head[0].markdown(f"**{title}**  \n:gray[{kind}{size}]")
+        head[0].markdown(f"**{c.md(title)}**  \n:gray[{kind}{size}]")
         if doc is not None and head[1].button(
             "Explore",
             key=f"w.open.{src['key']}",
@@ -160,7 +160,9 @@ for src in list(S.sources):
             ]
         c.html(render_facts(facts))
         if p is not None and p.hybrid_choice:
-            st.markdown(f":material/alt_route: **hybrid** would use **{p.hybrid_choice}**: {p.hybrid_reason}")
+            st.markdown(
+                f":material/alt_route: **hybrid** would use **{c.md(p.hybrid_choice)}**: {c.md(p.hybrid_reason)}"
+            )
         if doc.cleanup:
             st.caption("Clean-up: " + " · ".join(doc.cleanup))
         for w in doc.warnings:

@@ -61,7 +61,7 @@ if source == "Question file":
         name, data = S.qfile
         try:
             questions = evaluate_mod.load_questions(data, docs, name)
-            st.caption(f"**{name}**: {len(questions):,} questions")
+            st.caption(f"**{c.md(name)}**: {len(questions):,} questions")
         except ExplorerError as err:
             st.error(str(err), icon=":material/error:")
     with st.expander("File formats", icon=":material/help:"):
@@ -107,7 +107,7 @@ def _progress_runner():
 
     def on_step(label: str) -> None:
         bar.set_label(f"Embedding · {label}")
-        status.caption(f"Running: {label}")
+        status.caption(f"Running: {c.md(label)}")
 
     return bar, status, on_step
 
@@ -136,8 +136,9 @@ results = S.get("eval_results")
 if results:
     meta = S.get("eval_meta", {})
     st.subheader("Results", anchor=False)
+    nq = meta.get("questions", 0)
     st.caption(
-        f"{meta.get('questions', '?')} questions · top {meta.get('k', '?')} · mean ± standard deviation, in %"
+        f"{nq} question{'s' if nq != 1 else ''} · top {meta.get('k', '?')} · mean ± standard deviation, in %"
     )
     rows = []
     for r in results:
@@ -258,4 +259,4 @@ else:
             if r.error
         ]
         for e in errors[:5]:
-            st.caption(f":material/warning: {e}")
+            st.caption(f":material/warning: {c.md(e)}")

@@ -36,7 +36,7 @@ if not chunks:
     st.stop()
 an = c.analyse(doc, config, out)
 n = len(chunks)
-st.caption(f"**{doc.name}** · {config.display} · {len(doc.text):,} characters")
+st.caption(f"**{c.md(doc.name)}** · {c.md(config.display)} · {len(doc.text):,} characters")
 
 # -- stats strip ---------------------------------------------------------------------------
 stats = an.stats
@@ -126,8 +126,8 @@ with right:
     )
     st.caption(f"Characters {ch.start:,}–{ch.end:,} · {ch.chars:,} chars · {tok:,} tokens{pages}")
     if ch.headings:
-        st.markdown("**Section** " + " › ".join(f"`{h}`" for h in ch.headings))
-    st.markdown(f"**Ends because** {ch.reason}")
+        st.markdown("**Section** " + " › ".join(c.md(h) for h in ch.headings))
+    st.markdown(f"**Ends because** {c.md(ch.reason)}")
     if an.flags[sel]:
         st.markdown(
             " ".join(f":red-badge[:material/warning: {FLAG_LABELS.get(f, f)}]" for f in an.flags[sel])
@@ -180,7 +180,7 @@ table = pd.DataFrame(
         "chars": [ch.chars for ch in chunks],
         "tokens": list(an.tokens),
         f"length ({config.param_dict.get('length', 'chars')})": [ch.length for ch in chunks],
-        "pages": [_pages if (_pages := ", ".join(map(str, ch.pages))) else "" for ch in chunks],
+        "pages": [", ".join(map(str, ch.pages)) for ch in chunks],
         "section": [" › ".join(ch.headings) for ch in chunks],
         "ends because": [ch.reason for ch in chunks],
         "flags": [", ".join(f.replace("_", "-") for f in fl) for fl in an.flags],

@@ -114,7 +114,7 @@ if query:
         cols = st.columns(per_row, gap="medium")
         for col, (cfg, config) in zip(cols, pairs[start : start + per_row], strict=False):
             with col:
-                st.markdown(f"**{config.display}**")
+                st.markdown(f"**{c.md(config.display)}**")
                 idx = indexes[cfg["id"]]
                 if isinstance(idx, str):
                     st.error(idx, icon=":material/error:")
@@ -136,7 +136,7 @@ if query:
                         page = f" · p. {ch.pages[0]}" if ch.pages else ""
                         st.markdown(
                             f"**#{h.rank}** · score **{h.score:.3f}**  \n"
-                            f":gray[{c.clip(ch.doc_name, 40)} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
+                            f":gray[{c.md(c.clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
                         )
                         marks = []
                         if ref is not None and ref[0] == ch.doc_id:
@@ -165,8 +165,8 @@ if not S.questions:
 else:
     for i, item in enumerate(list(S.questions)):
         row = st.columns([0.8, 0.1, 0.1], vertical_alignment="center")
-        answer = f"  \n:gray[answer: {c.clip(item['answer'], 100)}]" if item["answer"] else ""
-        row[0].markdown(f"{i + 1}. {item['question']}{answer}")
+        answer = f"  \n:gray[answer: {c.md(c.clip(item['answer'], 100))}]" if item["answer"] else ""
+        row[0].markdown(f"{i + 1}. {c.md(item['question'])}{answer}")
         row[1].button(
             "Ask", key=f"w.q.ask.{i}", icon=":material/search:", type="tertiary", on_click=_ask, args=(item,)
         )

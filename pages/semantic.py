@@ -147,7 +147,7 @@ if chunks:
     an = c.analyse(doc, config, out)
     bounds = [(ch.start, ch.end) for ch in chunks]
     lo, hi = window_around(bounds, 0, len(doc.text))
-    c.html(legend())
+    c.html(legend(selection=False))
     c.html(
         render_chunks(
             doc.text,

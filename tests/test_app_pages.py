@@ -151,6 +151,20 @@ def test_documents_upload_escapes_hostile_text_and_keeps_it_across_pages():
     assert "hostile.md" in [s["name"] for s in at.session_state["sources"]]
 
 
+def test_file_names_and_headings_cannot_inject_markdown():
+    name = "![x](http://evil.example/p.png) :red[boo] <b>.md"
+    text = "# ![track](http://evil.example/t.png) [go](javascript:alert(1))\n\nBody text here. More text.\n"
+    at = start("documents")
+    at.file_uploader[0].set_value((name, text.encode(), "text/markdown")).run()
+    ok(at)
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    for raw in ("![x](", "![track](", "[go](", ":red[", "<b>"):
+        assert raw not in shown, raw
+    assert "\\!\\[x\\]" in shown  # escaped: rendered as plain text
+
+
 def test_documents_bad_file_gets_its_own_message_others_stay(tmp_path):
     at = start("documents")
     at.file_uploader[0].set_value(
@@ -294,6 +308,14 @@ def test_retrieve_show_in_explore_jumps_to_the_chunk():
     ok(at)
     assert at.title[0].value == "Explore"
     assert at.subheader[0].value.startswith(f"Chunk {at.session_state['chunk_sel']} of")
+
+
+def test_unknown_model_is_refused_beside_the_field():
+    at = start("retrieve")
+    at.text_input(key="w.model").set_value("/no/such/model").run()
+    ok(at)
+    assert any("/no/such/model" in e.value and "not found" in e.value for e in at.sidebar.error)
+    assert not at.session_state["model"]  # still the bundled default
 
 
 # -- Evaluate ---------------------------------------------------------------------------------

@@ -7,102 +7,33 @@ every configuration shows results. Screenshots go to ``test-artifacts/``.
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
+import browser_util as bu
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = ROOT / "test-artifacts"
+ARTIFACTS = bu.ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+# Server, browser, settle and nav are shared with the other browser tests (tests/browser_util.py).
+settle = bu.settle
+nav = bu.nav
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} not installed (make browser)")
-    pytest.importorskip("playwright")
-    port = _free_port()
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "CHUNK_EXPLORER_CACHE": str(tmp_path_factory.mktemp("browser-cache")),
-    }
-    env.pop("CHUNK_EXPLORER_FAKE_EMBEDDER", None)
-    log = open(tmp_path_factory.mktemp("log") / "streamlit.log", "w+")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        log.seek(0)
-        pytest.fail("streamlit did not start: " + log.read()[-2000:])
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+    bu.require_browser()
+    with bu.streamlit_server(tmp_path_factory.mktemp("browser-cache")) as srv:
+        yield srv.url
 
 
 @pytest.fixture()
 def page(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-        )
-        pg = browser.new_page(viewport={"width": 1500, "height": 1000})
-        pg.set_default_timeout(120_000)
+    with bu.chromium() as browser:
+        _, pg = bu.new_page(browser, width=1500, height=1000)
         yield pg
-        browser.close()
-
-
-def settle(pg, timeout: float = 300) -> None:
-    """Wait until the script run is over and no element is still loading."""
-    deadline = time.time() + timeout
-    calm = 0
-    time.sleep(0.5)
-    while time.time() < deadline:
-        busy = sum(
-            pg.locator(f'[data-testid="{tid}"]').count() for tid in ("stStatusWidget", "stSkeleton", "stProgress")
-        )
-        calm = calm + 1 if not busy else 0
-        if calm >= 4:
-            return
-        time.sleep(0.4)
-    raise AssertionError("the app did not settle")
-
-
-def nav(pg, title: str) -> None:
-    pg.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
-    settle(pg)
 
 
 def chunk_badges(pg) -> int:
@@ -157,7 +88,11 @@ def test_upload_explore_slider_and_retrieve(page, server, tmp_path):
     pg.get_by_label("Question").fill("When is a deviation reported?")
     pg.get_by_role("button", name="Search").click()
     settle(pg, timeout=600)
-    configs = re.findall(r"\d+\. ", pg.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').inner_text())
+    pg.set_viewport_size({"width": 1500, "height": 3200})  # every result in view
+    settle(pg)
+    configs = re.findall(
+        r"\d+\. ", pg.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').inner_text()
+    )
     hits = pg.get_by_role("button", name="Show in Explore").count()
     assert len(configs) >= 2 and hits == 5 * len(configs), (configs, hits)
     pg.screenshot(path=str(ARTIFACTS / "browser-retrieve.png"), full_page=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +26,9 @@ def exact(doc: Document, spans) -> list[int]:
 
 
 def as_chunks(doc: Document, spans) -> list[Chunk]:
-    return [Chunk(doc.id, doc.name, i, s, e, doc.text[s:e], e - s, "chars", "") for i, (s, e) in enumerate(spans)]
+    return [
+        Chunk(doc.id, doc.name, i, s, e, doc.text[s:e], e - s, "chars", "") for i, (s, e) in enumerate(spans)
+    ]
 
 
 @settings(max_examples=80, deadline=None)
@@ -32,7 +36,7 @@ def as_chunks(doc: Document, spans) -> list[Chunk]:
 def test_fast_counts_equal_exact_counts_at_any_cut(cuts):
     doc = Document("t.txt", "text", TRICKY)
     cuts = sorted(cuts)
-    spans = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+    spans = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
     assert count_chunk_tokens(doc, as_chunks(doc, spans)) == exact(doc, spans)
 
 
@@ -41,7 +45,10 @@ def test_fast_path_is_used_for_word_boundaries_and_matches_strategies():
     doc = Document("t.md", "text", text)
     index = token_index(doc.id, doc.text)
     assert index.word_piece
-    for strategy, params in (("recursive", {"chunk_size": 300}), ("fixed", {"chunk_size": 200, "chunk_overlap": 50})):
+    for strategy, params in (
+        ("recursive", {"chunk_size": 300}),
+        ("fixed", {"chunk_size": 200, "chunk_overlap": 50}),
+    ):
         chunks = get_strategy(strategy).chunk(doc, params)
         assert count_chunk_tokens(doc, chunks) == exact(doc, [(c.start, c.end) for c in chunks])
     # recursive cuts between words: nearly every chunk is counted without re-tokenising

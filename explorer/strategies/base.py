@@ -156,6 +156,19 @@ class Strategy(ABC):
     def split(self, doc: Document, p: dict[str, Any], ctx: Context) -> list[Span]:
         """Return spans of ``doc.text`` in increasing ``start`` order. ``p`` is validated."""
 
+    def min_chunks(self, doc: Document, p: Mapping[str, Any]) -> int:
+        """A lower bound on the chunk count (0 = unknown), checked before splitting, so that
+        ``chunk_size=1`` on a 5 MB text is refused at once rather than after building millions
+        of spans. Default: a ``chunk_size`` in characters caps every chunk (one character is
+        never unbreakable) unless a ``separators`` list lacks ``""``, and every non-space
+        character is in a chunk. Override where ``chunk_size`` means something else."""
+        size = p.get("chunk_size")
+        if not size or self.unit(p) != "chars" or "" not in p.get("separators", ("",)):
+            return 0
+        if len(doc.text) <= MAX_CHUNKS * size:  # cheap: cannot be over, skip the count
+            return 0
+        return -(-sum(map(len, doc.text.split())) // size)
+
     def unit(self, p: Mapping[str, Any]) -> str:
         return str(p.get("length", "chars"))
 
@@ -167,6 +180,13 @@ class Strategy(ABC):
 
         ctx = ctx or Context.default()
         p = self.validate(values)
+        floor = self.min_chunks(doc, p)
+        if floor > MAX_CHUNKS:
+            raise LimitError(
+                f"{self.name} would make at least {floor:,} chunks of {doc.name!r} "
+                f"(chunk_size={p['chunk_size']} characters), over the limit of {MAX_CHUNKS:,}: "
+                "use a larger chunk size"
+            )
         spans = self.split(doc, p, ctx)
         if len(spans) > MAX_CHUNKS:
             raise LimitError(

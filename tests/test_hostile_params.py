@@ -1,0 +1,371 @@
+"""Parameter attacks: every bad value is refused with one message that names it, and
+parameter sets that would make too many chunks or run a regex for minutes are bounded.
+
+Measured on this machine (2 cores) before ``Strategy.min_chunks`` existed: ``chunk_size=1`` on
+a 1 MB text took 3-10 s per strategy to be refused (the spans were built, then counted) and
+20-43 s on 5 MB; with the estimate every character-capped strategy refuses in ~20 ms (1 MB).
+Token units are still counted after splitting (6-14 s on 1 MB with ``chunk_size=3`` tokens):
+the test below checks that path with a lowered limit instead of a big text.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+import explorer.strategies.base as base
+import explorer.strategies.recursive as rec
+from explorer.config import StrategyConfig
+from explorer.context import Context
+from explorer.document import Document
+from explorer.embed import FakeEmbedder
+from explorer.errors import ExplorerError, LimitError, ModelError, ParamError
+from explorer.invariants import invariant_errors
+from explorer.limits import MAX_CHUNKS
+from explorer.loaders import load_bytes
+from explorer.strategies import all_strategies, get_strategy
+
+PROSE = (
+    "The pump station was inspected on Monday. Operators logged every reading. "
+    "A deviation of 3.5 bar was reported to the superintendent, who approved the repair.\n\n"
+)
+
+
+def one_line(err: BaseException) -> str:
+    message = str(err)
+    assert message and "\n" not in message and "Traceback" not in message, message
+    return message
+
+
+def refused(exc: type[ExplorerError], fn, *fragments: str) -> str:
+    with pytest.raises(exc) as info:
+        fn()
+    message = one_line(info.value)
+    for f in fragments:
+        assert f in message, (f, message)
+    return message
+
+
+@pytest.fixture(scope="module")
+def prose() -> Document:
+    return load_bytes((PROSE * 20).encode(), "report.txt")
+
+
+@pytest.fixture(scope="module")
+def megabyte() -> Document:
+    """~1 MB of words: a million-chunk request with chunk_size=1."""
+    return load_bytes(("word " * 210_000).encode(), "big.txt")
+
+
+# -- sizes and overlaps ------------------------------------------------------------------------
+
+INT_PARAMS = [
+    (s.name, p.name, p.min)
+    for s in all_strategies()
+    for p in s.params
+    if p.type == "int" and p.min is not None
+]
+
+
+@pytest.mark.parametrize(
+    ("strategy", "param", "lowest"), INT_PARAMS, ids=[f"{s}-{p}" for s, p, _ in INT_PARAMS]
+)
+@pytest.mark.parametrize("delta", [1, 1000])
+def test_sizes_below_the_minimum_are_refused(strategy: str, param: str, lowest: float, delta: int):
+    bad = int(lowest) - delta
+    refused(ParamError, lambda: get_strategy(strategy).validate({param: bad}), f"{param}={bad}", "minimum")
+    # the same value as a string (CLI, URL) and as a float
+    refused(ParamError, lambda: get_strategy(strategy).validate({param: str(bad)}), param)
+    refused(ParamError, lambda: get_strategy(strategy).validate({param: float(bad)}), param)
+
+
+OVERLAPPING = [s.name for s in all_strategies() if {"chunk_size", "chunk_overlap"} <= set(s.param_names())]
+
+
+@pytest.mark.parametrize("strategy", OVERLAPPING)
+@pytest.mark.parametrize("overlap", [100, 101, 100_000])
+def test_overlap_not_below_size_is_refused(strategy: str, overlap: int, prose: Document):
+    values = {"chunk_size": 100, "chunk_overlap": overlap}
+    refused(
+        ParamError,
+        lambda: get_strategy(strategy).chunk(prose, values),
+        f"chunk_overlap={overlap}",
+        "chunk_size=100",
+    )
+    chunks = get_strategy(strategy).chunk(prose, {"chunk_size": 100, "chunk_overlap": 99})
+    assert not invariant_errors(prose, chunks, 100)
+
+
+def test_overlapping_counts_of_sentences_and_pieces_are_refused():
+    refused(
+        ParamError,
+        lambda: get_strategy("sentence").validate({"sentences_per_chunk": 3, "overlap_sentences": 3}),
+        "overlap_sentences=3",
+        "sentences_per_chunk=3",
+    )
+    refused(
+        ParamError,
+        lambda: get_strategy("cluster").validate({"chunk_size": 200, "piece_size": 300}),
+        "piece_size=300",
+        "chunk_size=200",
+    )
+    refused(
+        ParamError,
+        lambda: get_strategy("semantic").validate({"min_chunk_size": 500, "max_chunk_size": 100}),
+        "min_chunk_size=500",
+        "max_chunk_size=100",
+    )
+
+
+TOKEN_SIZED = [
+    (s.name, p)
+    for s in all_strategies()
+    for p in ("chunk_size", "max_chunk_size", "piece_size")
+    if p in s.param_names() and "length" in s.param_names()
+]
+
+
+@pytest.mark.parametrize(("strategy", "param"), TOKEN_SIZED)
+def test_token_sizes_without_room_for_cls_and_sep_are_refused(strategy: str, param: str):
+    values: dict[str, Any] = {param: 2, "length": "tokens"}
+    s = get_strategy(strategy)
+    if "chunk_overlap" in s.param_names():
+        values["chunk_overlap"] = 0
+    if param == "piece_size":
+        values["chunk_size"] = 250
+    if param == "chunk_size" and "piece_size" in s.param_names():
+        values["piece_size"] = 2
+    refused(ParamError, lambda: s.validate(values), "=2", "[CLS]")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["abc", "", "1.5", 1.5, True, "nan", float("nan"), math.inf, "-inf", "1e309", 10**30, None, [3], "0x10"],
+)
+def test_malformed_numbers_are_refused(value: Any):
+    refused(ParamError, lambda: get_strategy("fixed").validate({"chunk_size": value}), "chunk_size=")
+
+
+def test_numbers_from_strings_still_work():
+    p = get_strategy("fixed").validate({"chunk_size": " 300 ", "chunk_overlap": "30.0"})
+    assert p["chunk_size"] == 300 and p["chunk_overlap"] == 30
+
+
+def test_unknown_strategy_and_parameter_are_named():
+    names = ", ".join(s.name for s in all_strategies())
+    refused(ParamError, lambda: get_strategy("magic"), "'magic'", names)
+    refused(
+        ParamError, lambda: get_strategy("fixed").validate({"chunk_sise": 10}), "'chunk_sise'", "chunk_size"
+    )
+    refused(ParamError, lambda: StrategyConfig.make("recursive", {"separator": "x"}), "'separator'")
+    refused(ParamError, lambda: get_strategy("fixed").validate({"length": "bytes"}), "'bytes'", "chars")
+    refused(ParamError, lambda: get_strategy("recursive").validate({"keep_separator": "both"}), "'both'")
+
+
+# -- a million chunks --------------------------------------------------------------------------
+
+MILLION = {
+    "fixed": {"chunk_size": 1, "chunk_overlap": 0},
+    "sentence": {"chunk_size": 1, "overlap_sentences": 0},
+    "paragraph": {"chunk_size": 1},
+    "recursive": {"chunk_size": 1, "chunk_overlap": 0},
+    "markdown": {"chunk_size": 1},
+    "cluster": {"chunk_size": 1, "piece_size": 1, "length": "chars"},
+    "hybrid": {"chunk_size": 1},
+    "semantic": {"max_chunk_size": 1},
+}
+
+
+def test_every_strategy_has_a_million_chunk_attack():
+    assert set(MILLION) == {s.name for s in all_strategies()}
+
+
+@pytest.mark.parametrize("strategy", sorted(MILLION))
+def test_size_one_on_a_megabyte_is_refused_before_splitting(strategy, megabyte, monkeypatch):
+    s = get_strategy(strategy)
+    if "chunk_size" in MILLION[strategy]:
+        # refused from an estimate: split() must never run (it would build ~840,000 spans)
+        def boom(*args, **kwargs):
+            raise AssertionError(f"{strategy}.split ran: the chunk count was not estimated first")
+
+        monkeypatch.setattr(type(s), "split", boom)
+    message = refused(
+        LimitError,
+        lambda: s.chunk(megabyte, MILLION[strategy], Context(embedder=FakeEmbedder(16))),
+        "'big.txt'",
+        f"{MAX_CHUNKS:,}",
+        "larger chunk size",
+    )
+    assert "840,000" in message
+
+
+def test_the_estimate_never_refuses_what_fits(monkeypatch):
+    """At the limit exactly: 200 characters in chunks of 2 with MAX_CHUNKS=100."""
+    monkeypatch.setattr(base, "MAX_CHUNKS", 100)
+    doc = load_bytes(b"a" * 200, "t.txt")
+    for name in ("fixed", "paragraph", "hybrid", "markdown"):
+        chunks = get_strategy(name).chunk(doc, {"chunk_size": 2})
+        assert len(chunks) == 100 and not invariant_errors(doc, chunks, 2)
+    doc = load_bytes(b"a" * 201 + b" " * 50, "t.txt")
+    refused(LimitError, lambda: get_strategy("fixed").chunk(doc, {"chunk_size": 2}), "at least 101")
+
+
+def test_long_words_without_char_separator_are_not_refused_by_the_estimate():
+    """Recursive without "": a long word is one unbreakable chunk, so no estimate applies."""
+    doc = load_bytes(b"a" * 300_000, "a.txt")
+    chunks = get_strategy("recursive").chunk(
+        doc, {"chunk_size": 1, "chunk_overlap": 0, "separators": ["\n\n", " "]}
+    )
+    assert len(chunks) == 1 and chunks[0].reason.startswith("unbreakable")
+
+
+def test_token_units_are_counted_after_splitting(prose, monkeypatch):
+    monkeypatch.setattr(base, "MAX_CHUNKS", 50)
+    for name, values in [
+        ("fixed", {"chunk_size": 3, "length": "tokens"}),
+        ("recursive", {"chunk_size": 3, "chunk_overlap": 0, "length": "cl100k"}),
+        ("paragraph", {"chunk_size": 1, "length": "words"}),
+    ]:
+        refused(LimitError, lambda n=name, v=values: get_strategy(n).chunk(prose, v), "over the limit of 50")
+
+
+def test_openai_tokens_on_more_than_a_million_characters(megabyte):
+    """bpe-openai refuses 1,000,000+ characters or 200,000+ tokens at once: explorer.length
+    encodes in pieces, so cl100k/o200k chunking of big documents works."""
+    from explorer.length import get_length
+
+    for unit in ("cl100k", "o200k"):
+        length = get_length(unit)
+        assert length(megabyte.text) == 210_001  # "word", then " word" x 209,999, then " "
+        spans = length.spans(megabyte.text)
+        assert spans[0] == (0, 4) and spans[-1][1] == len(megabyte.text)
+    chunks = get_strategy("fixed").chunk(megabyte, {"chunk_size": 4000, "length": "cl100k"})
+    assert not invariant_errors(megabyte, chunks, 4000)
+
+
+def test_openai_pieces_give_the_same_tokens(monkeypatch):
+    import bpe_openai
+
+    import explorer.length as length_mod
+
+    text = (PROSE + "Mme Martin: « c'est cher » — 3,50 €! 中文测试。 👩‍💻\t_x_ !!\n\n") * 40
+    whole = bpe_openai.get_encoding("cl100k_base").encode_ordinary(text)
+    monkeypatch.setattr(length_mod, "OPENAI_PIECE_CHARS", 300)
+    assert length_mod.OpenAITokenLength("cl100k")._encode(text) == whole
+
+
+# -- separators and regular expressions --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("values", "fragments"),
+    [
+        ({"separators": []}, ("separators=[]", "at least one")),
+        ({"separators": "[]"}, ("separators=[]",)),
+        ({"separators": "not json"}, ("separators=",)),
+        ({"separators": [1, 2]}, ("separators=",)),
+        ({"separators": ["x" * 100]}, ("100 characters", "64")),
+        ({"separators": ["[", ""], "is_separator_regex": True}, ("'['", "not a valid regular expression")),
+        ({"separators": ["(?<=a+)"], "is_separator_regex": True}, ("(?<=a+)",)),
+        ({"separators": ["\\1"], "is_separator_regex": True}, ("'\\\\1'",)),
+        ({"separators": ["(a+)+$"], "is_separator_regex": True}, ("'(a+)+$'", "capturing group")),
+        ({"separators": ["(?:a+)+$"], "is_separator_regex": True}, ("catastrophic backtracking",)),
+        ({"separators": ["(?:a|aa)*c"], "is_separator_regex": True}, ("alternation",)),
+        ({"separators": ["(?:\\w+\\s?)*$"], "is_separator_regex": True}, ("catastrophic backtracking",)),
+        ({"separators": ["(?P<x>a)(?P=x)"], "is_separator_regex": True}, ("(?P<x>a)(?P=x)",)),
+        ({"keep_separator": "false", "separators": [". "]}, ("'. '", "keep_separator")),
+        ({"is_separator_regex": "maybe"}, ("is_separator_regex='maybe'",)),
+    ],
+)
+def test_bad_separators_are_refused(values, fragments, prose):
+    params = {"chunk_size": 100, "chunk_overlap": 0, **values}
+    refused(ParamError, lambda: get_strategy("recursive").chunk(prose, params), *fragments)
+
+
+def test_catastrophic_pattern_on_its_worst_text_is_refused_at_once():
+    """The classic ``(a+)+$`` on "aaaa…b": refused before any matching, in both spellings."""
+    doc = load_bytes(b"a" * 50_000 + b"b", "evil.txt")
+    for pattern in ("(a+)+$", "(?:a+)+$", "(?:a*)*$", "(?:a|a)+$"):
+        params = {
+            "chunk_size": 100,
+            "chunk_overlap": 0,
+            "separators": [pattern, ""],
+            "is_separator_regex": True,
+        }
+        refused(ParamError, lambda p=params: get_strategy("recursive").chunk(doc, p), repr(pattern))
+
+
+def test_polynomial_patterns_finish(prose):
+    """Patterns that pass the structural check but backtrack polynomially on a long run: the
+    regex module (with its timeout) handles them; nothing runs for minutes."""
+    evil = load_bytes(b"a" * 20_000 + b" " * 20_000 + b"b", "run.txt")
+    for pattern in ("a*a*a*a*a*c", "\\s*\\s*\\s*\\s*x", "(?:a?){25}a{25}", "[a-z]*[a-z]*0"):
+        params = {
+            "chunk_size": 1000,
+            "chunk_overlap": 0,
+            "separators": [pattern, " ", ""],
+            "is_separator_regex": True,
+        }
+        chunks = get_strategy("recursive").chunk(evil, params)
+        assert not invariant_errors(evil, chunks, 1000)
+
+
+def test_regex_time_budget_gives_a_limit_error(monkeypatch):
+    monkeypatch.setattr(rec, "REGEX_TIME_BUDGET_S", 0.0)
+    doc = load_bytes(b"alpha beta " * 5_000, "t.txt")
+    params = {"chunk_size": 100, "chunk_overlap": 0, "separators": ["\\s", ""], "is_separator_regex": True}
+    refused(LimitError, lambda: get_strategy("recursive").chunk(doc, params), "'\\\\s'", "simplify")
+
+
+# -- semantic thresholds -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "amount", "fragment"),
+    [
+        ("percentile", 150, "0..100"),
+        ("percentile", -5, "0..100"),
+        ("gradient", 101, "0..100"),
+        ("threshold", 1.5, "-1..1"),
+        ("threshold", -2, "-1..1"),
+        ("standard_deviation", -1, "0..10"),
+        ("interquartile", -0.5, "0..10"),
+        ("percentile", "nan", "not a valid float"),
+        ("threshold", "inf", "not a valid float"),
+        ("bogus", 50, "'bogus'"),
+    ],
+)
+def test_threshold_outside_its_range_is_refused(mode, amount, fragment, prose):
+    values = {"breakpoint_mode": mode, "breakpoint_amount": amount}
+    ctx = Context(embedder=FakeEmbedder(16))
+    message = refused(ParamError, lambda: get_strategy("semantic").chunk(prose, values, ctx), fragment)
+    assert "breakpoint_" in message
+
+
+def test_threshold_at_its_bounds_works(prose):
+    ctx = Context(embedder=FakeEmbedder(16))
+    for mode, amount in [("percentile", 0), ("percentile", 100), ("threshold", -1), ("threshold", 1)]:
+        values = {"breakpoint_mode": mode, "breakpoint_amount": amount}
+        chunks = get_strategy("semantic").chunk(prose, values, ctx)
+        assert not invariant_errors(prose, chunks)
+
+
+# -- models ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "model", ["no-such-model", "/nonexistent/model/dir", "..", "sentence-transformers/x"]
+)
+def test_unknown_model_is_a_model_error(model, prose):
+    from explorer.embed import get_embedder
+
+    refused(ModelError, lambda: get_embedder(model), repr(model))
+    refused(ModelError, lambda: Context(model=model).get_embedder(), repr(model))
+    refused(ModelError, lambda: get_strategy("semantic").chunk(prose, {}, Context(model=model)), repr(model))
+    refused(
+        ModelError,
+        lambda: get_strategy("fixed").chunk(prose, {"length": "tokens"}, Context(model=model)),
+        repr(model),
+    )
