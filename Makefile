@@ -26,7 +26,7 @@ $(VENV)/.req-bench: requirements-bench.txt requirements-dev.txt requirements.txt
 
 ## Set everything up and open the app on a bundled sample.
 run: $(VENV)/.req-run
-	$(PY) -m streamlit run app.py --server.port $(PORT)
+	$(PY) -m streamlit run app.py --server.port $(PORT) $(if $(DISPLAY),--server.headless false,)
 
 ## Debian's Chromium for the browser tests (needs root; skipped with a note otherwise).
 browser:

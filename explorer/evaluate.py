@@ -22,6 +22,7 @@ from .context import Context
 from .document import Document
 from .errors import LimitError, LoadError, ParamError
 from .metrics import METRIC_NAMES, ChunkSpans, RetrievalSummary, precision_omega, retrieval_scores
+from .retrieval import ranked_hits
 from .strategies import get_strategy
 
 Progress = Callable[[int, int], Any]
@@ -306,53 +307,6 @@ def _check_questions(questions: Sequence[Question], docs: Sequence[Document]) ->
         for doc_id, _, _ in q.references:
             if doc_id not in ids:
                 raise ParamError(f"question {_clip(q.text)!r} refers to a document that is not loaded")
-
-
-#: Scores this close are ties (the same text embedded twice scores the same, up to BLAS rounding).
-TIE_EPSILON = 1e-6
-
-
-def _break_ties(hits: list[Any], position: Mapping[tuple[str, int], int]) -> list[Any]:
-    """Best score first; among tied scores, the chunk that comes first in the documents first."""
-    hits = sorted(hits, key=lambda h: -h.score)
-    out: list[Any] = []
-    i = 0
-    while i < len(hits):
-        j = i + 1
-        while j < len(hits) and hits[i].score - hits[j].score <= TIE_EPSILON:
-            j += 1
-        out.extend(sorted(hits[i:j], key=lambda h: position[(h.chunk.doc_id, h.chunk.start)]))
-        i = j
-    return out
-
-
-def ranked_hits(index: Any, query_vectors: Any, k: int) -> list[list[Any]]:
-    """Top-``k`` hits per query with a deterministic order among equal scores.
-
-    Identical chunk texts (repeated boilerplate: 604 of the 1,980 chunks of Chroma's corpora
-    at 250 tokens) get identical vectors, so which copy is retrieved is arbitrary in FAISS and
-    moves recall by about a point there. Here ties go to the copy that comes first (documents
-    in the order given, then by offset), whatever the index's internals; enough candidates are
-    fetched to see every chunk tied with the k-th.
-    """
-    from dataclasses import replace
-
-    position = {(c.doc_id, c.start): i for i, c in enumerate(index.chunks)}
-    n = len(index.chunks)
-    fetch = min(n, k + 16)
-    results = index.search_vectors(query_vectors, fetch) if fetch else [[] for _ in range(len(query_vectors))]
-    out = []
-    for qi, hits in enumerate(results):
-        m = fetch
-        # the last candidate still ties with the k-th: fetch more until the tie group is whole
-        while (
-            len(hits) == m and m < n and len(hits) > k and hits[k - 1].score - hits[-1].score <= TIE_EPSILON
-        ):
-            m = min(n, m * 2)
-            hits = index.search_vectors(query_vectors[qi : qi + 1], m)[0]
-        top = _break_ties(list(hits), position)[:k]
-        out.append([replace(h, rank=r) for r, h in enumerate(top, 1)])
-    return out
 
 
 def evaluate(

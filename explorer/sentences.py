@@ -46,6 +46,7 @@ previous one in text that has capitals.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # -- paragraph breaks --------------------------------------------------------------------
 _PARA = re.compile(r"\n[^\S\n]*\n\s*|\u2029\s*")
@@ -130,7 +131,21 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     """Sentences of ``text[start:end]`` as absolute, whitespace-trimmed, increasing spans.
 
     Paragraph breaks always end a sentence. Every non-space character is in exactly one span.
+    Whole-document calls are memoised: the strategies, the metrics and the app all ask for the
+    same document's sentences after every parameter change.
     """
+    if start == 0 and (end is None or end == len(text)):
+        return list(_whole_text_sentences(text))
+    return _sentence_spans(text, start, end)
+
+
+@lru_cache(maxsize=8)
+def _whole_text_sentences(text: str) -> tuple[tuple[int, int], ...]:
+    # str caches its own hash, so a repeated look-up of the same document string is cheap.
+    return tuple(_sentence_spans(text, 0, None))
+
+
+def _sentence_spans(text: str, start: int, end: int | None) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for ps, pe in paragraph_spans(text, start, end):
         pos = ps

@@ -41,6 +41,7 @@ class User:
     timings: dict[str, float] = field(default_factory=dict)
     chunks_before: int = 0
     size_before: str = ""
+    seen: list[str] = field(default_factory=list)  # "document · strategy · size" captions
     chunks_after: int = 0
     size_after: str = ""
 
@@ -91,6 +92,12 @@ async def _slider_value(page) -> str:
     return value.strip()
 
 
+async def _caption(page) -> str:
+    """Explore's "document · configuration · N characters" line."""
+    text = await bu.amain_text(page)
+    return next((line for line in text.splitlines() if " · " in line and "characters" in line), "")
+
+
 async def _badges(page) -> int:
     return await page.locator(".ce-text .ce-idx").count()
 
@@ -124,6 +131,7 @@ async def _session(browser, url: str, user: User, users: list[User], barrier: as
         await barrier.wait()
         await _timed(user, "open", page.goto(url))
         await _timed(user, "first paint", bu.asettle(page))
+        user.seen.append(await _caption(page))
         await _timed(user, "documents", bu.anav(page, "Documents"))
 
         await barrier.wait()  # everyone uploads at once
@@ -137,6 +145,7 @@ async def _session(browser, url: str, user: User, users: list[User], barrier: as
         await barrier.wait()
         await _timed(user, "explore", bu.anav(page, "Explore"))
         await _assert_only_own(page, user, users, "Explore")
+        user.seen.append(await _caption(page))
         user.chunks_before = await _badges(page)
         user.size_before = await _slider_value(page)
         await page.screenshot(path=str(bu.ARTIFACTS / f"multisession-{user.name}-before.png"))
@@ -153,7 +162,7 @@ async def _session(browser, url: str, user: User, users: list[User], barrier: as
             await page.screenshot(path=str(bu.ARTIFACTS / f"multisession-{user.name}-after.png"))
         assert user.chunks_after > user.chunks_before, (
             f"{user.name}: {user.chunks_before} chunks at size {user.size_before}, "
-            f"{user.chunks_after} at {user.size_after}"
+            f"{user.chunks_after} at {user.size_after}; seen {user.seen}"
         )
 
         await barrier.wait()  # after everybody changed everything: still one's own view
@@ -215,6 +224,7 @@ def test_three_users_at_once_see_only_their_own_documents(tmp_path):
     for u in users:
         steps = ", ".join(f"{k} {v:.1f}s" for k, v in u.timings.items())
         report.append(f"{u.name}: {u.chunks_before}→{u.chunks_after} chunks (size {u.size_after}); {steps}")
+        report.append(f"    seen: {u.seen}")
     print("\n".join(report))
     assert "Traceback" not in log, log
     assert max(latencies) < RESPONSIVE_S
