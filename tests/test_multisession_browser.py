@@ -9,7 +9,9 @@ another user's, with its own slider value. Meanwhile the server's health endpoin
 it, and every step of every user, must answer within ``RESPONSIVE_S``.
 
 The server uses the app's fake-embedder hook: nothing here embeds (structural strategies
-only), and the point is isolation and responsiveness, not the model.
+only), and the point is isolation and responsiveness, not the model. Every new session must
+also start from the same defaults: on a fresh server this test caught sessions whose first
+run overlapped another's seeing a half-loaded strategy registry (``test_hostile_concurrency``).
 """
 
 from __future__ import annotations
@@ -92,6 +94,13 @@ async def _slider_value(page) -> str:
     return value.strip()
 
 
+async def _first_paint(page) -> None:
+    """The app opens on Explore: wait for its title and its chunks, then for calm."""
+    await bu.heading(page, "Explore").wait_for()
+    await page.locator(".ce-text .ce-idx").first.wait_for()
+    await bu.asettle(page)
+
+
 async def _caption(page) -> str:
     """Explore's "document · configuration · N characters" line."""
     text = await bu.amain_text(page)
@@ -130,7 +139,7 @@ async def _session(browser, url: str, user: User, users: list[User], barrier: as
     try:
         await barrier.wait()
         await _timed(user, "open", page.goto(url))
-        await _timed(user, "first paint", bu.asettle(page))
+        await _timed(user, "first paint", _first_paint(page))
         user.seen.append(await _caption(page))
         await _timed(user, "documents", bu.anav(page, "Documents"))
 
@@ -232,3 +241,5 @@ def test_three_users_at_once_see_only_their_own_documents(tmp_path):
         slow = {k: round(v, 1) for k, v in u.timings.items() if v > RESPONSIVE_S}
         assert not slow, f"{u.name} waited over {RESPONSIVE_S:.0f} s: {slow}"
     assert len({u.size_after for u in users}) == len(users), "each user moved the slider to its own place"
+    firsts = {u.seen[0] for u in users}
+    assert len(firsts) == 1, f"new sessions started with different defaults: {firsts}"

@@ -239,3 +239,15 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+def check_size_overlap(p: dict[str, Any]) -> None:
+    """The checks every sized strategy shares: overlap below size, room beside [CLS]/[SEP]."""
+    if p["chunk_overlap"] >= p["chunk_size"]:
+        raise ParamError(
+            f"chunk_overlap={p['chunk_overlap']} must be smaller than chunk_size={p['chunk_size']}"
+        )
+    if p["length"] == "tokens" and p["chunk_size"] <= 2:
+        raise ParamError(
+            f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
+        )

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
-from ..errors import ParamError
-from .base import LENGTH_PARAM, Param, Strategy, trim
+from .base import LENGTH_PARAM, Param, Strategy, check_size_overlap, trim
 from .registry import register
 
 
@@ -32,14 +31,7 @@ class FixedStrategy(Strategy):
     )
 
     def check(self, p: dict[str, Any]) -> None:
-        if p["chunk_overlap"] >= p["chunk_size"]:
-            raise ParamError(
-                f"chunk_overlap={p['chunk_overlap']} must be smaller than chunk_size={p['chunk_size']}"
-            )
-        if p["length"] == "tokens" and p["chunk_size"] <= 2:
-            raise ParamError(
-                f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
-            )
+        check_size_overlap(p)
 
     def split(self, doc, p, ctx) -> list[Span]:
         text = doc.text

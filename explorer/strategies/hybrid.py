@@ -34,9 +34,8 @@ from typing import Any, NamedTuple
 
 from ..chunk import END_OF_TEXT, HEADING, Span
 from ..document import Block, Document, Page
-from ..errors import ParamError
 from ..profile import dominant_script, line_stats, sample
-from .base import LENGTH_PARAM, Param, Strategy
+from .base import LENGTH_PARAM, Param, Strategy, check_size_overlap
 from .registry import get_strategy, register, strategy_names
 
 CJK_SEPARATORS = ("\n\n", "\n", "。", "！", "？", "；", "．", ". ", "，", "、", " ", "")
@@ -359,14 +358,7 @@ class HybridStrategy(Strategy):
     )
 
     def check(self, p: dict[str, Any]) -> None:
-        if p["chunk_overlap"] >= p["chunk_size"]:
-            raise ParamError(
-                f"chunk_overlap={p['chunk_overlap']} must be smaller than chunk_size={p['chunk_size']}"
-            )
-        if p["length"] == "tokens" and p["chunk_size"] <= 2:
-            raise ParamError(
-                f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
-            )
+        check_size_overlap(p)
 
     def split(self, doc, p, ctx) -> list[Span]:
         routes = route(doc, p["chunk_size"], p["length"], ctx)

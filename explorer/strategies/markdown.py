@@ -34,8 +34,7 @@ from typing import Any
 
 from ..chunk import HEADING, SIZE_LIMIT, UNBREAKABLE, Span
 from ..document import Block, Document
-from ..errors import ParamError
-from .base import LENGTH_PARAM, Param, Strategy
+from .base import LENGTH_PARAM, Param, Strategy, check_size_overlap
 from .recursive import DEFAULT_SEPARATORS, Piece, RecursiveSplitter, pieces_to_spans, token_counter
 from .registry import register
 
@@ -107,14 +106,7 @@ class MarkdownStrategy(Strategy):
     )
 
     def check(self, p: dict[str, Any]) -> None:
-        if p["chunk_overlap"] >= p["chunk_size"]:
-            raise ParamError(
-                f"chunk_overlap={p['chunk_overlap']} must be smaller than chunk_size={p['chunk_size']}"
-            )
-        if p["length"] == "tokens" and p["chunk_size"] <= 2:
-            raise ParamError(
-                f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
-            )
+        check_size_overlap(p)
 
     def split(self, doc, p, ctx) -> list[Span]:
         length = ctx.length(p["length"])

@@ -59,7 +59,7 @@ from typing import Any
 from ..chunk import END_OF_TEXT, SEPARATOR, SIZE_LIMIT, UNBREAKABLE, Span
 from ..errors import LimitError, ParamError
 from ..limits import MAX_CHUNKS, MAX_SEPARATOR_CHARS, REGEX_TIME_BUDGET_S
-from .base import LENGTH_PARAM, Param, Strategy
+from .base import LENGTH_PARAM, Param, Strategy, check_size_overlap
 from .registry import register
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
@@ -511,14 +511,7 @@ class RecursiveStrategy(Strategy):
     )
 
     def check(self, p: dict[str, Any]) -> None:
-        if p["chunk_overlap"] >= p["chunk_size"]:
-            raise ParamError(
-                f"chunk_overlap={p['chunk_overlap']} must be smaller than chunk_size={p['chunk_size']}"
-            )
-        if p["length"] == "tokens" and p["chunk_size"] <= 2:
-            raise ParamError(
-                f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
-            )
+        check_size_overlap(p)
         check_separators(p["separators"], p["is_separator_regex"], p["keep_separator"])
 
     def split(self, doc, p, ctx) -> list[Span]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import threading
 from typing import TypeVar
 
 from ..errors import ParamError
@@ -21,6 +22,8 @@ BUILTIN_MODULES = (
     "hybrid",
 )
 _loaded = False
+_load_lock = threading.Lock()
+_loading = threading.local()
 
 S = TypeVar("S", bound=type[Strategy])
 
@@ -34,16 +37,27 @@ def register(cls: S) -> S:
 
 
 def _load_builtins() -> None:
+    """Import the built-in strategies once. Thread-safe: the app's sessions run in threads, and
+    a second thread must wait for the whole registry, not see a half-filled one (it would offer
+    ``fixed`` alone, or fail on ``recursive``). A strategy module that looks a strategy up while
+    being imported (same thread) sees the registry as it is, as before."""
     global _loaded
-    if _loaded:
+    if _loaded or getattr(_loading, "active", False):
         return
-    _loaded = True
-    for mod in BUILTIN_MODULES:
+    with _load_lock:
+        if _loaded:
+            return
+        _loading.active = True
         try:
-            importlib.import_module(f"{__package__}.{mod}")
-        except ModuleNotFoundError as err:  # a strategy module not written yet
-            if err.name != f"{__package__}.{mod}":
-                raise
+            for mod in BUILTIN_MODULES:
+                try:
+                    importlib.import_module(f"{__package__}.{mod}")
+                except ModuleNotFoundError as err:  # a strategy module not written yet
+                    if err.name != f"{__package__}.{mod}":
+                        raise
+        finally:
+            _loading.active = False
+        _loaded = True
 
 
 def get_strategy(name: str) -> Strategy:
