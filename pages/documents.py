@@ -29,6 +29,10 @@ with left:
         help=f"PDF, Markdown or plain text, up to {MAX_FILE_BYTES // 2**20} MB each. "
         "Several files at once are fine.",
     )
+    st.caption(
+        f"Up to {MAX_FILE_BYTES // 2**20} MB per file: a file marked red in the box above is larger "
+        "and was not uploaded (split it, or use the CLI)."
+    )
     if files:
         for f in files:
             S.doc_key = c.add_upload(f.name, f.getvalue())
