@@ -25,8 +25,9 @@ $(VENV)/.req-bench: requirements-bench.txt requirements-dev.txt requirements.txt
 	touch $@ $(VENV)/.req-dev $(VENV)/.req-run
 
 ## Set everything up and open the app on a bundled sample.
+## (browser.serverAddress stops Streamlit from asking an outside service for the external IP.)
 run: $(VENV)/.req-run
-	$(PY) -m streamlit run app.py --server.port $(PORT) $(if $(DISPLAY),--server.headless false,)
+	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.serverAddress localhost $(if $(DISPLAY),--server.headless false,)
 
 ## Debian's Chromium for the browser tests (needs root; skipped with a note otherwise).
 browser:
