@@ -70,7 +70,9 @@ class ClusterStrategy(Strategy):
 
     def split(self, doc: Document, p: dict[str, Any], ctx: Context) -> list[Span]:
         text = doc.text
-        pieces = split_range(doc, 0, len(text), p["piece_size"], p["length"], ctx, PIECE_SEPARATORS)
+        pieces = split_range(
+            doc, 0, len(text), p["piece_size"], p["length"], ctx, PIECE_SEPARATORS, "piece_size"
+        )
         if len(pieces) <= 1:
             return [
                 Span(s.start, s.end, END_OF_TEXT if i == len(pieces) - 1 else s.reason)

@@ -31,7 +31,8 @@ import numpy as np
 
 from ..chunk import END_OF_TEXT, SEMANTIC, SIZE_LIMIT, UNBREAKABLE, Span
 from ..document import Document
-from ..errors import ParamError
+from ..errors import LimitError, ParamError
+from ..limits import MAX_CHUNKS
 from ..sentences import sentence_spans
 from .base import LENGTH_PARAM, Param, Strategy, trim
 from .registry import get_strategy, register
@@ -467,9 +468,11 @@ def split_range(
     unit: str,
     ctx: Context,
     separators: tuple[str, ...] | None = None,
+    param: str = "max_chunk_size",
 ) -> list[Span]:
     """Spans of at most ``size`` units covering ``doc.text[start:end]``, cut by the recursive
-    strategy (a plain word-boundary splitter if that strategy is not available)."""
+    strategy (a plain word-boundary splitter if that strategy is not available). ``param`` names
+    the caller's parameter in the message if the pieces would be too many."""
     sub_text = doc.text[start:end]
     try:
         rec = get_strategy("recursive")
@@ -481,7 +484,14 @@ def split_range(
         rec = None
     if rec is not None:
         sub = Document(name=doc.name, kind="text", text=sub_text)
-        spans = [Span(s.start + start, s.end + start, s.reason, s.meta) for s in rec.split(sub, p, ctx)]
+        try:
+            pieces = rec.split(sub, p, ctx)
+        except LimitError:
+            raise LimitError(
+                f"{param}={size} {unit} would cut {doc.name!r} into over {MAX_CHUNKS:,} pieces: "
+                f"use a larger {param}"
+            ) from None
+        spans = [Span(s.start + start, s.end + start, s.reason, s.meta) for s in pieces]
     else:
         spans = _fallback_split(doc.text, start, end, size, ctx.length(unit), unit)
     return spans
