@@ -23,8 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from . import limits
 from .cache import EmbeddingCache, get_cache, text_hash
-from .errors import ModelError
+from .errors import LimitError, ModelError
 from .models import DEFAULT_MODEL, is_default, max_seq_length, offline, resolve_model_path
 
 Progress = Callable[[int, int], Any]
@@ -101,6 +102,11 @@ class Embedder(ABC):
         todo = [(h, t) for h, t in unique.items() if h not in found]
         self.stats.requested += len(texts)
         self.stats.cached += len(unique) - len(todo)
+        if len(todo) > limits.MAX_EMBED_TEXTS:
+            raise LimitError(
+                f"this would embed {len(todo):,} new texts, over the limit of {limits.MAX_EMBED_TEXTS:,} "
+                "per request: use larger chunks (or a larger max_chunk_size / piece_size) or fewer documents"
+            )
         if todo:
             todo.sort(key=lambda ht: len(ht[1]))
             total = len(todo)

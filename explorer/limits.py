@@ -23,3 +23,6 @@ MAX_SEPARATOR_CHARS = 64
 MAX_MARKDOWN_CHARS = 2_000_000
 #: Time one document may spend matching user-supplied regex separators (seconds), in total.
 REGEX_TIME_BUDGET_S = 5.0
+#: Texts embedded (not already cached) in one request. At ~100-160 texts/s on 2 CPU cores this
+#: is still about half an hour; past it the request is refused instead of running for hours.
+MAX_EMBED_TEXTS = 200_000

@@ -372,3 +372,17 @@ def test_unknown_model_is_a_model_error(model, prose):
         lambda: get_strategy("fixed").chunk(prose, {"length": "tokens"}, Context(model=model)),
         repr(model),
     )
+
+
+def test_embedding_work_is_bounded(monkeypatch):
+    """More new texts than MAX_EMBED_TEXTS are refused before the model runs; cached ones don't count."""
+    from explorer import limits
+    from explorer.embed import FakeEmbedder
+
+    monkeypatch.setattr(limits, "MAX_EMBED_TEXTS", 5)
+    emb = FakeEmbedder(16)
+    emb.encode([f"text {i}" for i in range(5)])  # at the limit: fine
+    with pytest.raises(LimitError, match="would embed 6 new texts, over the limit of 5"):
+        emb.encode([f"other {i}" for i in range(6)])
+    # the five cached ones plus five new ones: only the new ones count
+    assert emb.encode([f"text {i}" for i in range(5)] + [f"new {i}" for i in range(5)]).shape == (10, 16)
