@@ -109,7 +109,8 @@ for src in list(S.sources):
     with st.container(border=True):
         head = st.columns([0.64, 0.18, 0.18], vertical_alignment="center")
         kind = "sample" if src["kind"] == "sample" else "upload"
-        size = f" · {len(src['data']) / 1024:,.0f} KB" if src["data"] else ""
+        n = len(src["data"] or b"")
+        size = "" if not n else f" · {n:,} bytes" if n < 1024 else f" · {n / 1024:,.0f} KB"
         title = doc.name if doc is not None else src["name"]
         head[0].markdown(f"**{c.md(title)}**  \n:gray[{kind}{size}]")
         if doc is not None and head[1].button(
