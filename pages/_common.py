@@ -28,6 +28,7 @@ from typing import Any
 
 import streamlit as st
 
+from explorer import samples
 from explorer.chunk import Chunk
 from explorer.cleanup import Cleanup
 from explorer.config import StrategyConfig
@@ -70,18 +71,6 @@ S = st.session_state
 # =============================================================================================
 # Optional core modules (built in parallel): pages degrade gracefully while one is missing
 # =============================================================================================
-def optional(module: str) -> Any | None:
-    """``explorer.<module>`` or None if that part of the core is not there yet."""
-    import importlib
-
-    try:
-        return importlib.import_module(f"explorer.{module}")
-    except ModuleNotFoundError as err:
-        if err.name == f"explorer.{module}":
-            return None
-        raise
-
-
 def strategy_names() -> list[str]:
     return [s.name for s in all_strategies()]
 
@@ -117,8 +106,7 @@ def init_session() -> None:
 
 def _from_url() -> None:
     qp = st.query_params
-    samples_mod = optional("samples")
-    available = list(getattr(samples_mod, "SAMPLES", {}) or {})
+    available = list(samples.SAMPLES)
     if "samples" in qp:
         wanted = [s for s in qp.get("samples", "").split(",") if s and s != "none"]
         bad = [s for s in wanted if s not in available]
@@ -135,7 +123,7 @@ def _from_url() -> None:
     if doc and f"sample:{doc}" in keys:
         S.doc_key = f"sample:{doc}"
     elif S.sources:
-        default = f"sample:{getattr(samples_mod, 'DEFAULT_SAMPLE', '')}"
+        default = f"sample:{samples.DEFAULT_SAMPLE}"
         S.doc_key = default if default in keys else keys[0]
     for short in (qp.get("clean") or "").split(","):
         if short in CLEANUP_FLAGS:
@@ -266,9 +254,6 @@ def _load_upload(digest: str, name: str, clean: tuple, _data: bytes) -> tuple[Do
 
 @st.cache_data(max_entries=32, show_spinner=False)
 def _load_sample(name: str, clean: tuple) -> tuple[Document | None, str]:
-    samples = optional("samples")
-    if samples is None:
-        return None, "the bundled samples are not available in this build"
     try:
         return samples.load_sample(name, Cleanup(*clean)), ""
     except ExplorerError as err:
@@ -798,13 +783,6 @@ def page_header(title: str, caption: str) -> None:
 def html(body: str) -> None:
     """Render HTML built by :mod:`explorer.render` (document text inside is already escaped)."""
     st.html(body)
-
-
-def missing(what: str, module: str) -> None:
-    st.info(
-        f"{what} is not available yet (the core module `explorer.{module}` is missing).",
-        icon=":material/construction:",
-    )
 
 
 def _clip(s: str, n: int = 60) -> str:

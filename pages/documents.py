@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer import samples
 from explorer.document import Document
 from explorer.limits import MAX_FILE_BYTES
+from explorer.profile import profile
 from explorer.render import facts as render_facts
 from pages import _common as c
 
 S = st.session_state
-samples = c.optional("samples")
-profile_mod = c.optional("profile")
 
 c.page_header(
     "Documents",
@@ -39,29 +39,26 @@ with left:
         S.pop("chunk_sel", None)
         S.uploader_gen += 1  # a fresh, empty uploader: the list below is the source of truth
         st.rerun()
-    if samples is not None:
-        names = list(samples.SAMPLES)
-        S["w.samples"] = [s["sample"] for s in S.sources if s["kind"] == "sample"]
+    names = list(samples.SAMPLES)
+    S["w.samples"] = [s["sample"] for s in S.sources if s["kind"] == "sample"]
 
-        def _on_samples() -> None:
-            chosen = S["w.samples"]
-            for s in [s for s in S.sources if s["kind"] == "sample" and s["sample"] not in chosen]:
-                c.remove_source(s["key"])
-            for name in chosen:
-                c.add_sample(name)
-            if chosen and not c.current_source():
-                S.doc_key = f"sample:{chosen[-1]}"
+    def _on_samples() -> None:
+        chosen = S["w.samples"]
+        for s in [s for s in S.sources if s["kind"] == "sample" and s["sample"] not in chosen]:
+            c.remove_source(s["key"])
+        for name in chosen:
+            c.add_sample(name)
+        if chosen and not c.current_source():
+            S.doc_key = f"sample:{chosen[-1]}"
 
-        st.multiselect(
-            "Bundled samples",
-            names,
-            key="w.samples",
-            on_change=_on_samples,
-            help="Original texts written for Chunk Explorer: a French report, a Markdown guide "
-            "and a multi-page PDF.",
-        )
-    else:
-        c.missing("Bundled samples", "samples")
+    st.multiselect(
+        "Bundled samples",
+        names,
+        key="w.samples",
+        on_change=_on_samples,
+        help="Original texts written for Chunk Explorer: a French report, a Markdown guide "
+        "and a multi-page PDF.",
+    )
 
 with right:
     st.markdown("**Clean-up** (applies to every document)")
@@ -82,21 +79,9 @@ if not S.sources:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _summary(doc_id: str, _doc: Document) -> dict:
-    """Facts about a document (explorer.profile when present; otherwise the basics)."""
-    if profile_mod is not None:
-        p = profile_mod.profile(_doc)
-        return {"profile": p}
-    from explorer.length import get_length
-
-    return {
-        "chars": len(_doc.text),
-        "tokens": get_length("tokens")(_doc.text[:2_000_000]),
-        "pages": _doc.n_pages,
-        "headings": len(_doc.headings),
-        "code": len(_doc.blocks_of("code")),
-        "tables": len(_doc.blocks_of("table")),
-    }
+def _summary(doc_id: str, _doc: Document):
+    """The document's profile (cached by id: counting tokens of a long text takes a moment)."""
+    return profile(_doc)
 
 
 def _open(key: str, page: str) -> None:
@@ -133,38 +118,27 @@ for src in list(S.sources):
         if doc is None:
             st.error(error, icon=":material/error:")
             continue
-        info = _summary(doc.id, doc)
-        p = info.get("profile")
-        if p is not None:
-            lang = {
-                "en": "English",
-                "fr": "French",
-                "de": "German",
-                "es": "Spanish",
-                "zh": "Chinese",
-                "ja": "Japanese",
-                "ko": "Korean",
-            }.get(p.language, p.language)
-            facts = [
-                ("Characters", f"{p.chars:,}"),
-                ("Tokens", f"{p.tokens:,}"),
-                ("Pages", f"{p.pages:,}" if p.pages else "—"),
-                ("Headings", f"{p.n_headings:,}"),
-                ("Code blocks", f"{p.n_code_blocks:,}"),
-                ("Tables", f"{p.n_tables:,}"),
-                ("Script · language", f"{p.script} · {lang}"),
-            ]
-        else:
-            facts = [
-                ("Characters", f"{info['chars']:,}"),
-                ("Tokens", f"{info['tokens']:,}"),
-                ("Pages", f"{info['pages']:,}" if info["pages"] else "—"),
-                ("Headings", f"{info['headings']:,}"),
-                ("Code blocks", f"{info['code']:,}"),
-                ("Tables", f"{info['tables']:,}"),
-            ]
+        p = _summary(doc.id, doc)
+        lang = {
+            "en": "English",
+            "fr": "French",
+            "de": "German",
+            "es": "Spanish",
+            "zh": "Chinese",
+            "ja": "Japanese",
+            "ko": "Korean",
+        }.get(p.language, p.language)
+        facts = [
+            ("Characters", f"{p.chars:,}"),
+            ("Tokens", f"{p.tokens:,}"),
+            ("Pages", f"{p.pages:,}" if p.pages else "—"),
+            ("Headings", f"{p.n_headings:,}"),
+            ("Code blocks", f"{p.n_code_blocks:,}"),
+            ("Tables", f"{p.n_tables:,}"),
+            ("Script · language", f"{p.script} · {lang}"),
+        ]
         c.html(render_facts(facts))
-        if p is not None and p.hybrid_choice:
+        if p.hybrid_choice:
             st.markdown(
                 f":material/alt_route: **hybrid** would use **{c.md(p.hybrid_choice)}**: {c.md(p.hybrid_reason)}"
             )

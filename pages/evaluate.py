@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from explorer import evaluate as evaluate_mod
 from explorer.errors import ExplorerError
 from pages import _common as c
 
@@ -25,10 +26,6 @@ c.page_header(
     "Score every configuration against questions with known answers, as in Chroma's chunking "
     "report: recall, precision and IoU in characters, for the top-k chunks.",
 )
-evaluate_mod = c.optional("evaluate")
-if evaluate_mod is None:
-    c.missing("Evaluation", "evaluate")
-    st.stop()
 docs = c.documents()
 if not docs:
     c.doc_picker()

@@ -6,6 +6,7 @@ import re
 
 import streamlit as st
 
+from explorer import export
 from explorer.errors import ExplorerError
 from pages import _common as c
 
@@ -16,10 +17,6 @@ c.page_header(
     "Download the chunks with their offsets and metadata, the configuration as JSON, or the same "
     "setup as code for the CLI, Python, LangChain, LlamaIndex or Chonkie.",
 )
-export = c.optional("export")
-if export is None:
-    c.missing("Export", "export")
-    st.stop()
 docs = c.documents()
 if not docs:
     c.doc_picker()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from explorer import evaluate
 from explorer.errors import ExplorerError
 from explorer.render import CSS, render_snippet
 from pages import _common as c
@@ -92,7 +93,6 @@ def _indexes(pairs) -> dict:
 def _answer_ref(answer: str):
     if not answer:
         return None, ""
-    evaluate = c.optional("evaluate")
     try:
         return evaluate.locate_answer(answer, docs, "expected answer"), ""
     except ExplorerError as err:

@@ -19,9 +19,6 @@ c.page_header(
     "Where the semantic strategy cuts: the distance between neighbouring sentences, the "
     "threshold that turns a jump into a boundary, and the chunks that result.",
 )
-if not c.has_strategy("semantic"):
-    c.missing("The semantic strategy", "strategies.semantic")
-    st.stop()
 doc = c.doc_picker()
 if doc is None:
     st.stop()
