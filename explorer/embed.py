@@ -27,6 +27,7 @@ from . import limits
 from .cache import EmbeddingCache, get_cache, text_hash
 from .errors import LimitError, ModelError
 from .models import DEFAULT_MODEL, is_default, max_seq_length, offline, resolve_model_path
+from .packed import CONTEXT_PACK_TOKENS, PackedEncoder, pack_consecutive
 
 Progress = Callable[[int, int], Any]
 
@@ -34,6 +35,8 @@ Progress = Callable[[int, int], Any]
 BATCH_SIZE = 32
 #: Texts per progress step (several model batches).
 PROGRESS_STEP = 256
+#: Packs of sentences per progress step for contextual sentence vectors.
+CONTEXT_PACK_STEP = 32
 
 
 @dataclass
@@ -130,6 +133,61 @@ class Embedder(ABC):
         """The vector size if known without loading the model (cache look-ups check it)."""
         return self.dim
 
+    def contextual_sums(
+        self, sentences: Sequence[str], band: int, progress: Progress | None = None
+    ) -> np.ndarray | None:
+        """Per sentence, the sum of its token vectors with the sentences within ``band`` of it as
+        context (see :mod:`explorer.packed`), or None where this embedder cannot do that (the
+        semantic strategy then pools sentence vectors instead)."""
+        return None
+
+    def _cached_contextual(
+        self,
+        sentences: Sequence[str],
+        band: int,
+        packs: list[list[int]],
+        compute: Callable[[list[list[int]]], np.ndarray],
+        progress: Progress | None,
+    ) -> np.ndarray:
+        """Shared by the implementations: look each pack up in the cache (key = the pack's exact
+        sentences, the band and the sentence's place in it) and ``compute`` only the missing packs
+        (``compute(packs)`` returns their sentences' sums in pack order)."""
+        model_id = f"{self.model_id}#context"
+        keys = []
+        for pack in packs:
+            head = f"band={band}\x00" + "\x1e".join(sentences[i] for i in pack)
+            keys.append([text_hash(f"{head}\x00{k}") for k in range(len(pack))])
+        flat = [h for ks in keys for h in ks]
+        found = self.cache.get_many(model_id, flat, self._known_dim())
+        todo = [j for j, ks in enumerate(keys) if any(h not in found for h in ks)]
+        n_todo = sum(len(packs[j]) for j in todo)
+        self.stats.requested += len(sentences)
+        self.stats.cached += len(sentences) - n_todo
+        if n_todo > limits.MAX_EMBED_TEXTS:
+            raise LimitError(
+                f"this would embed {n_todo:,} new sentences, over the limit of {limits.MAX_EMBED_TEXTS:,} per request"
+            )
+        done = 0
+        if todo and progress is not None:
+            progress(0, n_todo)
+        for g in range(0, len(todo), CONTEXT_PACK_STEP):
+            group = [packs[j] for j in todo[g : g + CONTEXT_PACK_STEP]]
+            with self._lock:
+                sums = np.asarray(compute(group), dtype=np.float32)
+                self.stats.model_calls += 1
+            group_keys = [h for j in todo[g : g + CONTEXT_PACK_STEP] for h in keys[j]]
+            self.cache.put_many(model_id, group_keys, sums)
+            found.update(zip(group_keys, sums, strict=True))
+            self.stats.encoded += len(group_keys)
+            done += len(group_keys)
+            if progress is not None:
+                progress(done, n_todo)
+        out = np.zeros((len(sentences), self._known_dim() or self.dim), dtype=np.float32)
+        for pack, ks in zip(packs, keys, strict=True):
+            for i, h in zip(pack, ks, strict=True):
+                out[i] = found[h]
+        return out
+
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 
@@ -162,6 +220,7 @@ class SentenceTransformerEmbedder(Embedder):
         base = DEFAULT_MODEL if is_default(model) else f"{self.path}#{_fingerprint(self.path)}"
         self.model_id = base + ("+int8" if quantize else "")
         self._model: Any = None
+        self._packed: PackedEncoder | None = None
         self._dim: int | None = _dim_from_config(self.path)
         self._tokens: Any = None
 
@@ -209,13 +268,22 @@ class SentenceTransformerEmbedder(Embedder):
         if self._dim is not None and dim != self._dim:
             raise ModelError(f"model {self.name!r} says dimension {self._dim} but produces {dim}")
         self._dim = int(dim)
+        self._packed = _checked_packed_encoder(model)
         self._model = model
         return model
+
+    @property
+    def packed(self) -> bool:
+        """True when texts go through the packed forward pass (see :mod:`explorer.packed`)."""
+        self._load()
+        return self._packed is not None
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         import torch
 
         model = self._load()
+        if self._packed is not None:
+            return self._packed.encode(texts)
         with torch.inference_mode():
             return model.encode(
                 texts,
@@ -225,12 +293,59 @@ class SentenceTransformerEmbedder(Embedder):
                 show_progress_bar=False,
             )
 
+    def contextual_sums(
+        self, sentences: Sequence[str], band: int, progress: Progress | None = None
+    ) -> np.ndarray | None:
+        sentences = list(sentences)
+        if not sentences:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if self._model is not None and self._packed is None:
+            return None  # loaded, and not a model the packed pass reproduces
+        limit = self.max_seq_length - 2
+        sizes = [min(n - 2, limit) for n in self.count_tokens(sentences)]
+        packs = pack_consecutive(sizes, CONTEXT_PACK_TOKENS - 2)
+
+        def compute(group: list[list[int]]) -> np.ndarray:
+            self._load()
+            if self._packed is None:
+                raise _NoContext
+            sub = [sentences[i] for pack in group for i in pack]
+            local, k = [], 0
+            for pack in group:
+                local.append(list(range(k, k + len(pack))))
+                k += len(pack)
+            return self._packed.contextual_sums(sub, band, local)
+
+        try:
+            return self._cached_contextual(sentences, band, packs, compute, progress)
+        except _NoContext:
+            return None
+
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if self._tokens is None:
             from .length import get_length
 
             self._tokens = get_length("tokens", self._model_name)
         return self._tokens.count_batch(list(texts))
+
+
+class _NoContext(Exception):
+    """The loaded model turned out not to support the packed pass."""
+
+
+def _checked_packed_encoder(model: Any) -> PackedEncoder | None:
+    """The packed encoder for ``model`` if it reproduces ``model.encode`` on a few probe texts
+    (cosine >= 0.9999), else None: a model we do not recognise keeps the plain path."""
+    import torch
+
+    enc = PackedEncoder.for_model(model)
+    if enc is None:
+        return None
+    probe = ["A short one.", "Packing must not change a vector: this sentence is a little longer.", "x" * 40]
+    with torch.inference_mode():
+        want = model.encode(probe, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+        got = _normalise(enc.encode(probe))
+    return enc if float(np.min(np.sum(want * got, axis=1))) >= 0.9999 else None
 
 
 def _quantize(model: Any) -> Any:
@@ -314,6 +429,27 @@ class FakeEmbedder(Embedder):
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         return [len(_WORD.findall(t)) + 2 for t in texts]
+
+    def contextual_sums(
+        self, sentences: Sequence[str], band: int, progress: Progress | None = None
+    ) -> np.ndarray | None:
+        """A stand-in with the real one's shape and caching: each sentence's unit vector plus half
+        of its pack neighbours' within ``band``, times its word count."""
+        sentences = list(sentences)
+        sizes = [n - 2 for n in self.count_tokens(sentences)]
+        packs = pack_consecutive(sizes, CONTEXT_PACK_TOKENS - 2)
+
+        def compute(group: list[list[int]]) -> np.ndarray:
+            rows = []
+            for pack in group:
+                own = _normalise(self._embed([sentences[i] for i in pack]))
+                for a in range(len(pack)):
+                    near = [b for b in range(len(pack)) if 0 < abs(a - b) <= band]
+                    mixed = own[a] + 0.5 * own[near].sum(axis=0) if near else own[a]
+                    rows.append(mixed * max(sizes[pack[a]], 1))
+            return np.array(rows, dtype=np.float32).reshape(-1, self._dim_value)
+
+        return self._cached_contextual(sentences, band, packs, compute, progress)
 
 
 _instances: dict[tuple[str, bool], Embedder] = {}

@@ -121,10 +121,16 @@ else:
     left, right = st.columns([0.72, 0.28])
     left.plotly_chart(fig, key="w.sem_curve")
     right.plotly_chart(hist, key="w.sem_hist")
+    how = {
+        "contextual": "each sentence's tokens embedded once, seeing their neighbours",
+        "pooled": "each sentence embedded alone, windows pooled",
+        "joined": "each window's joined text embedded, as LangChain does",
+    }[curve.window_embedding]
     st.caption(
-        "Each point is the gap between two neighbouring sentences (each pooled with "
-        f"{curve.buffer_size} sentence(s) on each side). Hover a point to read both sentences. "
-        "Changing the mode or amount re-chunks from the cached sentence vectors: nothing is embedded again."
+        "Each point is the gap between two neighbouring windows of "
+        f"{curve.buffer_size} sentence(s) on each side ({how}). Hover a point to read both sentences. "
+        "Changing the mode or amount re-chunks from the cached vectors: nothing is embedded again "
+        "(a new buffer size embeds once more, then is cached too)."
     )
 
 add_col, _ = st.columns([1, 3])

@@ -198,3 +198,71 @@ def test_real_int8_quantised_option(real):
     vq, vf = q.encode(texts), real.encode(texts)
     assert vq.dtype == np.float32 and np.allclose(np.linalg.norm(vq, axis=1), 1.0, atol=1e-5)
     assert (vq * vf).sum(axis=1).min() > 0.95  # close to fp32, but not the same vectors
+
+
+# -- the packed forward pass (explorer.packed) ------------------------------------------------
+_VARIED = [
+    "A short one.",
+    "Packing several texts into one sequence must not change any of their vectors.",
+    "Ünïcödé, 東京 and emoji 🙂 go through the same tokenizer.",
+    "tokenisation " * 300,  # over 256 word pieces: truncated exactly as encode() truncates
+    "",
+    "x",
+    *(f"Sentence number {i} says {'quite ' * (i % 9)}little." for i in range(40)),
+]
+
+
+@pytest.mark.model
+def test_real_packed_pass_gives_encodes_vectors(real):
+    """The packed pass is a speed-up only: every vector equals sentence-transformers' own."""
+    import torch
+
+    assert real.packed
+    model = real._load()
+    with torch.inference_mode():
+        want = model.encode(_VARIED, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+    got = real.sharing_model(EmbeddingCache.memory()).encode(_VARIED)
+    assert (want * got).sum(axis=1).min() > 0.99999
+
+
+def test_packed_encoder_refuses_models_it_cannot_reproduce():
+    from explorer.packed import PackedEncoder
+
+    class Transformer:  # names are what for_model looks at
+        auto_model = None
+
+    class Pooling:
+        pooling_mode = "cls"
+
+    assert PackedEncoder.for_model([Transformer(), Pooling()]) is None  # no model inside
+    assert PackedEncoder.for_model([Pooling()]) is None
+
+
+def test_pack_consecutive_respects_the_limit_and_order():
+    from explorer.packed import pack_consecutive
+
+    assert pack_consecutive([], 10) == []
+    assert pack_consecutive([3, 4, 3, 20, 1, 1], 10) == [[0, 1, 2], [3], [4, 5]]
+    sizes = [5, 9, 1, 1, 7, 3, 12, 2]
+    packs = pack_consecutive(sizes, 10)
+    assert [i for p in packs for i in p] == list(range(len(sizes)))
+    assert all(sum(sizes[i] for i in p) <= 10 or len(p) == 1 for p in packs)
+
+
+@pytest.mark.model
+def test_real_contextual_sums_see_exactly_the_band(real):
+    """Band 0: a sentence's vector ignores its pack neighbours (same-length edit after it changes
+    nothing); band 1: the neighbour is seen. Both are cached by the pack's exact sentences."""
+    emb = real.sharing_model(EmbeddingCache.memory())
+    a = ["The cat sat on the mat.", "It purred quietly.", "Dogs bark at night."]
+    b = ["The cat sat on the mat.", "It purred quietly.", "Birds sing at night."]
+    assert emb.count_tokens(a) == emb.count_tokens(b)
+    for band, same in ((0, True), (1, False)):
+        sa, sb = emb.contextual_sums(a, band), emb.contextual_sums(b, band)
+        assert sa.shape == (3, 384) and sa.dtype == np.float32
+        assert np.allclose(sa[:2], sb[:2], atol=1e-4) == same
+        assert not np.allclose(sa[2], sb[2], atol=1e-3)
+    before = emb.stats.encoded
+    again = emb.contextual_sums(a, 1)
+    assert emb.stats.encoded == before and np.array_equal(again, emb.contextual_sums(a, 1))
+    assert not np.allclose(emb.contextual_sums(a, 0)[1], again[1], atol=1e-3)  # context matters

@@ -355,9 +355,19 @@ def test_second_threshold_on_200kb_embeds_nothing():
     assert emb.stats.requested == n_sent  # each sentence asked for once, not once per window
     encoded = emb.stats.encoded
     second = SEM.chunk(doc, {"breakpoint_mode": "percentile", "breakpoint_amount": 80}, ctx)
-    third = SEM.chunk(doc, {"breakpoint_mode": "threshold", "breakpoint_amount": 0.3, "buffer_size": 2}, ctx)
+    third = SEM.chunk(doc, {"breakpoint_mode": "threshold", "breakpoint_amount": 0.3}, ctx)
     assert emb.stats.encoded == encoded  # nothing new embedded
     assert len(second) > len(first) and len(third) != len(first)
+    # contextual vectors depend on the buffer (the context each sentence sees): a new buffer
+    # embeds once, then is cached like the first; pooled windows need no new embedding at all
+    SEM.chunk(doc, {"buffer_size": 2}, ctx)
+    assert emb.stats.encoded == 2 * encoded
+    SEM.chunk(doc, {"buffer_size": 2, "breakpoint_amount": 90}, ctx)
+    SEM.chunk(doc, {"window_embedding": "pooled"}, ctx)
+    pooled = emb.stats.encoded
+    SEM.chunk(doc, {"window_embedding": "pooled", "buffer_size": 3}, ctx)
+    assert emb.stats.encoded == pooled
+    encoded = pooled
     clear_sentence_cache()  # without the per-document LRU the content-hash cache still serves
     semantic_curve(doc, {"breakpoint_mode": "gradient"}, ctx)
     assert emb.stats.encoded == encoded
@@ -398,8 +408,14 @@ def test_real_threshold_change_embeds_nothing():
     SEM.chunk(doc, {}, ctx)
     before = emb.stats.encoded
     clear_sentence_cache()
-    SEM.chunk(doc, {"breakpoint_mode": "interquartile", "buffer_size": 3}, ctx)
+    SEM.chunk(doc, {"breakpoint_mode": "interquartile", "breakpoint_amount": 1.0}, ctx)
     assert emb.stats.encoded == before
+    SEM.chunk(doc, {"buffer_size": 3}, ctx)  # new context for every sentence: embedded once more
+    again = emb.stats.encoded
+    assert again > before
+    clear_sentence_cache()
+    SEM.chunk(doc, {"buffer_size": 3, "breakpoint_mode": "gradient"}, ctx)
+    assert emb.stats.encoded == again
 
 
 # -- properties ------------------------------------------------------------------------------
@@ -414,7 +430,7 @@ _WORDS = ["cat", "bond", "lava", "rain", "Mr.", "3.5", "東京", "🙂", "x" * 4
     buffer_size=st.integers(0, 4),
     sizes=st.tuples(st.integers(0, 120), st.integers(0, 200)),
     length=st.sampled_from(["chars", "words", "tokens"]),
-    window=st.sampled_from(["pooled", "joined"]),
+    window=st.sampled_from(["contextual", "pooled", "joined"]),
 )
 def test_semantic_invariants_property(words, mode, frac, buffer_size, sizes, length, window):
     text = " ".join(words)
@@ -434,3 +450,34 @@ def test_semantic_invariants_property(words, mode, frac, buffer_size, sizes, len
     doc = Document("p.txt", "text", text)
     chunks = SEM.chunk(doc, params, Context(embedder=FakeEmbedder(dim=16)))
     assert not invariant_errors(doc, chunks, mx or None)
+
+
+@pytest.mark.model
+def test_contextual_windows_follow_langchains_curve_closer_than_pooled(chroma_dir):
+    """LangChain embeds each joined window; 'contextual' runs every token once but lets it see
+    the window's neighbours. On real prose its distance curve must track LangChain's (joined)
+    clearly better than pooling isolated sentences does (bench/bench_semantic.py measures the
+    breakpoint agreement on 100 KB of each corpus)."""
+    text = (chroma_dir / "corpora" / "wikitexts.md").read_text(encoding="utf-8")[:15_000]
+    doc = Document("wiki15k.md", "text", text)
+    ctx = Context()
+    curves = {m: semantic_curve(doc, {"window_embedding": m}, ctx) for m in ("joined", "contextual", "pooled")}
+    assert {m: c.window_embedding for m, c in curves.items()} == {m: m for m in curves}
+    ref = curves["joined"].distances
+    corr = {m: float(np.corrcoef(ref, curves[m].distances)[0, 1]) for m in ("contextual", "pooled")}
+    assert corr["contextual"] > 0.7 and corr["contextual"] > corr["pooled"] + 0.05, corr
+
+
+def test_contextual_falls_back_to_pooled_where_the_embedder_cannot():
+    class NoContext(FakeEmbedder):
+        def contextual_sums(self, sentences, band, progress=None):
+            return None
+
+    doc, _ = _topic_doc()
+    emb = NoContext(dim=32)
+    curve = semantic_curve(doc, {}, Context(embedder=emb))
+    assert curve.window_embedding == "pooled"
+    want = semantic_curve(doc, {"window_embedding": "pooled"}, Context(embedder=FakeEmbedder(dim=32)))
+    assert np.allclose(curve.distances, want.distances)
+    chunks = SEM.chunk(doc, {"min_chunk_size": 200}, Context(embedder=emb))
+    assert not invariant_errors(doc, chunks)
