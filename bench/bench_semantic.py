@@ -2,15 +2,18 @@
 
 All three use the same loaded all-MiniLM-L6-v2 weights on CPU and the same window (LangChain
 buffer_size=1, i.e. 3 sentences; Chonkie similarity_window=3), in the same process, cold (no
-cached vectors). Ours embeds each sentence once and pools windows; LangChain embeds every
-3-sentence window; Chonkie embeds the windows and the sentences.
+cached vectors). Ours (default ``window_embedding="contextual"``) runs every token through the
+model once, each sentence seeing its window's neighbours, in packed sequences; LangChain embeds
+every 3-sentence window (each sentence three times); Chonkie embeds the windows and the
+sentences. Contenders run interleaved, ``--repeat`` times each, and medians are compared.
 
 Agreement: LangChain is also run on *our* sentences (its `_get_single_sentences_list` is
 replaced), so both compute a breakpoint between the same sentence pairs. We print how many of
 LangChain's breakpoints ours reproduces exactly and within ±1 sentence, and the correlation of
-the two distance curves (LangChain's window vectors are recorded as it embeds them).
+the two distance curves (LangChain's window vectors are recorded as it embeds them), on the
+first 100 KB of each of the five Chroma corpora.
 
-Run: .venv/bin/python bench/bench_semantic.py [--chars 100000] [--repeat 1] [--no-chonkie] [--noise-floor]
+Run: .venv/bin/python bench/bench_semantic.py [--chars 100000] [--repeat 3] [--no-chonkie] [--noise-floor]
 """
 
 from __future__ import annotations
@@ -28,18 +31,12 @@ from explorer import Context, Document, get_strategy
 from explorer.cache import EmbeddingCache
 from explorer.embed import get_embedder
 from explorer.sentences import sentence_spans
-from explorer.strategies.semantic import (
-    breakpoint_scores,
-    clear_sentence_cache,
-    semantic_curve,
-    sentence_vectors,
-    window_vectors,
-)
+from explorer.strategies.semantic import breakpoint_scores, clear_sentence_cache, semantic_curve
 
 
-def prose(chars: int) -> str:
-    """The first ~``chars`` characters of the Wikipedia corpus, cut at a paragraph end."""
-    text = (CORPORA / "wikitexts.md").read_text(encoding="utf-8")
+def prose(chars: int, corpus: str = "wikitexts.md") -> str:
+    """The first ~``chars`` characters of a Chroma corpus (Wikipedia by default), cut at a paragraph end."""
+    text = (CORPORA / corpus).read_text(encoding="utf-8")
     cut = text.rfind("\n\n", 0, chars)
     return text[: cut if cut > chars // 2 else chars]
 
@@ -96,17 +93,19 @@ def lc_breaks(chunks: list[str], sentences: list[str]) -> list[int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chars", type=int, default=100_000)
-    ap.add_argument("--repeat", type=int, default=1, help="timed runs per contender (median)")
+    ap.add_argument("--repeat", type=int, default=3, help="cold runs per contender (median)")
     ap.add_argument("--no-chonkie", action="store_true")
     ap.add_argument("--no-int8", action="store_true")
     ap.add_argument("--no-joined", action="store_true", help="skip the LangChain-exact joined-window mode")
+    ap.add_argument("--no-corpora", action="store_true", help="agreement on wikitexts only")
     ap.add_argument(
         "--noise-floor",
         action="store_true",
-        help="also run LangChain with the int8 model (its own agreement)",
+        help="also run LangChain with the int8 model (how far LangChain moves from itself)",
     )
     args = ap.parse_args()
     warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
 
     text = prose(args.chars)
     doc = Document("wikitexts.md[:100k]", "text", text)
@@ -123,44 +122,32 @@ def main() -> None:
     sem = get_strategy("semantic")
     params = {"breakpoint_mode": "percentile", "breakpoint_amount": 95, "buffer_size": 1}
 
-    joined_ctx: list[Context] = []
-
-    def ours(quantize: bool = False, window: str = "pooled"):
+    def ours(window: str = "contextual", quantize: bool = False, d: Document = doc):
         src = get_embedder(quantize=True) if quantize else base
         ctx = Context(embedder=src.sharing_model(EmbeddingCache.memory()))  # cold: nothing cached
         clear_sentence_cache()
-        if window == "joined":
-            joined_ctx[:] = [ctx]
-        return sem.chunk(doc, {**params, "window_embedding": window}, ctx)
-
-    rows = []
-    t_ours, c_ours, our_chunks = timed(ours, args.repeat)
-    rows.append(["explorer semantic (sentences once, pooled)", t_ours, c_ours, len(our_chunks), len(sents)])
-    windows = 3 * len(sents) - 2  # sentences inside LangChain's 3-sentence windows
-
-    # warm: threshold change with cached vectors (what the Semantic page does)
-    warm_ctx = Context(embedder=base.sharing_model(EmbeddingCache.memory()))
-    sem.chunk(doc, params, warm_ctx)
-    t_warm, _ = median_time(
-        lambda: sem.chunk(doc, {**params, "breakpoint_amount": 90}, warm_ctx), repeat=5, warmup=1
-    )
+        return sem.chunk(d, {**params, "window_embedding": window}, ctx)
 
     from langchain_experimental.text_splitter import SemanticChunker
 
-    rec = RecordingEmbeddings(model)
-    lc_same = SemanticChunker(rec, buffer_size=1, breakpoint_threshold_type="percentile")
-    lc_same._get_single_sentences_list = lambda _t: list(sents)  # same sentences as ours
-    t_lc_same, c_lc_same, lc_chunks = timed(lambda: lc_same.split_text(text), args.repeat)
-    lc_vecs = rec.last
-    rows.append(["LangChain SemanticChunker (our sentences)", t_lc_same, c_lc_same, len(lc_chunks), windows])
+    def langchain(sentences: list[str] | None, rec: RecordingEmbeddings | None = None):
+        lc = SemanticChunker(
+            rec or RecordingEmbeddings(model), buffer_size=1, breakpoint_threshold_type="percentile"
+        )
+        if sentences is not None:
+            lc._get_single_sentences_list = lambda _t: list(sentences)  # same sentences as ours
+        return lc
 
-    lc_stock = SemanticChunker(
-        RecordingEmbeddings(model), buffer_size=1, breakpoint_threshold_type="percentile"
-    )
-    t_lc, c_lc, lc_stock_chunks = timed(lambda: lc_stock.split_text(text), args.repeat)
-    n_regex = len(lc_stock._get_single_sentences_list(text))
-    rows.append(["LangChain SemanticChunker (its regex)", t_lc, c_lc, len(lc_stock_chunks), 3 * n_regex - 2])
-
+    # -- speed: cold runs, interleaved so that machine load hits every contender alike ------------
+    contenders = {
+        "explorer semantic (default: contextual)": (lambda: ours("contextual"), len(sents)),
+        "explorer semantic, window_embedding=pooled": (lambda: ours("pooled"), len(sents)),
+        "LangChain SemanticChunker (our sentences)": (
+            lambda: langchain(sents).split_text(text),
+            3 * len(sents) - 2,
+        ),
+        "LangChain SemanticChunker (its regex)": (lambda: langchain(None).split_text(text), "3 per sentence"),
+    }
     if not args.no_chonkie:
         from chonkie import SemanticChunker as ChonkieSemantic
         from chonkie.embeddings import SentenceTransformerEmbeddings
@@ -168,70 +155,122 @@ def main() -> None:
         ck = ChonkieSemantic(
             embedding_model=SentenceTransformerEmbeddings(model), similarity_window=3, chunk_size=100_000
         )
-        t_ck, c_ck, ck_chunks = timed(lambda: ck.chunk(text), args.repeat)
-        rows.append(["Chonkie SemanticChunker (window 3)", t_ck, c_ck, len(ck_chunks), "~4 per sentence"])
-
+        contenders["Chonkie SemanticChunker (window 3)"] = (lambda: ck.chunk(text), "~4 per sentence")
     if not args.no_int8:
         get_embedder(quantize=True)._load()
-        t_q, c_q, q_chunks = timed(lambda: ours(True), args.repeat)
-        rows.append(["explorer semantic, int8 model", t_q, c_q, len(q_chunks), len(sents)])
+        contenders["explorer semantic, int8 model (option)"] = (lambda: ours("contextual", True), len(sents))
     if not args.no_joined:
-        t_j, c_j, j_chunks = timed(lambda: ours(window="joined"), args.repeat)
-        rows.append(["explorer semantic, window_embedding=joined", t_j, c_j, len(j_chunks), windows])
-
-    print()
+        contenders["explorer semantic, window_embedding=joined"] = (
+            lambda: ours("joined"),
+            3 * len(sents) - 2,
+        )
+    walls: dict[str, list[float]] = {k: [] for k in contenders}
+    cpus: dict[str, list[float]] = {k: [] for k in contenders}
+    chunks: dict[str, int] = {}
+    for _ in range(args.repeat):
+        for name, (fn, _n) in contenders.items():
+            w, c, result = timed(fn, 1)
+            walls[name].append(w)
+            cpus[name].append(c)
+            chunks[name] = len(result)
+    med = {k: statistics.median(v) for k, v in walls.items()}
+    cmed = {k: statistics.median(v) for k, v in cpus.items()}
+    rows = [
+        [name, med[name], min(walls[name]), max(walls[name]), cmed[name], chunks[name], n]
+        for name, (_fn, n) in contenders.items()
+    ]
+    print(f"\ncold runs, {args.repeat} each, interleaved (median, min, max wall seconds):")
     print(
         table(
-            ["contender (cold, same model)", "wall s", "CPU s", "chunks", "sentences through the model"],
+            [
+                "contender (same model)",
+                "median s",
+                "min s",
+                "max s",
+                "CPU s",
+                "chunks",
+                "texts through the model",
+            ],
             rows,
         )
     )
-    print(
-        f"\nspeed-up vs LangChain, wall (CPU): its regex {t_lc / t_ours:.2f}x ({c_lc / c_ours:.2f}x); "
-        f"same sentences {t_lc_same / t_ours:.2f}x ({c_lc_same / c_ours:.2f}x)"
+    ours_t, ours_c = (
+        med["explorer semantic (default: contextual)"],
+        cmed["explorer semantic (default: contextual)"],
     )
-    if not args.no_chonkie:
-        print(f"speed-up vs Chonkie, wall (CPU): {t_ck / t_ours:.2f}x ({c_ck / c_ours:.2f}x)")
+    for peer in [k for k in contenders if not k.startswith("explorer")]:
+        print(f"default vs {peer}: {med[peer] / ours_t:.2f}x wall, {cmed[peer] / ours_c:.2f}x CPU")
     if not args.no_int8:
-        print(f"int8 option vs LangChain (its regex), wall (CPU): {t_lc / t_q:.2f}x ({c_lc / c_q:.2f}x)")
+        q = "explorer semantic, int8 model (option)"
+        lc = "LangChain SemanticChunker (its regex)"
+        print(f"int8 option vs {lc}: {med[lc] / med[q]:.2f}x wall, {cmed[lc] / cmed[q]:.2f}x CPU")
+
+    # warm: threshold change with cached vectors (what the Semantic page does)
+    warm_ctx = Context(embedder=base.sharing_model(EmbeddingCache.memory()))
+    sem.chunk(doc, params, warm_ctx)
+    t_warm, _ = median_time(
+        lambda: sem.chunk(doc, {**params, "breakpoint_amount": 90}, warm_ctx), repeat=5, warmup=1
+    )
     print(f"threshold change with cached vectors (warm re-chunk): {t_warm * 1000:.0f} ms median")
 
-    # -- agreement with LangChain on the same sentences --------------------------------------
-    lc_d = _distances(lc_vecs)
-    ref95 = lc_breaks(lc_chunks, sents)
-    assert ref95 == _breaks(lc_d, 95), "LangChain's chunks and its recorded distances disagree"
-    sv = sentence_vectors(doc, warm_ctx)
-    variants = {
-        "ours: token-weighted pooling (default)": _distances(window_vectors(sv.vectors, 1, sv.weights)),
-        "ours: plain mean pooling": _distances(window_vectors(sv.vectors, 1)),
-    }
-    if not args.no_int8:
-        qctx = Context(embedder=get_embedder(quantize=True).sharing_model(EmbeddingCache.memory()))
-        variants["ours, int8 model"] = semantic_curve(doc, params, qctx).distances
-    if not args.no_joined:
-        jparams = {**params, "window_embedding": "joined"}
-        variants["ours: window_embedding=joined"] = semantic_curve(doc, jparams, joined_ctx[0]).distances
-    if args.noise_floor:
-        rec_q = RecordingEmbeddings(get_embedder(quantize=True)._load())
-        lc_q = SemanticChunker(rec_q, buffer_size=1, breakpoint_threshold_type="percentile")
-        lc_q._get_single_sentences_list = lambda _t: list(sents)
-        lc_q.split_text(text)
-        variants["LangChain itself, int8 model"] = _distances(rec_q.last)
+    # -- agreement with LangChain on the same sentences, per corpus -------------------------------
+    names = ["wikitexts.md"] if args.no_corpora else sorted(p.name for p in CORPORA.glob("*.md"))
     rows2 = []
-    for pct in (90, 95, 98):
-        ref = _breaks(lc_d, pct)
+    summary: dict[str, list[float]] = {}
+    for corpus in names:
+        ctext = prose(args.chars, corpus)
+        cdoc = Document(f"{corpus}[:100k]", "text", ctext)
+        csents = [ctext[s:e] for s, e in sentence_spans(ctext)]
+        rec = RecordingEmbeddings(model)
+        lc_chunks = langchain(csents, rec).split_text(ctext)
+        lc_d = _distances(rec.last)
+        assert lc_breaks(lc_chunks, csents) == _breaks(lc_d, 95), (
+            "LangChain's chunks and its distances disagree"
+        )
+        ctx = Context(embedder=base.sharing_model(EmbeddingCache.memory()))
+        variants = {
+            "contextual (default)": semantic_curve(cdoc, params, ctx).distances,
+            "pooled": semantic_curve(cdoc, {**params, "window_embedding": "pooled"}, ctx).distances,
+        }
+        if not args.no_int8:
+            qctx = Context(embedder=get_embedder(quantize=True).sharing_model(EmbeddingCache.memory()))
+            variants["contextual, int8 model"] = semantic_curve(cdoc, params, qctx).distances
+        if args.noise_floor:
+            rec_q = RecordingEmbeddings(get_embedder(quantize=True)._load())
+            langchain(csents, rec_q).split_text(ctext)
+            variants["LangChain itself, int8 model"] = _distances(rec_q.last)
         for name, d in variants.items():
-            ours_b = _breaks(d, pct)
-            ex, near, near2 = (_recall(ref, ours_b, k) for k in (0, 1, 2))
             corr = float(np.corrcoef(lc_d, d)[0, 1])
-            rows2.append([name, pct, len(ref), len(ours_b), ex * 100, near * 100, near2 * 100, corr])
-    print("\nagreement with LangChain's breakpoints (buffer 1, same sentences; % of LangChain's found):")
+            cells = [corpus.removesuffix(".md"), len(csents), name, corr]
+            for pct in (90, 95):
+                ref, got = _breaks(lc_d, pct), _breaks(d, pct)
+                cells += [len(ref), _recall(ref, got, 0) * 100, _recall(ref, got, 1) * 100]
+                summary.setdefault(f"{name} p{pct}", []).append(_recall(ref, got, 1) * 100)
+            rows2.append(cells)
+    print(
+        "\nagreement with LangChain's breakpoints (buffer 1, percentile mode, LangChain run on the same "
+        "sentences; % of LangChain's breakpoints that ours reproduces exactly / within ±1 sentence):"
+    )
     print(
         table(
-            ["distances", "percentile", "LC breaks", "our breaks", "exact %", "±1 %", "±2 %", "curve corr."],
+            [
+                "corpus",
+                "sentences",
+                "our distances",
+                "curve corr.",
+                "LC p90",
+                "exact %",
+                "±1 %",
+                "LC p95",
+                "exact %",
+                "±1 %",
+            ],
             rows2,
         )
     )
+    print("\nmean over corpora, within ±1 sentence:")
+    for key, vals in summary.items():
+        print(f"  {key}: {statistics.mean(vals):.1f} % (min {min(vals):.1f}, max {max(vals):.1f})")
 
 
 def _distances(win: np.ndarray) -> np.ndarray:

@@ -261,6 +261,7 @@ class SentenceTransformerEmbedder(Embedder):
                 f"could not load embedding model {self.name!r} from {self.path}: {err}"
             ) from None
         model.eval()
+        packable = _checked_packed_encoder(model) is not None  # checked in fp32: int8 adds its own noise
         if self.quantize:
             model = _quantize(model)
         self.max_seq_length = int(getattr(model, "max_seq_length", None) or self.max_seq_length)
@@ -268,7 +269,7 @@ class SentenceTransformerEmbedder(Embedder):
         if self._dim is not None and dim != self._dim:
             raise ModelError(f"model {self.name!r} says dimension {self._dim} but produces {dim}")
         self._dim = int(dim)
-        self._packed = _checked_packed_encoder(model)
+        self._packed = PackedEncoder.for_model(model) if packable else None
         self._model = model
         return model
 

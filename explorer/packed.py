@@ -26,7 +26,7 @@ import numpy as np
 #: Tokens per pack for plain texts (a text longer than this gets a pack of its own).
 PACK_TOKENS = 256
 #: Tokens per pack for contextual sentence vectors (shorter packs: less masked-out attention).
-CONTEXT_PACK_TOKENS = 128
+CONTEXT_PACK_TOKENS = 160
 #: Tokens per forward call (packs per batch = this // pack length).
 BATCH_TOKENS = 2048
 

@@ -6,16 +6,19 @@ i and i + 1, and a breakpoint wherever that distance exceeds a threshold compute
 distances (``percentile``, ``standard_deviation``, ``interquartile``, ``gradient``) or given
 as an absolute similarity (``threshold``).
 
-The speed trick: LangChain embeds every window's concatenated text (each sentence is embedded
-2 × buffer_size + 1 times). Here each sentence is embedded once and a window's vector is the
-normalised sum of its sentences' vectors weighted by their token counts (the model mean-pools
-over tokens, so that is how the joined text would weigh them), computed with a cumulative sum.
-Measured on 100 KB of Wikipedia text, token weighting follows LangChain's distance curve
-better than a plain mean (correlation 0.57 vs 0.29); ``bench/bench_semantic.py`` prints the
-speed-up and how many of LangChain's breakpoints this reproduces. Where LangChain's exact
-breakpoints matter more than speed, ``window_embedding="joined"`` embeds the joined window
-texts as LangChain does (same chunks as LangChain on the same sentences; tested). Because the sentence vectors come from the content-hash cache (and a small
-per-document LRU here), moving the threshold or changing the mode embeds nothing.
+The speed trick: LangChain embeds every window's joined text, so each sentence goes through
+the model 2 × buffer_size + 1 times. By default (``window_embedding="contextual"``) every token
+goes through the model once: consecutive sentences share a packed sequence in which each
+sentence's tokens attend to the sentences within ``buffer_size`` of it, as they would inside
+the joined window, and a window's vector is the mean of its sentences' token vectors
+(:mod:`explorer.packed`). On 100 KB of each Chroma corpus this tracks LangChain's distance
+curve better than pooling isolated sentences (``"pooled"``, the fallback for models the packed
+pass does not reproduce); ``bench/bench_semantic.py`` prints the speed-up and how many of
+LangChain's breakpoints each reproduces. Where LangChain's exact breakpoints matter more than
+speed, ``window_embedding="joined"`` embeds the joined window texts as LangChain does (same
+chunks as LangChain on the same sentences; tested). Vectors come from the content-hash cache
+(and a small per-document LRU here), so moving the threshold or changing the mode embeds
+nothing; a new ``buffer_size`` changes what each sentence sees and is embedded once.
 """
 
 from __future__ import annotations
@@ -316,9 +319,9 @@ def _break_reason(pt: CurvePoint, mode: str, amount: float) -> tuple[str, tuple[
 class SemanticStrategy(Strategy):
     name = "semantic"
     description = (
-        "Embeds each sentence once, pools a window of buffer_size sentences on each side, and "
-        "cuts where the cosine distance between adjacent windows jumps (LangChain's "
-        "SemanticChunker breakpoints). Optional min/max chunk sizes."
+        "Embeds a window of buffer_size sentences on each side of every sentence (each token "
+        "once, seeing its window) and cuts where the cosine distance between adjacent windows "
+        "jumps (LangChain's SemanticChunker breakpoints). Optional min/max chunk sizes."
     )
     needs_embedder = True
     params = (
@@ -344,7 +347,7 @@ class SemanticStrategy(Strategy):
             "buffer_size",
             "int",
             1,
-            "Sentences on each side pooled with each sentence before comparing neighbours.",
+            "Sentences on each side that form each sentence's window before comparing neighbours.",
             min=0,
             max=10,
         ),
