@@ -236,14 +236,21 @@ def render_chunks(
     max_chars: int = MAX_RENDER_CHARS,
     height: int = 560,
     with_css: bool = True,
+    interactive: bool = False,
+    mark_title: str = "Expected answer",
 ) -> str:
     """HTML of ``text[lo:hi]`` with every chunk highlighted (positions in ``chunks`` index
     ``flags``, ``tokens`` and ``selected``).
 
     Overlaps (characters in 2+ chunks) get striped, outlined backgrounds; each chunk start gets
     its index badge and each end a boundary bar; flagged chunks a red wavy underline and a ⚠
-    badge; ``marks`` (e.g. an expected answer) a bold yellow highlight. At most ``max_chars``
-    characters are rendered.
+    badge; ``marks`` (e.g. an expected answer) a bold yellow highlight, titled ``mark_title``.
+    At most ``max_chars`` characters are rendered.
+
+    ``interactive`` puts every piece of text in a span carrying its document offset
+    (``data-o``, in code points) and the positions of the chunks covering it (``data-c``), so
+    the app's text view can turn a click into a chunk and a selection into exact offsets
+    without searching for text.
     """
     hi = len(text) if hi is None else hi
     lo = max(0, min(lo, len(text)))
@@ -267,13 +274,19 @@ def render_chunks(
         for p in seg.chunks:
             if chunks[p].start == seg.start and show_index:
                 sel = " ce-idx-sel" if p == selected else ""
+                data = f' data-c="{p}"' if interactive else ""
                 out.append(
-                    f'<span class="ce-idx{sel}" title="{html.escape(tip(p))}">{chunks[p].index}</span>'
+                    f'<span class="ce-idx{sel}" title="{html.escape(tip(p))}"{data}>{chunks[p].index}</span>'
                 )
         piece = html.escape(text[seg.start : seg.end])
         classes = []
         style = ""
         title = ""
+        data = ""
+        if interactive:
+            data = f' data-o="{seg.start}"'
+            if seg.chunks:
+                data += f' data-c="{" ".join(map(str, seg.chunks))}"'
         if seg.chunks:
             classes.append("ce-s")
             if seg.is_overlap:
@@ -291,14 +304,14 @@ def render_chunks(
                 classes.append("ce-sel")
         if seg.marked:
             classes.append("ce-ans")
-            title = ("Expected answer\n\n" + title) if title else "Expected answer"
-        if classes:
-            attrs = f' class="{" ".join(classes)}"'
+            title = f"{mark_title}\n\n{title}" if title else mark_title
+        if classes or data:
+            attrs = f' class="{" ".join(classes)}"' if classes else ""
             if style:
                 attrs += f' style="{style}"'
             if title:
                 attrs += f' title="{html.escape(title)}"'
-            out.append(f"<span{attrs}>{piece}</span>")
+            out.append(f"<span{attrs}{data}>{piece}</span>")
         else:
             out.append(piece)
         for p in seg.chunks:

@@ -898,3 +898,23 @@ def show_in_explore(doc_id: str, cfg_id: int, position: int) -> None:
     S.active_cfg = cfg_id
     S.chunk_sel = position
     S.goto = PAGES["explore"]
+
+
+def answer_ref(item: dict, docs: Sequence[Document], where: str = "expected answer") -> tuple[str, int, int]:
+    """The gold span of a question: the span the user selected in the text when it still holds
+    that answer (exact offsets, even for text that occurs twice), else the one place the typed
+    answer occurs (:func:`explorer.evaluate.locate_answer`)."""
+    from explorer.evaluate import locate_answer
+
+    ref = item.get("ref")
+    if ref:
+        doc = next((d for d in docs if d.id == ref[0]), None)
+        if doc is not None and doc.text[ref[1] : ref[2]] == item.get("answer"):
+            return (ref[0], int(ref[1]), int(ref[2]))
+    return locate_answer(item.get("answer", ""), docs, where)
+
+
+def use_as_answer(doc: Document, start: int, end: int) -> None:
+    """Make ``doc.text[start:end]`` the expected answer on Retrieve, with its exact offsets
+    (applied by that page before its form is drawn: its widgets may not exist yet)."""
+    S.ret_pending = {"answer": doc.text[start:end], "ref": [doc.id, start, end]}

@@ -78,9 +78,7 @@ else:
             skipped.append(item["question"])
             continue
         try:
-            ref = evaluate_mod.locate_answer(
-                item["answer"], docs, f"question {c.clip(item['question'], 40)!r}"
-            )
+            ref = c.answer_ref(item, docs, f"question {c.clip(item['question'], 40)!r}")
         except ExplorerError as err:
             st.warning(str(err), icon=":material/help:")
             continue

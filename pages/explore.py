@@ -6,14 +6,17 @@ import pandas as pd
 import streamlit as st
 
 from explorer.errors import ExplorerError
-from explorer.render import FLAG_LABELS, legend, render_chunks, window_around
+from explorer.render import FLAG_LABELS, chunks_in, legend, render_chunks, window_around
+from explorer.strategies.base import trim
 from pages import _common as c
+from pages._textview import text_view
 
 S = st.session_state
 
 c.page_header(
     "Explore",
-    "How one strategy cuts your document. Hover a chunk for its details; pick a chunk to inspect it.",
+    "How one strategy cuts your document. Hover a chunk for its details, click it to inspect it; "
+    "select text to see which chunks hold it.",
 )
 doc = c.doc_picker()
 if doc is None:
@@ -92,6 +95,26 @@ show_index = nav[2].toggle("Chunk numbers", value=True, key="w.show_index")
 
 flags = {i: f for i, f in enumerate(an.flags) if f}
 lo, hi = window_around(bounds, sel, len(doc.text))
+mark = S.get("explore_mark")
+mark = mark if mark and mark[0] == doc.id and mark[2] <= len(doc.text) else None
+
+
+def _on_pick(position: int) -> None:
+    S.chunk_sel = position
+
+
+def _on_select(start: int, end: int) -> None:
+    start, end = trim(doc.text, start, min(end, len(doc.text)))
+    if end > start:
+        S.explore_mark = [doc.id, start, end]
+
+
+def _use_mark() -> None:
+    _, ms, me = S.explore_mark
+    c.use_as_answer(doc, ms, me)
+    S.goto = c.PAGES["retrieve"]
+
+
 left, right = st.columns([0.62, 0.38], gap="medium")
 with left:
     c.html(legend())
@@ -100,7 +123,35 @@ with left:
             f"Showing characters {lo:,}–{hi:,} of {len(doc.text):,} around chunk {sel}: "
             "move with the chunk or page number."
         )
-    c.html(
+    if mark:
+        _, ms, me = mark
+        inside = chunks_in(bounds, ms, me)
+        whole = [i for i in inside if bounds[i][0] <= ms and bounds[i][1] >= me]
+        where = (
+            f"whole in chunk{'s' if len(whole) > 1 else ''} {', '.join(str(chunks[i].index) for i in whole)}"
+            if whole
+            else f"spread over chunks {', '.join(str(chunks[i].index) for i in inside)}"
+            if inside
+            else "in no chunk"
+        )
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.caption(f"**Selected** characters {ms:,}–{me:,} ({me - ms:,} chars) · {where}")
+            st.button(
+                "Use as expected answer",
+                key="w.mark.use",
+                icon=":material/flag:",
+                type="tertiary",
+                help="Open Retrieve with this exact span as the expected answer.",
+                on_click=_use_mark,
+            )
+            st.button(
+                "Clear",
+                key="w.mark.clear",
+                icon=":material/close:",
+                type="tertiary",
+                on_click=lambda: S.pop("explore_mark", None),
+            )
+    text_view(
         render_chunks(
             doc.text,
             chunks,
@@ -109,9 +160,17 @@ with left:
             selected=sel,
             flags=flags,
             tokens=an.tokens,
+            marks=[(mark[1], mark[2])] if mark else (),
             show_index=show_index,
             height=620,
-        )
+            interactive=True,
+            mark_title="Selected text",
+        ),
+        key="w.text",
+        view=f"{doc.id}:{lo}:{hi}",
+        selected=sel,
+        on_pick=_on_pick,
+        on_select=_on_select,
     )
 
 # -- inspector ---------------------------------------------------------------------------

@@ -5,17 +5,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import evaluate
 from explorer.errors import ExplorerError
-from explorer.render import CSS, render_snippet
+from explorer.render import CSS, MAX_RENDER_CHARS, render_chunks, render_snippet
+from explorer.strategies.base import trim
 from pages import _common as c
+from pages._textview import text_view
 
 S = st.session_state
 
 c.page_header(
     "Retrieve",
     "Ask a question: every configuration gets its own FAISS index over all loaded documents, "
-    "and shows its top-k chunks. Paste the expected answer to score them.",
+    "and shows its top-k chunks. Type the expected answer, or select it in the text, to score them.",
 )
 docs = c.documents()
 if not docs:
@@ -23,45 +24,126 @@ if not docs:
     st.stop()
 cfgs, k, options = c.retrieval_settings()
 S.setdefault("questions", [])
+docs_by_id = {d.id: d for d in docs}
 
 for _k, _f in (("w.question", "question"), ("w.answer", "answer")):
     if _k not in S:
         S[_k] = (S.get("ret_query") or {}).get(_f, "")
+_pending = S.pop("ret_pending", None)  # an answer selected on Explore
+if _pending:
+    S["w.answer"], S.ret_mark = _pending["answer"], _pending["ref"]
 
 
 def _ask(item: dict) -> None:
     S.ret_query = dict(item)
     S["w.question"], S["w.answer"] = item["question"], item["answer"]
+    S.ret_mark = item.get("ref")
 
 
-with st.form("w.ret_form", border=False):
-    q = st.text_input(
-        "Question",
-        placeholder="e.g. How often are the filters backwashed?",
-        key="w.question",
+def _mark_ref(answer: str) -> list | None:
+    """The selected span, if the answer box still holds its text."""
+    mark = S.get("ret_mark")
+    if mark and mark[0] in docs_by_id and docs_by_id[mark[0]].text[mark[1] : mark[2]] == answer:
+        return list(mark)
+    return None
+
+
+def _submit() -> None:
+    """Search with what the boxes hold now (no form: a form would send back what was typed
+    before an answer was selected in the text)."""
+    question = (S.get("w.question") or "").strip()
+    if question:
+        answer = S.get("w.answer") or ""
+        S.ret_query = {"question": question, "answer": answer.strip(), "ref": _mark_ref(answer)}
+
+
+def _keep() -> None:
+    _submit()
+    query, question = S.get("ret_query"), (S.get("w.question") or "").strip()
+    if query and query["question"] == question and all(x["question"] != question for x in S.questions):
+        S.questions.append(dict(query))
+
+
+q = st.text_input(
+    "Question",
+    placeholder="e.g. How often are the filters backwashed?",
+    key="w.question",
+    on_change=_submit,
+)
+a = st.text_area(
+    "Expected answer (optional)",
+    height=80,
+    placeholder="Paste the exact passage of the document that answers the question, or select it "
+    "in the text below.",
+    key="w.answer",
+    on_change=_submit,
+)
+with st.container(horizontal=True):
+    search = st.button("Search", type="primary", icon=":material/search:", on_click=_submit, key="w.search")
+    keep = st.button(
+        "Keep the question",
+        icon=":material/bookmark_add:",
+        help="Search, and add the question (with its expected answer) to the list below and to Evaluate.",
+        on_click=_keep,
+        key="w.keep",
     )
-    a = st.text_area(
-        "Expected answer (optional)",
-        height=80,
-        placeholder="Paste the exact passage of the document that answers the question.",
-        key="w.answer",
+_mark = _mark_ref(S.get("w.answer", ""))
+_mark_line = st.container()  # always there, so the expander below keeps its place (and state)
+if _mark:
+    _md = docs_by_id[_mark[0]]
+    _mark_line.caption(
+        f":material/flag: Expected answer: the span you selected, characters {_mark[1]:,}–{_mark[2]:,} "
+        f"of **{c.md(_md.name)}**."
     )
-    with st.container(horizontal=True):
-        search = st.form_submit_button("Search", type="primary", icon=":material/search:")
-        keep = st.form_submit_button(
-            "Keep the question",
-            icon=":material/bookmark_add:",
-            help="Search, and add the question (with its expected answer) to the list below and to Evaluate.",
+with st.expander("Select the expected answer in the text", icon=":material/ink_highlighter:"):
+    _names = {d.id: d.name for d in docs}
+    _default = _mark[0] if _mark else docs[0].id
+    if len(docs) > 1:
+        _doc_id = st.selectbox(
+            "Document",
+            list(_names),
+            index=list(_names).index(_default),
+            format_func=lambda i: _names[i],
+            key="w.mark_doc",
         )
-if search or keep:
-    if not q.strip():
-        st.warning("Type a question first.", icon=":material/edit:")
     else:
-        S.ret_query = {"question": q.strip(), "answer": a.strip()}
-        if keep and not any(x["question"] == q.strip() for x in S.questions):
-            S.questions.append(dict(S.ret_query))
+        _doc_id = docs[0].id
+    _doc = docs_by_id[_doc_id]
+    _lo = 0
+    if len(_doc.text) > MAX_RENDER_CHARS:
+        _around = _mark[1] if _mark and _mark[0] == _doc_id else 0
+        _lo = st.slider(
+            "From character",
+            0,
+            max(0, len(_doc.text) - MAX_RENDER_CHARS // 2),
+            max(0, _around - 2_000),
+            step=1_000,
+            key=f"w.mark_lo.{_doc_id}",
+            help=f"The text is shown {MAX_RENDER_CHARS:,} characters at a time.",
+        )
 
-docs_by_id = {d.id: d for d in docs}
+    def _on_select(start: int, end: int, doc_id: str = _doc_id) -> None:
+        text = docs_by_id[doc_id].text
+        start, end = trim(text, start, min(end, len(text)))
+        if end > start:
+            S.ret_mark = [doc_id, start, end]
+            S["w.answer"] = text[start:end]
+            _submit()
+
+    _marks = [(_mark[1], _mark[2])] if _mark and _mark[0] == _doc_id else []
+    text_view(
+        render_chunks(_doc.text, [], lo=_lo, marks=_marks, height=360, interactive=True, show_index=False),
+        key="w.mark_text",
+        view=f"{_doc_id}:{_lo}",
+        on_select=_on_select,
+    )
+    st.caption(
+        "Select the passage that answers the question: it becomes the expected answer with its "
+        "exact offsets (a passage that occurs twice is told apart). Then press **Search**."
+    )
+
+if (search or keep) and not q.strip():
+    st.warning("Type a question first.", icon=":material/edit:")
 
 
 def _configs() -> list[tuple[dict, object]]:
@@ -90,11 +172,11 @@ def _indexes(pairs) -> dict:
     return out
 
 
-def _answer_ref(answer: str):
-    if not answer:
+def _answer_ref(item: dict):
+    if not item.get("answer"):
         return None, ""
     try:
-        return evaluate.locate_answer(answer, docs, "expected answer"), ""
+        return c.answer_ref(item, docs), ""
     except ExplorerError as err:
         return None, str(err)
 
@@ -104,7 +186,7 @@ if query:
     from explorer.metrics import retrieval_scores
 
     pairs = _configs()
-    ref, ref_error = _answer_ref(query["answer"])
+    ref, ref_error = _answer_ref(query)
     if ref_error:
         st.warning(ref_error, icon=":material/help:")
     indexes = _indexes(pairs)
@@ -184,7 +266,7 @@ else:
         indexes = _indexes(pairs)
         records = []
         for item in S.questions:
-            ref, _ = _answer_ref(item["answer"])
+            ref, _ = _answer_ref(item)
             for cfg, config in pairs:
                 idx = indexes[cfg["id"]]
                 if isinstance(idx, str):

@@ -54,9 +54,26 @@ def count(value: str) -> int:
     return int(value.replace(",", ""))
 
 
+def text_views(at: AppTest) -> list[dict]:
+    """The data sent to every interactive text view (pages/_textview.py) in this run."""
+    found: list[dict] = []
+
+    def walk(node) -> None:
+        children = getattr(node, "children", None)
+        for child in children.values() if isinstance(children, dict) else ():
+            proto = getattr(child, "proto", None)
+            if getattr(proto, "component_name", "") == "chunk_explorer.text_view":
+                found.append(json.loads(proto.json))
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
 def rendered(at: AppTest) -> str:
-    """The highlighted-text HTML (the st.html bodies that hold chunks)."""
-    return "".join(h.value for h in at.html if "ce-text" in h.value and 'class="ce-text"' in h.value)
+    """The highlighted-text HTML: st.html bodies that hold chunks, and the interactive views."""
+    static = [h.value for h in at.html if 'class="ce-text"' in h.value]
+    return "".join(static + [v["html"] for v in text_views(at)])
 
 
 def summaries(at: AppTest) -> list[str]:
@@ -298,6 +315,51 @@ def test_retrieve_top_k_per_configuration_with_expected_answer():
     at.button(key="w.q.runall").click().run()
     ok(at)
     assert len(at.session_state["ret_batch"]) == 2
+
+
+def view_text(view: dict) -> str:
+    """The document text inside a text view, rebuilt from its offset-carrying spans."""
+    import html as html_mod
+
+    pieces = re.findall(r'<span[^>]*data-o="(\d+)"[^>]*>([^<]*)</span>', view["html"])
+    return "".join(html_mod.unescape(t) for _, t in pieces)
+
+
+def test_retrieve_scores_a_selected_span_where_typed_text_would_be_ambiguous():
+    at = start("retrieve")
+    ok(at)
+    (view,) = [v for v in text_views(at) if v["select"]]
+    doc_id = view["view"].split(":")[0]
+    text = view_text(view)
+    # the page header repeats on every page of the handbook: typed, it is ambiguous
+    header = "Harbor Valley Water Authority - Plant Operations Handbook (rev. 7)"
+    if header not in text:
+        at.selectbox(key="w.mark_doc").select(
+            next(o for o in at.selectbox(key="w.mark_doc").options if "handbook" in o)
+        ).run()
+        (view,) = [v for v in text_views(at) if v["select"]]
+        doc_id, text = view["view"].split(":")[0], view_text(view)
+    first = text.index(header)
+    second = text.index(header, first + 1)
+    ask(at, "Who publishes the handbook?", header)
+    assert any("occurs more than once" in w.value for w in at.warning)
+    # what the text view sends when the second header is selected (see pages/_textview.py)
+    at.session_state["ret_pending"] = {"answer": header, "ref": [doc_id, second, second + len(header)]}
+    at.run()
+    assert at.text_area(key="w.answer").value == header
+    assert any(f"characters {second:,}–{second + len(header):,}" in c.value for c in at.caption)
+    next(b for b in at.button if b.label == "Search").click().run()
+    ok(at)
+    assert not any("occurs more than once" in w.value for w in at.warning)
+    assert at.session_state["ret_query"]["ref"] == [doc_id, second, second + len(header)]
+    assert len([c.value for c in at.caption if c.value.startswith("Recall")]) == 2
+    # kept with its span, it scores on Evaluate too
+    next(b for b in at.button if b.label == "Keep the question").click().run()
+    assert at.session_state["questions"][-1]["ref"] == [doc_id, second, second + len(header)]
+    at.switch_page("pages/evaluate.py").run()
+    ok(at)
+    assert not any("occurs more than once" in w.value for w in at.warning)
+    assert not any("left out" in c.value for c in at.caption)
 
 
 def test_retrieve_show_in_explore_jumps_to_the_chunk():

@@ -220,7 +220,9 @@ def test_real_packed_pass_gives_encodes_vectors(real):
     assert real.packed
     model = real._load()
     with torch.inference_mode():
-        want = model.encode(_VARIED, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+        want = model.encode(
+            _VARIED, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
     got = real.sharing_model(EmbeddingCache.memory()).encode(_VARIED)
     assert (want * got).sum(axis=1).min() > 0.99999
 

@@ -199,3 +199,86 @@ def test_snippet_marks_and_escapes():
     out = render_snippet(text, 0, len(text), marks=[(4, 12)])
     assert "&lt;answer&gt;" in out and "<answer>" not in out
     assert re.findall(r'class="ce-ans"[^>]*>([^<]*)<', out) == ["&lt;answer&gt;"]
+
+
+class _Offsets(HTMLParser):
+    """(data-o, text) of every offset-carrying span, and the data-c of every element with one."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.pieces: list[tuple[int, str]] = []
+        self.covers: list[tuple[int, tuple[int, ...]]] = []  # (data-o, data-c) of text spans
+        self.badges: list[int] = []
+        self._open: list[int | None] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag != "span":
+            return
+        if "ce-idx" in (a.get("class") or ""):
+            self.badges.append(int(a["data-c"]))
+        o = a.get("data-o")
+        self._open.append(int(o) if o is not None else None)
+        if o is not None:
+            self.pieces.append((int(o), ""))
+            cov = tuple(int(x) for x in a["data-c"].split()) if a.get("data-c") else ()
+            self.covers.append((int(o), cov))
+
+    def handle_endtag(self, tag):
+        if tag == "span" and self._open:
+            self._open.pop()
+
+    def handle_data(self, data):
+        if self._open and self._open[-1] is not None:
+            o, t = self.pieces[-1]
+            self.pieces[-1] = (o, t + data)
+
+
+def offsets_of(html_out: str) -> _Offsets:
+    p = _Offsets()
+    p.feed(html_out)
+    return p
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.sampled_from([*"ab <>&\"'\n", "é", "日", "😀", "\u200d", "\t"]),
+        min_size=1,
+        max_size=120,
+    ),
+    raw=st.lists(st.tuples(st.integers(0, 119), st.integers(1, 40)), max_size=8),
+    marks=st.lists(st.tuples(st.integers(0, 119), st.integers(1, 30)), max_size=2),
+    lo=st.integers(0, 119),
+)
+def test_interactive_spans_carry_exact_offsets(text, raw, marks, lo):
+    """What the text view reads back: every character of the window sits in exactly one span
+    whose data-o is its document offset (code points, astral characters included), and each
+    span's data-c lists exactly the chunks whose offsets cover it."""
+    n = len(text)
+    starts = sorted({min(s, n - 1) for s, _ in raw})
+    bounds = [(s, min(n, s + w)) for s, (_, w) in zip(starts, raw, strict=False)]
+    chunks = make_chunks(text, bounds)
+    lo = min(lo, n - 1)
+    mk = [(min(s, n - 1), min(n, s + w)) for s, w in marks]
+    out = render_chunks(text, chunks, lo=lo, marks=mk, interactive=True, selected=0 if chunks else None)
+    p = offsets_of(out)
+    pos = lo
+    for o, piece in p.pieces:
+        assert o == pos and piece == text[o : o + len(piece)] and piece
+        pos += len(piece)
+    assert pos == n
+    for o, cov in p.covers:
+        assert cov == tuple(i for i, (s, e) in enumerate(bounds) if s <= o < e)
+    assert p.badges == [i for i, (s, _) in enumerate(bounds) if s >= lo]
+
+
+def test_interactive_is_opt_in_and_escapes():
+    text = 'a <script>alert("x")</script> b'
+    chunks = make_chunks(text, [(0, 12), (10, len(text))])
+    plain = render_chunks(text, chunks)
+    assert "data-o" not in plain and "data-c" not in plain
+    out = render_chunks(text, chunks, interactive=True, marks=[(2, 10)], mark_title="Selected text")
+    assert "<script>" not in out and "&lt;script&gt;" in out
+    assert 'title="Selected text' in out and "Expected answer" not in out
+    assert "".join(t for _, t in offsets_of(out).pieces) == text

@@ -461,7 +461,9 @@ def test_contextual_windows_follow_langchains_curve_closer_than_pooled(chroma_di
     text = (chroma_dir / "corpora" / "wikitexts.md").read_text(encoding="utf-8")[:15_000]
     doc = Document("wiki15k.md", "text", text)
     ctx = Context()
-    curves = {m: semantic_curve(doc, {"window_embedding": m}, ctx) for m in ("joined", "contextual", "pooled")}
+    curves = {
+        m: semantic_curve(doc, {"window_embedding": m}, ctx) for m in ("joined", "contextual", "pooled")
+    }
     assert {m: c.window_embedding for m, c in curves.items()} == {m: m for m in curves}
     ref = curves["joined"].distances
     corr = {m: float(np.corrcoef(ref, curves[m].distances)[0, 1]) for m in ("contextual", "pooled")}
