@@ -99,6 +99,12 @@ def _add_model_arg(p: argparse.ArgumentParser) -> None:
         help="sentence-transformers model: a local folder or a model already in the Hugging Face "
         "cache (default: the bundled all-MiniLM-L6-v2; nothing is downloaded)",
     )
+    p.add_argument(
+        "--int8",
+        action="store_true",
+        help="embed with the model's int8 quantised Linear layers (about 2x faster on CPU, vectors "
+        "within cosine ~0.97 of fp32; cached apart from them)",
+    )
 
 
 def _add_progress_arg(p: argparse.ArgumentParser) -> None:
@@ -113,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("strategies", help="list strategies and their parameters as JSON")
+    p.add_argument(
+        "--format", choices=("json", "markdown"), default="json", help="markdown: the README's reference"
+    )
     p.set_defaults(func=cmd_strategies)
 
     p = sub.add_parser("text", help="print a document's text exactly as chunk offsets index it")
@@ -268,13 +277,13 @@ def load_docs(paths: Sequence[str], cleanup_spec: str = "") -> list:
     return docs
 
 
-def make_context(model: str | None, progress: Any = None):
+def make_context(model: str | None, progress: Any = None, quantize: bool = False):
     from .context import Context
     from .models import resolve_model_path
 
     if model:
         resolve_model_path(model)  # a clear ModelError now, not after chunking
-    return Context(model=model, progress=progress)
+    return Context(model=model, progress=progress, quantize=quantize)
 
 
 class ProgressLine:
@@ -341,7 +350,11 @@ def _progress(args: argparse.Namespace) -> ProgressLine:
 # ---------------------------------------------------------------------------------------------
 def cmd_strategies(args: argparse.Namespace) -> int:
     from .strategies import all_strategies
+    from .strategies.registry import reference_markdown
 
+    if getattr(args, "format", "json") == "markdown":
+        _write(reference_markdown())
+        return 0
     out = [
         {
             "name": s.name,
@@ -366,7 +379,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     from .invariants import invariant_errors
 
     (config,) = configs_from_args(args, many=False)
-    ctx = make_context(args.model)
+    ctx = make_context(args.model, quantize=getattr(args, "int8", False))
     docs = load_docs(args.paths, args.cleanup)
     from .strategies import get_strategy
 
@@ -405,7 +418,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not args.question.strip():
         raise ParamError("--question is empty")
     progress = _progress(args)
-    ctx = make_context(args.model, progress)
+    ctx = make_context(args.model, progress, getattr(args, "int8", False))
     docs = load_docs(args.paths, args.cleanup)
     qv = ctx.get_embedder().encode([args.question])
     out = []
@@ -433,7 +446,7 @@ def _eval_setup(args: argparse.Namespace):
         raise ParamError(f"--k {args.k} must be at least 1")
     options = EmbedOptions(prepend_headings=args.prepend_headings, context_chars=args.context_chars)
     progress = _progress(args)
-    ctx = make_context(args.model, progress)
+    ctx = make_context(args.model, progress, getattr(args, "int8", False))
     docs = load_docs(args.corpus, args.cleanup)
     questions = load_questions(args.questions, docs)
     return options, progress, ctx, docs, questions

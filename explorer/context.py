@@ -13,13 +13,15 @@ if TYPE_CHECKING:
 
 @dataclass
 class Context:
-    """Per-run services. ``model`` names the embedding model (None = bundled default).
+    """Per-run services. ``model`` names the embedding model (None = bundled default);
+    ``quantize`` asks for its int8 variant (faster on CPU, slightly different vectors).
 
     The embedder is created on first use only, so structural strategies never import torch.
     """
 
     model: str | None = None
     embedder: Embedder | None = None
+    quantize: bool = False
     #: Optional progress callback ``(done, total)`` for slow steps (embedding).
     progress: Any = None
     _cache: dict = field(default_factory=dict, repr=False)
@@ -39,5 +41,5 @@ class Context:
         if self.embedder is None:
             from .embed import get_embedder
 
-            self.embedder = get_embedder(self.model)
+            self.embedder = get_embedder(self.model, quantize=self.quantize)
         return self.embedder

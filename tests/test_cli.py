@@ -33,8 +33,9 @@ def fake_ctx(monkeypatch):
     """In-process runs use the fake embedder (the real model has its own tests below)."""
     emb = FakeEmbedder(dim=128)
 
-    def make_context(model, progress=None):
-        return Context(model=model, embedder=emb, progress=progress)
+    def make_context(model, progress=None, quantize=False):
+        emb.asked_int8 = quantize
+        return Context(model=model, embedder=emb, progress=progress, quantize=quantize)
 
     monkeypatch.setattr(cli_mod, "make_context", make_context)
     return emb
@@ -416,3 +417,25 @@ def test_compare_with_the_real_model(txt):
     assert hits[0]["score"] >= hits[1]["score"] >= hits[2]["score"]
     assert "Second paragraph" in hits[0]["text"]
     assert "embedding" in r.stderr.decode()  # progress went to stderr, not stdout
+
+
+def test_readme_strategy_reference_is_the_registry():
+    """The README's parameter tables are `strategies --format markdown`: they cannot drift."""
+    from explorer.strategies.registry import reference_markdown
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert reference_markdown().strip() in readme, (
+        "regenerate: python -m explorer strategies --format markdown"
+    )
+
+
+def test_int8_flag_reaches_the_context(fake_ctx, txt, capsysbinary):
+    for argv, want in (
+        (("chunk", str(txt), "--strategy", "semantic"), False),
+        (("chunk", str(txt), "--strategy", "semantic", "--int8"), True),
+    ):
+        rc, _out, _err = run_main(capsysbinary, *argv)
+        assert rc == 0 and fake_ctx.asked_int8 is want
+    # and the real context turns it into the int8 embedder, cached apart (no model load needed)
+    assert Context(quantize=True).get_embedder().model_id.endswith("+int8")
+    assert not Context().get_embedder().model_id.endswith("+int8")

@@ -106,6 +106,8 @@ def _doc() -> Document:
         ({"chunk_size": 60, "piece_size": 20}, 60),
         ({"length": "chars", "chunk_size": 300, "piece_size": 80}, 300),
         ({"length": "words", "chunk_size": 40, "piece_size": 10}, 40),
+        ({"length": "words", "chunk_size": 40, "piece_size": 10, "size_rule": "pieces"}, 40),
+        ({"length": "cl100k", "chunk_size": 60, "piece_size": 20, "size_rule": "pieces"}, 60),
     ],
 )
 def test_cluster_invariants_and_sizes(params, size):
@@ -117,6 +119,23 @@ def test_cluster_invariants_and_sizes(params, size):
     assert emb.stats.encoded > 0
     if params.get("length") == "chars":
         assert all(c.chars <= size for c in chunks)
+
+
+def test_cluster_pieces_rule_counts_pieces():
+    """size_rule=pieces (the default, Chroma's rule): at most chunk_size // piece_size pieces per chunk, so
+    chunks are never larger, and here smaller, than under the length rule."""
+    doc = _doc()
+    base = {"length": "words", "chunk_size": 40, "piece_size": 15}
+    ctx = Context(embedder=FakeEmbedder(dim=128))
+    pieces = CLU.chunk(doc, {**base, "chunk_size": 15}, ctx)  # one piece per chunk: the pieces
+    by_pieces = CLU.chunk(doc, {**base, "size_rule": "pieces"}, ctx)
+    by_length = CLU.chunk(doc, {**base, "size_rule": "length"}, ctx)
+    starts = [c.start for c in pieces]
+    for c in by_pieces:  # every chunk is 1 or 2 whole pieces (40 // 15 = 2)
+        inside = [s for s in starts if c.start <= s < c.end]
+        assert 1 <= len(inside) <= 2 and c.start in starts
+    assert any(c.reason.startswith("size limit") for c in by_pieces)
+    assert sum(c.chars for c in by_pieces) / len(by_pieces) < sum(c.chars for c in by_length) / len(by_length)
 
 
 def test_cluster_keeps_topics_apart():

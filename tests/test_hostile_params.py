@@ -174,7 +174,7 @@ MILLION = {
     "markdown": {"chunk_size": 1},
     "cluster": {"chunk_size": 1, "piece_size": 1, "length": "chars"},
     "hybrid": {"chunk_size": 1},
-    "semantic": {"max_chunk_size": 1},
+    "semantic": {"max_chunk_size": 1, "length": "chars"},
 }
 
 

@@ -193,6 +193,7 @@ def test_reproduces_langchain_chunks(mode, buffer_size, window):
         "breakpoint_amount": amount,
         "buffer_size": buffer_size,
         "window_embedding": window,
+        "max_chunk_size": 0,  # LangChain does not cap
     }
     got = SEM.chunk(doc, params, Context(embedder=emb))
     assert [c.text for c in got] == want
@@ -287,7 +288,13 @@ def test_min_chunk_size_merges_into_most_similar_neighbour():
 
 def test_min_chunk_size_end_to_end():
     doc, _ = _topic_doc()
-    params = {"breakpoint_mode": "threshold", "breakpoint_amount": 1, "min_chunk_size": 200}
+    params = {
+        "breakpoint_mode": "threshold",
+        "breakpoint_amount": 1,
+        "min_chunk_size": 200,
+        "max_chunk_size": 0,
+        "length": "chars",
+    }
     chunks = SEM.chunk(doc, params, _ctx())
     assert not invariant_errors(doc, chunks)
     assert len(chunks) > 1 and all(c.length >= 200 for c in chunks)

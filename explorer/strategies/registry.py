@@ -75,3 +75,34 @@ def all_strategies() -> list[Strategy]:
 
 def strategy_names() -> list[str]:
     return [s.name for s in all_strategies()]
+
+
+def reference_markdown() -> str:
+    """Every strategy with its parameters as Markdown (the README's "Strategies" reference is
+    this text, and a test keeps the two equal)."""
+    import json
+
+    def default(v: object) -> str:
+        if isinstance(v, list | tuple):
+            return json.dumps(list(v), ensure_ascii=False)
+        return str(v)
+
+    def bounds(p) -> str:
+        if p.choices:
+            return ", ".join(map(str, p.choices))
+        if p.min is not None and p.max is not None:
+            return f"{p.min:g}–{p.max:g}"
+        return ""
+
+    out = []
+    for s in all_strategies():
+        rows = [
+            f"| `{p.name}` | {p.type} | `{default(p.default)}` | {bounds(p)} | {p.help} |" for p in s.params
+        ]
+        out.append(
+            f"### `{s.name}`\n\n{s.description}\n\n"
+            "| parameter | type | default | range / choices | what it does |\n|---|---|---|---|---|\n"
+            + "\n".join(rows)
+            + "\n"
+        )
+    return "\n".join(out)

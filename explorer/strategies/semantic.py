@@ -27,7 +27,7 @@ import heapq
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -321,7 +321,8 @@ class SemanticStrategy(Strategy):
     description = (
         "Embeds a window of buffer_size sentences on each side of every sentence (each token "
         "once, seeing its window) and cuts where the cosine distance between adjacent windows "
-        "jumps (LangChain's SemanticChunker breakpoints). Optional min/max chunk sizes."
+        "jumps (LangChain's SemanticChunker breakpoints). Chunks are capped at the model's "
+        "256-token input by default (max_chunk_size; 0 = LangChain's uncapped chunks)."
     )
     needs_embedder = True
     params = (
@@ -375,13 +376,14 @@ class SemanticStrategy(Strategy):
         Param(
             "max_chunk_size",
             "int",
-            0,
-            "Chunks longer than this are split with the recursive strategy (0 = no limit).",
+            256,
+            "Chunks longer than this are split with the recursive strategy (0 = no limit). The "
+            "default, 256 tokens, is all-MiniLM-L6-v2's input: no chunk is cut when embedded.",
             min=0,
             max=100_000,
             step=10,
         ),
-        LENGTH_PARAM,
+        replace(LENGTH_PARAM, default="tokens"),
     )
 
     def check(self, p: dict[str, Any]) -> None:
