@@ -120,7 +120,8 @@ def main() -> None:
     print(f"model load (import torch + weights): {time.perf_counter() - t0:.1f} s, threads {_threads()}")
     model.encode(sents[:64], batch_size=32, show_progress_bar=False)  # first-call warm-up, untimed
     sem = get_strategy("semantic")
-    params = {"breakpoint_mode": "percentile", "breakpoint_amount": 95, "buffer_size": 1}
+    # uncapped, as LangChain (the default caps chunks at 256 tokens: a recursive split on top)
+    params = {"breakpoint_mode": "percentile", "breakpoint_amount": 95, "buffer_size": 1, "max_chunk_size": 0}
 
     def ours(window: str = "contextual", quantize: bool = False, d: Document = doc):
         src = get_embedder(quantize=True) if quantize else base

@@ -112,6 +112,8 @@ def test_click_picks_a_chunk_and_selection_gives_exact_offsets(page, server):
     assert "chunk 3" in line, line
     marked = page.locator(".ce-view .ce-ans").all_inner_texts()
     assert "".join(marked) == text[a - lo : b - lo]
+    bu.SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(bu.SCREENSHOTS / "explore-selection.png"))  # the README's, on request
 
     page.get_by_role("button", name="Use as expected answer").click()
     bu.settle(page)

@@ -26,6 +26,19 @@ def report_config(size: int) -> StrategyConfig:
     )
 
 
+def percent(r) -> dict[str, float]:
+    """The report's four metrics of an evaluation result, in %, printed for the log."""
+    s = r.scores
+    got = {
+        "recall": 100 * s.recall.mean,
+        "precision": 100 * s.precision.mean,
+        "iou": 100 * s.iou.mean,
+        "precision_omega": 100 * s.precision_omega.mean,
+    }
+    print("measured (%):", {k: round(v, 2) for k, v in got.items()}, "chunks", r.chunk_count)
+    return got
+
+
 @pytest.fixture(scope="module")
 def corpus(chroma_dir):
     from explorer.loaders import load_path
@@ -61,15 +74,8 @@ def test_recursive_250_0_reproduces_the_report(corpus):
     """Embeds ~2,000 chunks with the bundled model (a minute or two on 2 cores, cold cache)."""
     docs, questions = corpus
     (r,) = evaluate(docs, [report_config(250)], questions, k=5, ctx=Context())
-    s = r.scores
-    got = {
-        "recall": 100 * s.recall.mean,
-        "precision": 100 * s.precision.mean,
-        "iou": 100 * s.iou.mean,
-        "precision_omega": 100 * s.precision_omega.mean,
-    }
-    print("measured (%):", {k: round(v, 2) for k, v in got.items()}, "chunks", r.chunk_count)
-    assert len(s.questions) == 472
+    got = percent(r)
+    assert len(r.scores.questions) == 472
     assert abs(got["recall"] - 78.5) <= 1.5, got
     assert abs(got["precision"] - 5.4) <= 0.3, got
     assert abs(got["iou"] - 5.4) <= 0.3, got
@@ -88,14 +94,7 @@ def test_cluster_200_reproduces_the_report(corpus):
     docs, questions = corpus
     config = StrategyConfig.make("cluster", {"chunk_size": 200, "length": "cl100k", "size_rule": "pieces"})
     (r,) = evaluate(docs, [config], questions, k=5, ctx=Context())
-    s = r.scores
-    got = {
-        "recall": 100 * s.recall.mean,
-        "precision": 100 * s.precision.mean,
-        "iou": 100 * s.iou.mean,
-        "precision_omega": 100 * s.precision_omega.mean,
-    }
-    print("measured (%):", {k: round(v, 2) for k, v in got.items()}, "chunks", r.chunk_count)
+    got = percent(r)
     assert abs(got["recall"] - 75.2) <= 1.5, got
     assert abs(got["precision"] - 7.2) <= 0.3, got
     assert abs(got["iou"] - 7.2) <= 0.3, got

@@ -152,8 +152,14 @@ def test_cluster_params_are_checked():
     with pytest.raises(ParamError, match="piece_size=300 must not exceed chunk_size=250"):
         CLU.validate({"piece_size": 300})
     with pytest.raises(ParamError, match="no room"):
-        CLU.validate({"piece_size": 2, "chunk_size": 10})
-    assert CLU.validate({})["length"] == "tokens"
+        CLU.validate({"piece_size": 2, "chunk_size": 10, "length": "tokens"})
+    # the defaults are the report's ClusterSemanticChunker
+    assert {k: CLU.validate({})[k] for k in ("chunk_size", "piece_size", "length", "size_rule")} == {
+        "chunk_size": 250,
+        "piece_size": 50,
+        "length": "cl100k",
+        "size_rule": "pieces",
+    }
 
 
 def test_cluster_tiny_documents():
