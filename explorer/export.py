@@ -96,6 +96,7 @@ def config_to_json(
     model: str | None = None,
     cleanup: Sequence[str] = (),
     options: Any = None,
+    quantize: bool = False,
 ) -> str:
     """The whole setup as JSON: strategies with every parameter, model, clean-up, documents."""
     from . import __version__
@@ -103,6 +104,7 @@ def config_to_json(
     d: dict[str, Any] = {
         "explorer_version": __version__,
         "model": model or "all-MiniLM-L6-v2",
+        "int8": bool(quantize),
         "cleanup": list(cleanup),
         "documents": list(doc_names),
         "strategies": [c.to_dict() for c in configs],
@@ -148,12 +150,18 @@ def _cli_value(v: Any) -> str:
 
 
 def _cli(
-    configs: Sequence[StrategyConfig], docs: Sequence[str], model: str | None, cleanup: Sequence[str]
+    configs: Sequence[StrategyConfig],
+    docs: Sequence[str],
+    model: str | None,
+    cleanup: Sequence[str],
+    quantize: bool = False,
 ) -> str:
     lines = []
     extra = []
     if model and not is_default(model):
         extra.append(f"--model {shlex.quote(model)}")
+    if quantize:
+        extra.append("--int8")
     if cleanup:
         extra.append(f"--cleanup {shlex.quote(','.join(cleanup))}")
     paths = " ".join(shlex.quote(d) for d in docs) or "FILE"
@@ -186,13 +194,19 @@ def _cli(
 
 
 def _python(
-    configs: Sequence[StrategyConfig], docs: Sequence[str], model: str | None, cleanup: Sequence[str]
+    configs: Sequence[StrategyConfig],
+    docs: Sequence[str],
+    model: str | None,
+    cleanup: Sequence[str],
+    quantize: bool = False,
 ) -> str:
     out = ["from explorer import Context, chunk_document", "from explorer.loaders import load_path"]
     if cleanup:
         out.append("from explorer.cleanup import Cleanup")
     out.append("")
-    ctx = f"Context(model={model!r})" if model and not is_default(model) else "Context()"
+    args = [f"model={model!r}"] if model and not is_default(model) else []
+    args += ["quantize=True"] if quantize else []
+    ctx = f"Context({', '.join(args)})"
     out.append(f"ctx = {ctx}")
     clean = f", Cleanup({', '.join(f'{c}=True' for c in cleanup)})" if cleanup else ""
     out.append(f"docs = [load_path(p{clean}) for p in {list(docs) or ['FILE']!r}]")
@@ -522,6 +536,7 @@ def config_to_code(
     *,
     model: str | None = None,
     cleanup: Sequence[str] = (),
+    quantize: bool = False,
 ) -> dict[str, str]:
     """Snippets reproducing ``configs``: keys ``cli``, ``python``, ``langchain``, ``llamaindex``,
     ``chonkie``. Where another library has no equivalent, its snippet is a comment saying so;
@@ -529,8 +544,8 @@ def config_to_code(
     configs = list(configs)
     docs = list(doc_names)
     out = {
-        "cli": _cli(configs, docs, model, cleanup),
-        "python": _python(configs, docs, model, cleanup),
+        "cli": _cli(configs, docs, model, cleanup, quantize),
+        "python": _python(configs, docs, model, cleanup, quantize),
     }
     for key, fn in (("langchain", _langchain), ("llamaindex", _llamaindex), ("chonkie", _chonkie)):
         parts = []

@@ -88,7 +88,9 @@ configs = [conf for _, conf in valid]
 from explorer.retrieval import EmbedOptions  # noqa: E402
 
 options = EmbedOptions(**(S.get("embed_opts") or {}))
-cfg_json = export.config_to_json(configs, names, model=model, cleanup=cleanup_steps, options=options)
+cfg_json = export.config_to_json(
+    configs, names, model=model, cleanup=cleanup_steps, options=options, quantize=c.use_int8()
+)
 left, right = st.columns([1, 3])
 left.download_button(
     "Download configuration (JSON)",
@@ -108,7 +110,7 @@ with st.expander("Configuration JSON", icon=":material/data_object:"):
 
 # -- code ------------------------------------------------------------------------------------
 st.subheader("As code", anchor=False)
-code = export.config_to_code(configs, names, model=model, cleanup=cleanup_steps)
+code = export.config_to_code(configs, names, model=model, cleanup=cleanup_steps, quantize=c.use_int8())
 tabs = st.tabs(["CLI", "Python", "LangChain", "LlamaIndex", "Chonkie"])
 for tab, (key, lang) in zip(
     tabs,

@@ -202,3 +202,20 @@ def test_cli_snippet_round_trips_through_the_parser():
     args = build_parser().parse_args(argv)
     assert args.paths == ["my doc.txt"]
     assert configs_from_args(args, many=True) == configs
+
+
+def test_int8_travels_into_the_code_and_the_json():
+    """The int8 option set in the app comes out in every snippet that can carry it."""
+    from explorer.cli import build_parser
+
+    configs = [StrategyConfig.make("semantic", {}), StrategyConfig.make("fixed", {"chunk_size": 100})]
+    code = config_to_code(configs, ["a.txt"], quantize=True)
+    compare_line = next(ln for ln in code["cli"].splitlines() if " compare " in ln)
+    import shlex
+
+    assert build_parser().parse_args(shlex.split(compare_line)[3:]).int8 is True
+    assert "Context(quantize=True)" in code["python"]
+    compile(code["python"], "<python snippet>", "exec")
+    assert json.loads(config_to_json(configs, quantize=True))["int8"] is True
+    plain = config_to_code(configs, ["a.txt"])
+    assert "--int8" not in plain["cli"] and "Context()" in plain["python"]
