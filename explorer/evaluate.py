@@ -161,6 +161,23 @@ def _question_from_record(rec: Any, docs: _Docs, where: str) -> Question:
     return Question(text.strip(), tuple(refs))
 
 
+def questions_to_jsonl(questions: Sequence[Question], docs: Sequence[Document]) -> str:
+    """A question file :func:`load_questions` reads back: one JSON object per line, each gold
+    span as document name, start, end and its text (``content``, checked on loading), so a set
+    of questions built in the app runs the same from the CLI."""
+    by_id = {d.id: d for d in docs}
+    lines = []
+    for q in questions:
+        refs = []
+        for doc_id, start, end in q.references:
+            doc = by_id.get(doc_id)
+            if doc is None:
+                raise LoadError(f"question {_clip(q.text)!r}: its document is not loaded")
+            refs.append({"document": doc.name, "start": start, "end": end, "content": doc.text[start:end]})
+        lines.append(json.dumps({"question": q.text, "references": refs}, ensure_ascii=False))
+    return "".join(line + "\n" for line in lines)
+
+
 def load_questions(
     source: str | Path | bytes, docs: Sequence[Document], name: str | None = None
 ) -> list[Question]:

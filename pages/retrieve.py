@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.errors import ExplorerError
+from explorer.evaluate import Question, questions_to_jsonl
 from explorer.render import CSS, MAX_RENDER_CHARS, render_chunks, render_snippet
 from explorer.strategies.base import trim
 from pages import _common as c
@@ -259,7 +260,30 @@ else:
             type="tertiary",
             on_click=lambda i=i: S.questions.pop(i),
         )
-    if st.button("Run all kept questions", icon=":material/replay:", key="w.q.runall"):
+    _gold, _missing = [], 0
+    for item in S.questions:
+        ref, _ = _answer_ref(item)
+        if ref is None:
+            _missing += 1
+        else:
+            _gold.append(Question(item["question"], (ref,)))
+    with st.container(horizontal=True, vertical_alignment="center"):
+        run_all = st.button("Run all kept questions", icon=":material/replay:", key="w.q.runall")
+        if _gold:
+            st.download_button(
+                "Download as a question file",
+                data=questions_to_jsonl(_gold, docs),
+                file_name="questions.jsonl",
+                mime="application/jsonl",
+                icon=":material/download:",
+                key="w.q.download",
+                on_click="ignore",
+                help="JSONL with each answer's document, exact offsets and text: "
+                "`python -m explorer evaluate --questions questions.jsonl` and Evaluate read it.",
+            )
+        if _missing:
+            st.caption(f"{_missing} without a usable expected answer (none, or ambiguous): not in the file.")
+    if run_all:
         from explorer.metrics import retrieval_scores
 
         pairs = _configs()

@@ -356,6 +356,7 @@ def test_retrieve_scores_a_selected_span_where_typed_text_would_be_ambiguous():
     # kept with its span, it scores on Evaluate too
     next(b for b in at.button if b.label == "Keep the question").click().run()
     assert at.session_state["questions"][-1]["ref"] == [doc_id, second, second + len(header)]
+    assert any(b.label == "Download as a question file" for b in at.download_button)
     at.switch_page("pages/evaluate.py").run()
     ok(at)
     assert not any("occurs more than once" in w.value for w in at.warning)
@@ -428,6 +429,21 @@ def test_export_downloads_and_code():
     assert {"Download JSONL", "Download CSV", "Download JSON", "Download configuration (JSON)"} <= set(labels)
     code = " ".join(c.value for c in at.code)
     assert "python -m explorer chunk" in code and "RecursiveCharacterTextSplitter" in code
+
+
+def test_int8_toggle_reaches_the_vectors_key_and_the_code():
+    at = start("retrieve")
+    at.toggle(key="w.int8").set_value(True).run()
+    ok(at)
+    assert at.session_state["int8"] is True
+    at.switch_page("pages/export.py").run()
+    ok(at)
+    code = " ".join(c.value for c in at.code)
+    assert "--int8" in code and "Context(quantize=True)" in code
+    at.switch_page("pages/retrieve.py").run()
+    at.toggle(key="w.int8").set_value(False).run()
+    at.switch_page("pages/export.py").run()
+    assert "--int8" not in " ".join(c.value for c in at.code)
 
 
 # -- URL state --------------------------------------------------------------------------------

@@ -254,3 +254,21 @@ def test_ties_go_to_the_first_copy():
     assert r.scores.recall.mean == 0.0  # the first copy is retrieved, deterministically
     (r,) = evaluate([d], [paras], [q], k=2, ctx=c)
     assert r.scores.recall.mean == 1.0 and r.scores.mrr.mean == 0.5
+
+
+def test_questions_round_trip_through_a_question_file():
+    """What the app's kept questions download as: read back to the same spans, with the text
+    checked, even for a passage that occurs twice (a typed answer could not say which)."""
+    from explorer.evaluate import questions_to_jsonl
+
+    text = "Header line.\nBody one.\nHeader line.\nBody two."
+    a = Document("a.txt", "text", text)
+    b = Document("b.md", "markdown", "Another « document » 😀 here.")
+    second = text.index("Header line.", 1)
+    qs = [
+        Question("Which header?", ((a.id, second, second + len("Header line.")),)),
+        Question("Emoji?", ((b.id, b.text.index("😀"), b.text.index("😀") + 1), (b.id, 0, 7))),
+    ]
+    data = questions_to_jsonl(qs, [a, b])
+    assert load_questions(data.encode("utf-8"), [a, b], "kept.jsonl") == qs
+    assert '"content": "Header line."' in data
