@@ -11,6 +11,12 @@ killed mid-write leaves a valid database (the unfinished batch is simply missing
 is not a database, has another schema, or fails SQLite's quick check is moved aside
 (``*.corrupt-<time>``) and rebuilt with a :class:`CacheWarning`; if even that fails the cache
 carries on in memory only. Nothing here ever raises for a bad cache file.
+
+Size: every row remembers the day it was last used. When a process first opens a file whose
+rows take more than ``CHUNK_EXPLORER_CACHE_MAX_MB`` (default 2048 MB, about a million 384-d
+vectors; 0 = no limit), the least recently used rows are deleted down to 80 % of it and the
+file is compacted. A file of the first layout (no day) is
+upgraded in place, its vectors kept.
 """
 
 from __future__ import annotations
@@ -27,8 +33,15 @@ from pathlib import Path
 
 import numpy as np
 
-#: Bump when the table layout changes: an older file is then moved aside and rebuilt.
-SCHEMA_VERSION = 1
+#: Bump when the table layout changes: an older file is then moved aside and rebuilt
+#: (version 1, the same table without the ``used`` day, is upgraded in place).
+SCHEMA_VERSION = 2
+#: Default bound on the rows' size on disk, in MB (``CHUNK_EXPLORER_CACHE_MAX_MB``).
+MAX_MB = 2048
+#: Pruning deletes least recently used rows down to this share of the bound.
+PRUNE_TO = 0.8
+#: Page size of a new cache file (bytes).
+PAGE_SIZE = 16384
 DB_NAME = "embeddings.sqlite3"
 #: Vectors kept in memory (bytes); least recently used ones are dropped first (they stay on disk).
 MEMORY_BYTES = 512 * 1024 * 1024
@@ -48,6 +61,20 @@ def default_cache_dir() -> Path:
     return Path(base).expanduser() / "chunk-explorer"
 
 
+def max_cache_bytes() -> int:
+    """``$CHUNK_EXPLORER_CACHE_MAX_MB`` in bytes (0 = no limit); a bad value falls back to the default."""
+    raw = os.environ.get("CHUNK_EXPLORER_CACHE_MAX_MB", "").strip()
+    try:
+        mb = float(raw) if raw else MAX_MB
+    except ValueError:
+        mb = MAX_MB
+    return max(0, int(mb * 1024 * 1024))
+
+
+def _today() -> int:
+    return int(time.time() // 86400)
+
+
 def text_hash(text: str) -> bytes:
     """32-byte sha256 of the exact text (surrogates kept, so every Python str hashes)."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
@@ -58,9 +85,16 @@ class EmbeddingCache:
     ``persist=False`` keeps vectors in memory only (tests, or an unwritable disk)."""
 
     def __init__(
-        self, directory: str | Path | None = None, *, persist: bool = True, memory_bytes: int = MEMORY_BYTES
+        self,
+        directory: str | Path | None = None,
+        *,
+        persist: bool = True,
+        memory_bytes: int = MEMORY_BYTES,
+        max_bytes: int | None = None,
     ) -> None:
         self.directory = Path(directory).expanduser() if directory is not None else default_cache_dir()
+        self.max_bytes = max_cache_bytes() if max_bytes is None else max_bytes
+        self.pruned = 0  # rows deleted by the size bound when this file was opened
         self.path = self.directory / DB_NAME
         self.persist = persist
         self.memory_bytes = memory_bytes
@@ -206,6 +240,7 @@ class EmbeddingCache:
                 return
             if problem is None:
                 self._ready = True
+                self._prune()
                 return
             if attempt == 0:
                 self._move_aside(problem)
@@ -214,6 +249,9 @@ class EmbeddingCache:
     def _verify_or_create(self) -> str | None:
         conn = self._connect()
         try:
+            # 16 KB pages hold a 384-d vector row in ~1.9 KB; SQLite's 4 KB default took ~4.7 KB
+            # (measured). Only a new file takes it: it must come before the first write.
+            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
             conn.execute("PRAGMA journal_mode=WAL")
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if not tables:
@@ -221,7 +259,8 @@ class EmbeddingCache:
                 conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 conn.execute(
                     "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash BLOB NOT NULL, "
-                    "vec BLOB NOT NULL, PRIMARY KEY (model, hash)) WITHOUT ROWID"
+                    "vec BLOB NOT NULL, used INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (model, hash)) "
+                    "WITHOUT ROWID"
                 )
                 conn.execute(
                     "INSERT OR REPLACE INTO meta VALUES ('schema', ?)",
@@ -232,6 +271,14 @@ class EmbeddingCache:
             if not {"meta", "vectors"} <= tables:
                 return f"unexpected tables {sorted(tables)}"
             row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is not None and row[0] == "1":  # same table, no day yet: upgrade in place
+                conn.execute("BEGIN IMMEDIATE")
+                cols = {r[1] for r in conn.execute("PRAGMA table_info(vectors)")}
+                if "used" not in cols:
+                    conn.execute("ALTER TABLE vectors ADD COLUMN used INTEGER NOT NULL DEFAULT 0")
+                conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
+                conn.execute("COMMIT")
+                row = (str(SCHEMA_VERSION),)
             if row is None or row[0] != str(SCHEMA_VERSION):
                 return f"schema version {row[0] if row else None!r}, expected {SCHEMA_VERSION}"
             check = conn.execute("PRAGMA quick_check").fetchone()
@@ -240,6 +287,39 @@ class EmbeddingCache:
             return None
         finally:
             conn.close()
+
+    def _prune(self) -> None:
+        """Delete the least recently used rows if they take more than ``max_bytes`` on disk."""
+        if not self.max_bytes:
+            return
+        self.pruned += int(self._db_call(self._delete_oldest, self.max_bytes) or 0)
+
+    @staticmethod
+    def _delete_oldest(conn: sqlite3.Connection, max_bytes: int) -> int:
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+        used = (
+            conn.execute("PRAGMA page_count").fetchone()[0]
+            - conn.execute("PRAGMA freelist_count").fetchone()[0]
+        ) * page
+        if used <= max_bytes:
+            return 0
+        rows = conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+        drop = rows - int(rows * PRUNE_TO * max_bytes / used)
+        if drop <= 0:
+            return 0
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "DELETE FROM vectors WHERE (model, hash) IN "
+                "(SELECT model, hash FROM vectors ORDER BY used LIMIT ?)",
+                (drop,),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("VACUUM")  # give the space back to the disk (rare: only past the bound)
+        return drop
 
     def _rebuild(self, problem: str) -> None:
         with self._lock:
@@ -282,23 +362,39 @@ class EmbeddingCache:
 
     @staticmethod
     def _select(conn: sqlite3.Connection, model_id: str, hashes: list[bytes]) -> list[tuple[bytes, bytes]]:
+        """The rows found; rows last used before today are marked used today (what pruning
+        goes by), in one statement per batch and only where the day changed."""
         out: list[tuple[bytes, bytes]] = []
+        today = _today()
         for i in range(0, len(hashes), _SQL_BATCH):
             part = hashes[i : i + _SQL_BATCH]
             marks = ",".join("?" * len(part))
-            out.extend(
-                conn.execute(
-                    f"SELECT hash, vec FROM vectors WHERE model=? AND hash IN ({marks})",
-                    (model_id, *part),
-                ).fetchall()
-            )
+            rows = conn.execute(
+                f"SELECT hash, vec, used FROM vectors WHERE model=? AND hash IN ({marks})",
+                (model_id, *part),
+            ).fetchall()
+            out.extend((h, v) for h, v, _ in rows)
+            stale = [h for h, _, used in rows if used < today]
+            if stale:
+                try:
+                    conn.execute(
+                        f"UPDATE vectors SET used=? WHERE model=? AND hash IN ({','.join('?' * len(stale))})",
+                        (today, model_id, *stale),
+                    )
+                except sqlite3.OperationalError as err:  # busy: the day waits for the next read
+                    if not _is_busy(err):
+                        raise
         return out
 
     @staticmethod
     def _insert(conn: sqlite3.Connection, rows: Iterable[tuple[str, bytes, bytes]]) -> None:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany("INSERT OR REPLACE INTO vectors (model, hash, vec) VALUES (?, ?, ?)", rows)
+            today = _today()
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors (model, hash, vec, used) VALUES (?, ?, ?, ?)",
+                ((m, h, v, today) for m, h, v in rows),
+            )
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -235,3 +235,112 @@ def test_sigkill_during_write_loop_leaves_a_valid_cache(tmp_path):
     proc.wait(timeout=60)
     c = _reopen_checks(tmp_path)
     assert c.count("m") % 200 == 101 % 200  # 100 kept + 1 after + whole batches of 200 only
+
+
+# -- size bound: least recently used rows go first --------------------------------------------
+def _days(path: Path) -> dict[bytes, int]:
+    conn = sqlite3.connect(path / DB_NAME)
+    try:
+        return dict(conn.execute("SELECT hash, used FROM vectors").fetchall())
+    finally:
+        conn.close()
+
+
+def _set_day(path: Path, hashes: list[bytes], day: int) -> None:
+    conn = sqlite3.connect(path / DB_NAME)
+    conn.executemany("UPDATE vectors SET used=? WHERE hash=?", [(day, h) for h in hashes])
+    conn.commit()
+    conn.close()
+
+
+def _live_bytes(path: Path) -> int:
+    conn = sqlite3.connect(path / DB_NAME)
+    try:
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = (
+            conn.execute("PRAGMA page_count").fetchone()[0]
+            - conn.execute("PRAGMA freelist_count").fetchone()[0]
+        )
+        return pages * page
+    finally:
+        conn.close()
+
+
+def test_first_layout_is_upgraded_in_place(tmp_path):
+    """A cache written before rows had a day keeps its vectors (no rebuild, no warning)."""
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    conn.execute(
+        "CREATE TABLE vectors (model TEXT NOT NULL, hash BLOB NOT NULL, vec BLOB NOT NULL, "
+        "PRIMARY KEY (model, hash)) WITHOUT ROWID"
+    )
+    conn.execute("INSERT INTO meta VALUES ('schema', '1')")
+    vecs = _vectors(3)
+    conn.executemany(
+        "INSERT INTO vectors VALUES ('m', ?, ?)",
+        [(h, v.tobytes()) for h, v in zip(_hashes(3), vecs, strict=True)],
+    )
+    conn.commit()
+    conn.close()
+    c = EmbeddingCache(tmp_path)
+    got = c.get_many("m", _hashes(3))
+    assert c.rebuilds == 0 and len(got) == 3
+    assert np.array_equal(got[_hashes(3)[1]], vecs[1])
+    assert set(_days(tmp_path).values()) == {int(time.time() // 86400)}  # read today
+
+
+def test_reads_mark_rows_used_today(tmp_path):
+    c = EmbeddingCache(tmp_path)
+    c.put_many("m", _hashes(4), _vectors(4))
+    _set_day(tmp_path, _hashes(4), 100)
+    EmbeddingCache(tmp_path).get_many("m", _hashes(2))  # a new process: nothing in memory
+    days = _days(tmp_path)
+    today = int(time.time() // 86400)
+    assert [days[h] for h in _hashes(4)] == [today, today, 100, 100]
+
+
+def test_size_bound_deletes_least_recently_used_rows(tmp_path):
+    dim = 256  # 1 KB a row
+    c = EmbeddingCache(tmp_path, max_bytes=0)
+    hashes = _hashes(600)
+    c.put_many("m", hashes, _vectors(600, dim))
+    c.close()
+    old, recent = hashes[:300], hashes[300:]
+    _set_day(tmp_path, old, 10)
+    _set_day(tmp_path, recent, 20)
+    bound = int(0.7 * _live_bytes(tmp_path))  # pruned to 80 % of it: 56 % of the rows stay
+    reopened = EmbeddingCache(tmp_path, max_bytes=bound)
+    found = reopened.get_many("m", hashes, dim)
+    assert reopened.pruned > 200
+    assert sum(h in found for h in old) == len(old) - reopened.pruned  # the oldest went first
+    assert all(h in found for h in recent)  # the recently used stayed
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    live = (
+        conn.execute("PRAGMA page_count").fetchone()[0] - conn.execute("PRAGMA freelist_count").fetchone()[0]
+    )
+    conn.close()
+    assert live * page <= bound
+    # under the bound: a new process deletes nothing
+    again = EmbeddingCache(tmp_path, max_bytes=bound)
+    again.get_many("m", recent[:1], dim)
+    assert again.pruned == 0
+
+
+def test_size_bound_from_the_environment(monkeypatch):
+    from explorer.cache import MAX_MB, max_cache_bytes
+
+    monkeypatch.setenv("CHUNK_EXPLORER_CACHE_MAX_MB", "1.5")
+    assert max_cache_bytes() == int(1.5 * 1024 * 1024)
+    monkeypatch.setenv("CHUNK_EXPLORER_CACHE_MAX_MB", "0")
+    assert max_cache_bytes() == 0
+    monkeypatch.setenv("CHUNK_EXPLORER_CACHE_MAX_MB", "lots")
+    assert max_cache_bytes() == MAX_MB * 1024 * 1024
+
+
+def test_new_files_store_a_vector_in_about_two_kilobytes(tmp_path):
+    """16 KB pages: a 384-d float32 row (1,536 bytes of vector) costs ~1.9 KB, not ~4.7 KB."""
+    c = EmbeddingCache(tmp_path, max_bytes=0)
+    c.put_many("all-MiniLM-L6-v2", _hashes(2000), _vectors(2000, 384))
+    c.close()
+    assert _live_bytes(tmp_path) / 2000 < 2100
