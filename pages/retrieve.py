@@ -140,7 +140,8 @@ with st.expander("Select the expected answer in the text", icon=":material/ink_h
     )
     st.caption(
         "Select the passage that answers the question: it becomes the expected answer with its "
-        "exact offsets (a passage that occurs twice is told apart). Then press **Search**."
+        "exact offsets (a passage that occurs twice is told apart), and the results below are "
+        "scored against it."
     )
 
 if (search or keep) and not q.strip():
