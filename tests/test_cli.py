@@ -439,3 +439,22 @@ def test_int8_flag_reaches_the_context(fake_ctx, txt, capsysbinary):
     # and the real context turns it into the int8 embedder, cached apart (no model load needed)
     assert Context(quantize=True).get_embedder().model_id.endswith("+int8")
     assert not Context().get_embedder().model_id.endswith("+int8")
+
+
+def test_strategies_come_in_display_order_whatever_was_imported_first():
+    code = (
+        "import explorer.strategies.semantic, explorer.strategies.cluster\n"
+        "from explorer.strategies import all_strategies\n"
+        "print(' '.join(s.name for s in all_strategies()))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.split() == [
+        "fixed",
+        "sentence",
+        "paragraph",
+        "recursive",
+        "markdown",
+        "semantic",
+        "cluster",
+        "hybrid",
+    ]

@@ -69,8 +69,12 @@ def get_strategy(name: str) -> Strategy:
 
 
 def all_strategies() -> list[Strategy]:
+    """Every strategy, built-ins in display order (BUILTIN_MODULES) whatever imported them
+    first, then any others in the order they registered."""
     _load_builtins()
-    return list(_REGISTRY.values())
+    rank = {name: i for i, name in enumerate(BUILTIN_MODULES)}
+    order = sorted(enumerate(_REGISTRY.values()), key=lambda p: (rank.get(p[1].name, len(rank)), p[0]))
+    return [s for _, s in order]
 
 
 def strategy_names() -> list[str]:
