@@ -65,7 +65,7 @@ def get_strategy(name: str) -> Strategy:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ParamError(f"unknown strategy {name!r}; choose one of {', '.join(_REGISTRY)}") from None
+        raise ParamError(f"unknown strategy {name!r}; choose one of {', '.join(strategy_names())}") from None
 
 
 def all_strategies() -> list[Strategy]:
