@@ -97,16 +97,15 @@ class ClusterStrategy(Strategy):
         size = p["chunk_size"]
         vecs = ctx.get_embedder().encode([text[s.start : s.end] for s in pieces], progress=ctx.progress)
         special = getattr(length, "special", 0)
-        if p["length"] == "chars":
-            sizes = None
-        else:
-            sizes = np.array([length(text[s.start : s.end]) - special for s in pieces], dtype=np.int64)
         starts = np.array([s.start for s in pieces], dtype=np.int64)
         ends = np.array([s.end for s in pieces], dtype=np.int64)
         if p["size_rule"] == "pieces":
             most = max(1, size // p["piece_size"])
             groups = optimal_groups(vecs, starts, ends, np.ones(len(pieces), dtype=np.int64), most)
         else:
+            sizes = None
+            if p["length"] != "chars":
+                sizes = np.array([length(text[s.start : s.end]) - special for s in pieces], dtype=np.int64)
             groups = optimal_groups(vecs, starts, ends, sizes, size - special)
         groups = _enforce_size(text, pieces, vecs, groups, size, length)
         sims_next = np.einsum("ij,ij->i", vecs[:-1], vecs[1:])
@@ -120,20 +119,16 @@ class ClusterStrategy(Strategy):
             else:
                 s_next = float(sims_next[b - 1])
                 meta = (("similarity_next", round(s_next, 6)),)
-                if _full(p, b - a, length(text[start : pieces[b].end])):
+                if p["size_rule"] == "pieces":  # the next piece would make one too many
+                    full = b - a + 1 > max(1, size // p["piece_size"])
+                else:
+                    full = length(text[start : pieces[b].end]) > size
+                if full:
                     reason = f"{SIZE_LIMIT}: the next piece would not fit (similarity {s_next:.3f})"
                 else:
                     reason = f"{SEMANTIC}: cluster boundary, similarity to the next piece {s_next:.3f}"
             spans.append(Span(start, end, reason, meta))
         return spans
-
-
-def _full(p: dict[str, Any], n_pieces: int, with_next: int) -> bool:
-    """Whether a chunk of ``n_pieces`` pieces could not take the next one (``with_next`` = the
-    length it would then have)."""
-    if p["size_rule"] == "pieces":
-        return n_pieces + 1 > max(1, p["chunk_size"] // p["piece_size"])
-    return with_next > p["chunk_size"]
 
 
 def optimal_groups(
