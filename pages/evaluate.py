@@ -54,6 +54,19 @@ if source == "Question file":
         S.qfile = (up.name, up.getvalue())
         S.qfile_gen = S.get("qfile_gen", 0) + 1
         st.rerun()
+    if not S.get("qfile"):
+        from explorer.samples import sample_questions
+
+        _sample = sample_questions({d.name for d in docs})
+        _n = _sample.count(b"\n")
+        if _n and st.button(
+            f"Use the sample questions ({_n})",
+            icon=":material/quiz:",
+            key="w.qsample",
+            help="Questions about the bundled samples, each with its answer quoted from the text.",
+        ):
+            S.qfile = ("sample-questions.jsonl", _sample)
+            st.rerun()
     if S.get("qfile"):
         name, data = S.qfile
         try:

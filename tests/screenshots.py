@@ -58,7 +58,17 @@ def main() -> int:
         bu.nav(pg, "Documents")
         pg.screenshot(path=str(args.out / "documents.png"))
         bu.nav(pg, "Evaluate")
+        pg.get_by_role("button", name=re.compile("Use the sample questions")).click()
+        bu.settle(pg)
+        pg.get_by_role("button", name="Run evaluation").click()
+        bu.settle(pg)
+        pg.mouse.move(5, 5)
         pg.screenshot(path=str(args.out / "evaluate.png"))
+        pg.get_by_role("button", name="Run sweep").click()
+        bu.settle(pg)
+        pg.locator('[data-testid="stPlotlyChart"]').last.scroll_into_view_if_needed()
+        pg.mouse.move(5, 5)
+        pg.screenshot(path=str(args.out / "evaluate-sweep.png"))
         errors = [ln for ln in srv.log_tail(50_000).splitlines() if re.search(r"Traceback|Error", ln)]
     print("\n".join(errors) or f"saved to {args.out}")
     return 1 if errors else 0

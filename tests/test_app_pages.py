@@ -412,6 +412,25 @@ def test_evaluate_question_file_runs_every_configuration():
     assert len(lines) == 2 and all(len(rows) == 2 for rows in lines.values())
 
 
+def test_evaluate_sample_questions_score_out_of_the_box():
+    """A first visit can score something at once: the bundled questions about the samples."""
+    at = start("evaluate")
+    at.button(key="w.qsample").click().run()
+    ok(at)
+    assert any("10 questions" in c.value for c in at.caption)
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert len(at.dataframe[0].value) == 2  # one row per configuration
+
+
+def test_sample_questions_follow_the_loaded_samples():
+    from explorer.samples import sample_questions
+
+    only_guide = sample_questions({"guide.md"}).decode().splitlines()
+    assert len(only_guide) == 3 and all('"guide.md"' in ln for ln in only_guide)
+    assert sample_questions(set()) == b""
+
+
 def test_evaluate_bad_question_file_is_a_message():
     at = start("evaluate")
     at.file_uploader[0].set_value(

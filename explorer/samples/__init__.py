@@ -40,3 +40,22 @@ def load_sample(name: str, cleanup: Cleanup = _NO_CLEANUP) -> Document:
 
     filename, data = sample_bytes(name)
     return load_bytes(data, filename, cleanup)
+
+
+#: Questions about the samples, with answers quoted from them (``questions.jsonl``).
+QUESTIONS_FILE = "questions.jsonl"
+
+
+def sample_questions(loaded: set[str] | None = None) -> bytes:
+    """The bundled question file (JSONL), keeping only the questions whose ``document`` is in
+    ``loaded`` (file names) when given: a question about a sample that is not loaded could not
+    be located."""
+    import json
+
+    raw = resources.files(__package__).joinpath(QUESTIONS_FILE).read_bytes()
+    if loaded is None:
+        return raw
+    lines = [
+        ln for ln in raw.decode("utf-8").splitlines() if ln.strip() and json.loads(ln)["document"] in loaded
+    ]
+    return "".join(ln + "\n" for ln in lines).encode("utf-8")
