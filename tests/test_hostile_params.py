@@ -386,3 +386,41 @@ def test_embedding_work_is_bounded(monkeypatch):
         emb.encode([f"other {i}" for i in range(6)])
     # the five cached ones plus five new ones: only the new ones count
     assert emb.encode([f"text {i}" for i in range(5)] + [f"new {i}" for i in range(5)]).shape == (10, 16)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "values"),
+    [
+        ("fixed", {"chunk_size": 3, "chunk_overlap": 0, "length": "tokens"}),
+        ("recursive", {"chunk_size": 3, "chunk_overlap": 0, "length": "tokens"}),
+        ("paragraph", {"chunk_size": 1, "length": "cl100k"}),
+    ],
+)
+def test_token_sizes_are_refused_before_splitting_when_counted_over(strategy, values, monkeypatch):
+    """100,000 words of 2 units each with room for 1 unit a chunk: the word count alone (a
+    floor) stays under the limit, the unit count does not, and split() never runs."""
+    doc = load_bytes(("internationalisation " * 100_000).encode(), "long.txt")
+    monkeypatch.setattr(base, "MAX_CHUNKS", 150_000)
+    s = get_strategy(strategy)
+
+    def boom(*args, **kwargs):
+        raise AssertionError(f"{strategy}.split ran: the units were not counted first")
+
+    monkeypatch.setattr(type(s), "split", boom)
+    message = refused(LimitError, lambda: s.chunk(doc, values), "'long.txt'", "use a larger chunk size")
+    assert values["length"] in message
+
+
+def test_the_unit_count_never_refuses_what_fits(monkeypatch):
+    """Counted, 60 one-token words in chunks of one token fit a limit of 100."""
+    monkeypatch.setattr(base, "MAX_CHUNKS", 100)
+    doc = load_bytes(b"a " * 60, "t.txt")
+    chunks = get_strategy("fixed").chunk(doc, {"chunk_size": 3, "length": "tokens"})
+    assert len(chunks) == 60 and not invariant_errors(doc, chunks, 3)
+    refused(
+        LimitError,
+        lambda: get_strategy("fixed").chunk(
+            load_bytes(b"a " * 120, "t.txt"), {"chunk_size": 3, "length": "tokens"}
+        ),
+        "at least 120",
+    )

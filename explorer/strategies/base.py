@@ -156,18 +156,35 @@ class Strategy(ABC):
     def split(self, doc: Document, p: dict[str, Any], ctx: Context) -> list[Span]:
         """Return spans of ``doc.text`` in increasing ``start`` order. ``p`` is validated."""
 
-    def min_chunks(self, doc: Document, p: Mapping[str, Any]) -> int:
+    def min_chunks(self, doc: Document, p: Mapping[str, Any], ctx: Context | None = None) -> int:
         """A lower bound on the chunk count (0 = unknown), checked before splitting, so that
         ``chunk_size=1`` on a 5 MB text is refused at once rather than after building millions
-        of spans. Default: a ``chunk_size`` in characters caps every chunk (one character is
-        never unbreakable) unless a ``separators`` list lacks ``""``, and every non-space
-        character is in a chunk. Override where ``chunk_size`` means something else."""
+        of spans. Default: a ``chunk_size`` caps every chunk unless a ``separators`` list lacks
+        ``""`` (then a unit can be unbreakable), and every non-space character is in a chunk.
+        In characters the bound is the non-space count over the size. In words or tokens each
+        chunk holds at most ``chunk_size`` minus the special tokens, and every word is at least
+        one unit: the word count gives a floor for free, and only when that floor comes near
+        the limit are the units counted (about a second a megabyte). Override where
+        ``chunk_size`` means something else."""
         size = p.get("chunk_size")
-        if not size or self.unit(p) != "chars" or "" not in p.get("separators", ("",)):
+        if not size or "" not in p.get("separators", ("",)):
             return 0
-        if len(doc.text) <= MAX_CHUNKS * size:  # cheap: cannot be over, skip the count
+        unit = self.unit(p)
+        if unit == "chars":
+            if len(doc.text) <= MAX_CHUNKS * size:  # cheap: cannot be over, skip the count
+                return 0
+            return -(-sum(map(len, doc.text.split())) // size)
+        if ctx is None or len(doc.text) <= MAX_CHUNKS // 4:  # too short to come near the limit
             return 0
-        return -(-sum(map(len, doc.text.split())) // size)
+        length = ctx.length(unit)
+        room = size - getattr(length, "special", 0)
+        if room <= 0:
+            return 0
+        floor = -(-len(doc.text.split()) // room)
+        if floor > MAX_CHUNKS or floor <= MAX_CHUNKS // 4:
+            return floor
+        units = length(doc.text) - getattr(length, "special", 0)
+        return int(units / room / 1.01)  # 1 % margin: units of the parts need not add up exactly
 
     def unit(self, p: Mapping[str, Any]) -> str:
         return str(p.get("length", "chars"))
@@ -180,11 +197,12 @@ class Strategy(ABC):
 
         ctx = ctx or Context.default()
         p = self.validate(values)
-        floor = self.min_chunks(doc, p)
+        floor = self.min_chunks(doc, p, ctx)
         if floor > MAX_CHUNKS:
+            unit = {"chars": "characters"}.get(self.unit(p), self.unit(p))
             raise LimitError(
                 f"{self.name} would make at least {floor:,} chunks of {doc.name!r} "
-                f"(chunk_size={p['chunk_size']} characters), over the limit of {MAX_CHUNKS:,}: "
+                f"(chunk_size={p['chunk_size']} {unit}), over the limit of {MAX_CHUNKS:,}: "
                 "use a larger chunk size"
             )
         spans = self.split(doc, p, ctx)
