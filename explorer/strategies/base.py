@@ -180,6 +180,8 @@ class Strategy(ABC):
         room = size - getattr(length, "special", 0)
         if room <= 0:
             return 0
+        if (len(doc.text) // 2 + 1) / room <= MAX_CHUNKS // 4:  # words <= chars / 2: skip the split
+            return 0
         floor = -(-len(doc.text.split()) // room)
         if floor > MAX_CHUNKS or floor <= MAX_CHUNKS // 4:
             return floor
