@@ -28,6 +28,7 @@ if config is None:
     st.warning("Fix the parameters in the sidebar.", icon=":material/tune:")
     st.stop()
 
+from explorer.chunk import END_OF_TEXT, SEMANTIC  # noqa: E402
 from explorer.strategies.semantic import semantic_curve  # noqa: E402  (after the guard above)
 
 bar = c.EmbedProgress("Embedding sentences")
@@ -51,7 +52,24 @@ y_name = "distance gradient" if gradient else "cosine distance"
 cols = st.columns(5)
 cols[0].metric("Sentences", f"{len(curve.sentences):,}")
 cols[1].metric("Breakpoints", f"{len(curve.breaks):,}")
-cols[2].metric("Chunks", f"{len(chunks):,}")
+_capped = sum(1 for ch in chunks if not ch.reason.startswith((SEMANTIC, END_OF_TEXT)))
+_p = config.param_dict
+cols[2].metric(
+    "Chunks",
+    f"{len(chunks):,}",
+    help=(
+        f"{len(chunks) - _capped:,} end at a breakpoint or the end of the text; {_capped:,} more "
+        f"where a group was over max_chunk_size ({_p['max_chunk_size']} {_p['length']}), cut with "
+        "the recursive strategy."
+        if _capped
+        else "Each chunk ends at a breakpoint or at the end of the text."
+    )
+    + (
+        " Breakpoints that made chunks under min_chunk_size were merged away."
+        if _p.get("min_chunk_size")
+        else ""
+    ),
+)
 thr = curve.threshold
 cols[3].metric(
     "Threshold",

@@ -423,6 +423,17 @@ def test_evaluate_sample_questions_score_out_of_the_box():
     assert len(at.dataframe[0].value) == 2  # one row per configuration
 
 
+def test_semantic_page_says_which_chunks_the_size_cap_made():
+    at = start("semantic")
+    ok(at)
+    m = next(x for x in at.metric if x.label == "Chunks")
+    found = re.search(
+        r"(\d+) end at a breakpoint or the end of the text; (\d+) more where a group", m.proto.help
+    )
+    assert found and int(found[1]) + int(found[2]) == int(m.value)
+    assert "max_chunk_size (256 tokens)" in m.proto.help
+
+
 def test_sample_questions_follow_the_loaded_samples():
     from explorer.samples import sample_questions
 
