@@ -379,7 +379,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     from .invariants import invariant_errors
 
     (config,) = configs_from_args(args, many=False)
-    ctx = make_context(args.model, quantize=getattr(args, "int8", False))
+    ctx = make_context(args.model, quantize=args.int8)
     docs = load_docs(args.paths, args.cleanup)
     from .strategies import get_strategy
 
@@ -418,7 +418,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not args.question.strip():
         raise ParamError("--question is empty")
     progress = _progress(args)
-    ctx = make_context(args.model, progress, getattr(args, "int8", False))
+    ctx = make_context(args.model, progress, args.int8)
     docs = load_docs(args.paths, args.cleanup)
     qv = ctx.get_embedder().encode([args.question])
     out = []
@@ -446,7 +446,7 @@ def _eval_setup(args: argparse.Namespace):
         raise ParamError(f"--k {args.k} must be at least 1")
     options = EmbedOptions(prepend_headings=args.prepend_headings, context_chars=args.context_chars)
     progress = _progress(args)
-    ctx = make_context(args.model, progress, getattr(args, "int8", False))
+    ctx = make_context(args.model, progress, args.int8)
     docs = load_docs(args.corpus, args.cleanup)
     questions = load_questions(args.questions, docs)
     return options, progress, ctx, docs, questions

@@ -137,6 +137,14 @@ def chunks_in(bounds: Sequence[tuple[int, int]], lo: int, hi: int) -> list[int]:
     return [i for i in range(stop) if bounds[i][1] > lo]
 
 
+def holders(bounds: Sequence[tuple[int, int]], start: int, end: int) -> tuple[list[int], list[int]]:
+    """Positions of the chunks that hold ``[start, end)`` whole, and of those that hold part of
+    it (starts must increase): where a selected passage would be retrieved from."""
+    inside = chunks_in(bounds, start, end)
+    whole = [i for i in inside if bounds[i][0] <= start and bounds[i][1] >= end]
+    return whole, [i for i in inside if i not in whole]
+
+
 def chunk_at(bounds: Sequence[tuple[int, int]], pos: int) -> int | None:
     """Position of the last chunk starting at or before ``pos`` that contains it, else the next one."""
     if not bounds:

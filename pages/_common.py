@@ -927,14 +927,21 @@ def answer_ref(item: dict, docs: Sequence[Document], where: str = "expected answ
     from explorer.evaluate import locate_answer
 
     ref = item.get("ref")
-    if ref:
-        doc = next((d for d in docs if d.id == ref[0]), None)
-        if doc is not None and doc.text[ref[1] : ref[2]] == item.get("answer"):
-            return (ref[0], int(ref[1]), int(ref[2]))
+    if holds(ref, item.get("answer"), docs):
+        return (ref[0], int(ref[1]), int(ref[2]))
     return locate_answer(item.get("answer", ""), docs, where)
+
+
+def holds(ref: Sequence | None, answer: str | None, docs: Sequence[Document]) -> bool:
+    """Whether ``ref`` (document id, start, end) is a span of a loaded document whose text is
+    exactly ``answer`` (a selection stops counting once the answer is edited)."""
+    if not ref or answer is None:
+        return False
+    doc = next((d for d in docs if d.id == ref[0]), None)
+    return doc is not None and doc.text[ref[1] : ref[2]] == answer
 
 
 def use_as_answer(doc: Document, start: int, end: int) -> None:
     """Make ``doc.text[start:end]`` the expected answer on Retrieve, with its exact offsets
-    (applied by that page before its form is drawn: its widgets may not exist yet)."""
+    (applied by that page when it runs next: its widgets do not exist on this one)."""
     S.ret_pending = {"answer": doc.text[start:end], "ref": [doc.id, start, end]}

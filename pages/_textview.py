@@ -19,6 +19,8 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.strategies.base import trim
+
 NAME = "chunk_explorer.text_view"
 
 JS = r"""
@@ -122,12 +124,14 @@ def text_view(
     key: str,
     view: str,
     selected: int | None = None,
+    text: str = "",
     on_pick: Callable[[int], None] | None = None,
     on_select: Callable[[int, int], None] | None = None,
 ) -> None:
     """Show ``body`` (from ``render_chunks(..., interactive=True)``); ``view`` names what is shown
     (document and window) so the scroll position is kept while it stays the same. The callbacks
-    run before the rerun, like a widget's ``on_change``."""
+    run before the rerun, like a widget's ``on_change``; ``on_select`` gets the selection
+    within ``text`` (the document's), without the white space at its ends, and never an empty one."""
 
     def picked() -> None:
         value = _value(key, "pick")
@@ -141,7 +145,8 @@ def text_view(
                 start, end = int(value["start"]), int(value["end"])
             except (KeyError, TypeError, ValueError):
                 return
-            if 0 <= start < end:
+            start, end = trim(text, max(start, 0), min(end, len(text)))
+            if start < end:
                 on_select(start, end)
 
     _COMPONENT(

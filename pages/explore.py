@@ -6,8 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.errors import ExplorerError
-from explorer.render import FLAG_LABELS, chunks_in, legend, render_chunks, window_around
-from explorer.strategies.base import trim
+from explorer.render import FLAG_LABELS, holders, legend, render_chunks, window_around
 from pages import _common as c
 from pages._textview import text_view
 
@@ -104,9 +103,7 @@ def _on_pick(position: int) -> None:
 
 
 def _on_select(start: int, end: int) -> None:
-    start, end = trim(doc.text, start, min(end, len(doc.text)))
-    if end > start:
-        S.explore_mark = [doc.id, start, end]
+    S.explore_mark = [doc.id, start, end]
 
 
 def _use_mark() -> None:
@@ -125,13 +122,12 @@ with left:
         )
     if mark:
         _, ms, me = mark
-        inside = chunks_in(bounds, ms, me)
-        whole = [i for i in inside if bounds[i][0] <= ms and bounds[i][1] >= me]
+        whole, part = holders(bounds, ms, me)
         where = (
             f"whole in chunk{'s' if len(whole) > 1 else ''} {', '.join(str(chunks[i].index) for i in whole)}"
             if whole
-            else f"spread over chunks {', '.join(str(chunks[i].index) for i in inside)}"
-            if inside
+            else f"spread over chunks {', '.join(str(chunks[i].index) for i in part)}"
+            if part
             else "in no chunk"
         )
         with st.container(horizontal=True, vertical_alignment="center"):
@@ -169,6 +165,7 @@ with left:
         key="w.text",
         view=f"{doc.id}:{lo}:{hi}",
         selected=sel,
+        text=doc.text,
         on_pick=_on_pick,
         on_select=_on_select,
     )

@@ -8,7 +8,6 @@ import streamlit as st
 from explorer.errors import ExplorerError
 from explorer.evaluate import Question, questions_to_jsonl
 from explorer.render import CSS, MAX_RENDER_CHARS, render_chunks, render_snippet
-from explorer.strategies.base import trim
 from pages import _common as c
 from pages._textview import text_view
 
@@ -44,9 +43,7 @@ def _ask(item: dict) -> None:
 def _mark_ref(answer: str) -> list | None:
     """The selected span, if the answer box still holds its text."""
     mark = S.get("ret_mark")
-    if mark and mark[0] in docs_by_id and docs_by_id[mark[0]].text[mark[1] : mark[2]] == answer:
-        return list(mark)
-    return None
+    return list(mark) if c.holds(mark, answer, docs) else None
 
 
 def _submit() -> None:
@@ -124,18 +121,16 @@ with st.expander("Select the expected answer in the text", icon=":material/ink_h
         )
 
     def _on_select(start: int, end: int, doc_id: str = _doc_id) -> None:
-        text = docs_by_id[doc_id].text
-        start, end = trim(text, start, min(end, len(text)))
-        if end > start:
-            S.ret_mark = [doc_id, start, end]
-            S["w.answer"] = text[start:end]
-            _submit()
+        S.ret_mark = [doc_id, start, end]
+        S["w.answer"] = docs_by_id[doc_id].text[start:end]
+        _submit()
 
     _marks = [(_mark[1], _mark[2])] if _mark and _mark[0] == _doc_id else []
     text_view(
         render_chunks(_doc.text, [], lo=_lo, marks=_marks, height=360, interactive=True, show_index=False),
         key="w.mark_text",
         view=f"{_doc_id}:{_lo}",
+        text=_doc.text,
         on_select=_on_select,
     )
     st.caption(

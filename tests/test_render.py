@@ -15,6 +15,7 @@ from explorer.render import (
     chunk_at,
     chunk_tooltip,
     chunks_in,
+    holders,
     render_chunks,
     render_snippet,
     segments,
@@ -282,3 +283,11 @@ def test_interactive_is_opt_in_and_escapes():
     assert "<script>" not in out and "&lt;script&gt;" in out
     assert 'title="Selected text' in out and "Expected answer" not in out
     assert "".join(t for _, t in offsets_of(out).pieces) == text
+
+
+def test_holders_of_a_span():
+    bounds = [(0, 10), (6, 16), (16, 20)]
+    assert holders(bounds, 7, 9) == ([0, 1], [])  # in the overlap: both hold it whole
+    assert holders(bounds, 12, 18) == ([], [1, 2])  # across a boundary: split
+    assert holders(bounds, 2, 5) == ([0], [])
+    assert holders([(0, 4), (6, 9)], 4, 6) == ([], [])  # the gap between chunks
