@@ -420,7 +420,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     progress = _progress(args)
     ctx = make_context(args.model, progress, args.int8)
     docs = load_docs(args.paths, args.cleanup)
-    qv = ctx.get_embedder().encode([args.question])
+    qv = ctx.get_embedder().encode_queries([args.question])
     out = []
     for config in configs:
         progress.step(config.display)

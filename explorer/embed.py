@@ -191,6 +191,12 @@ class Embedder(ABC):
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 
+    def encode_queries(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Vectors for search questions. Models trained with instructions (e5: ``query: `` versus
+        ``passage: ``) embed questions differently from the chunks they search; :meth:`encode`
+        is the passage side. The base class has no distinction."""
+        return self.encode(texts, progress)
+
 
 def _normalise(vecs: np.ndarray) -> np.ndarray:
     vecs = np.asarray(vecs, dtype=np.float32)

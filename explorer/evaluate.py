@@ -353,7 +353,7 @@ def evaluate(
     embedder = ctx.get_embedder()
     if on_step:
         on_step(f"embedding {len(questions)} questions")
-    qvecs = embedder.encode([q.text for q in questions], progress=progress)
+    qvecs = embedder.encode_queries([q.text for q in questions], progress=progress)
     results = []
     for config in configs:
         t0 = time.perf_counter()

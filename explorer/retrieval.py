@@ -116,7 +116,7 @@ class StrategyIndex:
         for q in questions:
             if not isinstance(q, str) or not q.strip():
                 raise ParamError(f"question {q!r} is empty: type a question")
-        qv = self._ctx.get_embedder().encode(list(questions), progress=progress)
+        qv = self._ctx.get_embedder().encode_queries(list(questions), progress=progress)
         return self.search_vectors(qv, k)
 
     def search_vectors(self, query_vectors: np.ndarray, k: int = 5) -> list[list[Hit]]:
@@ -217,7 +217,7 @@ def compare(
     if not isinstance(question, str) or not question.strip():
         raise ParamError(f"question {question!r} is empty: type a question")
     ctx = ctx or Context.default()
-    qv = ctx.get_embedder().encode([question])
+    qv = ctx.get_embedder().encode_queries([question])
     out: dict[StrategyConfig, list[Hit]] = {}
     for config in configs:
         idx = get_index(docs, config, ctx, options, progress)
