@@ -30,17 +30,23 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    paragraph has no capital letter at all (lowercased text such as the Chroma finance corpus),
    where a known abbreviation is needed to continue.
 6. For a single ``.``, the word before it is checked: a single letter (initials ``J. R. R.``,
-   ``M. Dupont``, ``z. B.``), a title (``Dr.``, ``Mr.``, ``MM.``, ``Prof.``), a word that is never
+   ``M. Dupont``, ``Jean-Paul S. Martin``, ``z. B.``) continues the sentence, unless context
+   says it is a label or a unit: a capital letter after a noun that names things by a letter
+   (``vitamine C. Elle``, ``plan B. Il``, ``l'annexe A. Elle``; :data:`LETTER_NOUNS`) or after
+   an article with a sentence-starting word next (``an A. She``, not ``the J. Paul Getty``),
+   and a unit letter after a number (``à 9 h. Il``, ``3 m. Le``; :data:`UNIT_LETTERS`), end
+   it. A title (``Dr.``, ``Mr.``, ``MM.``, ``Prof.``), a word that is never
    final (``e.g.``, ``i.e.``, ``cf.``, ``bzw.``), a word that precedes numbers (``p. 12``,
    ``No. 5``, ``Fig. 3``, ``Nr. 4``) when a number follows, a list number at the start of a
    sentence or after a colon (``1. First``), and a German ordinal before a month
    (``3. Oktober``) all continue the sentence.
 7. An ellipsis right after ``(`` or ``[`` is an elision (``[...]``), not an end.
 
-Known limits (documented, not bugs): a sentence ending in a single letter (``vitamin C.``) or
-a title-like word (``Main St.``) is joined to the next; ``U.S. Army`` splits after ``U.S.``
-when a capital follows; a sentence that starts with a lowercase letter is joined to the
-previous one in text that has capitals.
+Known limits (documented, not bugs): a sentence ending in a single capital letter with no
+such context (``signé par Paul S. Il part``: read as an initial), a capital unit
+(``230 V. Le``) or a title-like word (``Main St.``) is joined to the next; ``U.S. Army``
+splits after ``U.S.`` when a capital follows; a sentence that starts with a lowercase letter is
+joined to the previous one in text that has capitals.
 """
 
 from __future__ import annotations
@@ -101,6 +107,42 @@ ABBREV_LOWER = (
     | BEFORE_NUMBER
     | _words("etc inc ltd co corp jr sr dept est al approx")
 )
+#: Nouns that name a thing by a letter ("vitamine C", "plan B", "annexe A", "class A"): after one,
+#: a single capital letter + "." + a capitalised word ends the sentence (matched in lowercase).
+LETTER_NOUNS = _words(
+    "vitamine vitamines classe classes catégorie catégories type types groupe groupes sanguin plan "
+    "plans annexe annexes option options point points partie parties section sections lettre "
+    "lettres niveau niveaux phase phases étape étapes série séries modèle modèles version versions "
+    "variante variantes zone zones bloc blocs colonne colonnes ligne lignes case cases rangée "
+    "scénario scénarios hypothèse solution méthode programme projet régime permis taille format "
+    "note notes grade grades équipe équipes poule division salle salles bâtiment bâtiments aile "
+    "pavillon escalier entrée porte portes terminal quai voie voies lot lots cas hall tableau "
+    "figure figures liste hépatite "
+    "vitamin vitamins class category categories group groups plan appendix appendices annex part "
+    "parts letter letters level levels step steps series model models variant variants block "
+    "blocks column columns row rows size team teams room rooms building buildings wing floor gate "
+    "gates platform track case table tables exhibit schedule form hepatitis blood "
+    "klasse kategorie typ gruppe anhang punkt teil abschnitt buchstabe stufe schritt serie modell "
+    "spalte zeile fall halle gebäude raum tor gleis bahnsteig anlage"
+)
+#: Articles: "an A. She got a B." -- a letter after an article ends the sentence when a word that
+#: only starts sentences (:data:`SENTENCE_STARTERS`) follows; "the J. Paul Getty Museum" does not.
+ARTICLES = _words("un une le la les du des a an the ein eine einen der die das den dem")
+#: Capitalised function words that start sentences and are not surnames (matched exactly).
+SENTENCE_STARTERS = _words(
+    "Il Ils Elle Elles Je Tu Nous Vous On Ce Cela Ceci Ça Cet Cette Ces Le La Les Un Une Des Du "
+    "Au Aux Mais Et Ou Donc Or Puis Ensuite Alors Enfin Si Quand Lorsque Pour Par Dans En Sur Avec "
+    "Sans Lui Leur Mon Ma Mes Son Sa Ses Notre Nos Votre Vos Voici Voilà "
+    "The A An It He She They We I You This That These Those There Then But And Or So If When While "
+    "In On At For With His Her Its Their Our My Your "
+    "Der Die Das Den Dem Ein Eine Er Sie Es Wir Ich Ihr Dann Aber Und Oder Wenn Im Am"
+)
+#: Single-letter units that end a sentence after a number: "à 9 h.", "3 m.", "5 g.", "2 l.", "10 s.".
+UNIT_LETTERS = frozenset("hmglst")
+_PREV_TOKEN = re.compile(r"(\S+)\s+\Z")
+_NUMBER = re.compile(r"\d+(?:[.,\u00a0\u202f]\d+)*")
+_INITIAL_NEXT = re.compile(r"\s*[^\W\d_]\.(?=\s|\Z)")
+_ELISION = re.compile(r"\A(?:\w{1,2}|qu|jusqu|lorsqu|puisqu)['’]")
 _GERMAN_ORDINAL_NEXT = _words(
     "Januar Jänner Februar März April Mai Juni Juli August September Oktober November Dezember "
     "Jahrhundert Jahrhunderts"
@@ -221,10 +263,10 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
     if not tok:
         return True
     low = tok.lower()
-    if caseless and (low in ABBREV_LOWER or (len(tok) == 1 and tok.isalpha())):
-        return False
     if len(tok) == 1 and tok.isalpha():
-        return False  # initials, M. Dupont, z. B.
+        return _letter_ends(text, m.end(), pe, max(sent_start, tok_start - 60), tok_start, tok, nxt)
+    if caseless and low in ABBREV_LOWER:
+        return False
     if tok in TITLES or low in NEVER_FINAL:
         return False
     if (nxt.isdigit() or nxt in "$€£¥§#") and low in BEFORE_NUMBER:
@@ -236,6 +278,29 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
         if w and w.group(1) in _GERMAN_ORDINAL_NEXT:
             return False  # "am 3. Oktober"
     return True
+
+
+def _letter_ends(text: str, after: int, pe: int, lo: int, tok_start: int, tok: str, nxt: str) -> bool:
+    """Whether "<letter>." ends the sentence (rule 6): by default it does not (initials
+    ``J. R. R. Tolkien``, ``Jean-Paul S. Martin``, ``M. Dupont``, ``z. B.``); it does after a
+    number for a unit (``à 9 h. Il``, ``3 m. Le``), after a noun that names things by a letter
+    (``vitamine C. Elle``, ``plan B. Il``), and after an article when a sentence-starting word
+    follows (``an A. She``). ``lo`` is where the sentence starts (or 60 characters back)."""
+    p = _PREV_TOKEN.search(text, lo, tok_start)
+    if p is None:
+        return False  # first word of the sentence: an initial or M.
+    prev = p.group(1).strip(_OPENERS)
+    if tok.islower():
+        return tok in UNIT_LETTERS and _NUMBER.fullmatch(prev) is not None
+    if nxt.isdigit() or _INITIAL_NEXT.match(text, after, pe):
+        return False  # a chain of initials (J. R. R.), or a number follows (annexe A. 3)
+    word = _ELISION.sub("", prev).lower()  # l'annexe -> annexe
+    if word in LETTER_NOUNS:
+        return True
+    if word in ARTICLES:
+        w = _NEXT_WORD.match(text, after, pe)
+        return w is not None and w.group(1) in SENTENCE_STARTERS
+    return False
 
 
 def _after_colon(text: str, lo: int, i: int) -> bool:

@@ -64,6 +64,44 @@ CASES: list[tuple[str, str, list[str]]] = [
         "J. R. R. Tolkien wrote it in 1937. It sold well.",
         ["J. R. R. Tolkien wrote it in 1937.", "It sold well."],
     ),
+    # --- a single letter at a sentence end (ours: a letter is an initial unless context says
+    #     label or unit: a noun like "vitamine"/"annexe" or an article before it, a number
+    #     before a unit letter) ----------------------------------------------------------------
+    (
+        "fr-vitamine-C",
+        "Prenez de la vitamine C. Elle aide.",
+        ["Prenez de la vitamine C.", "Elle aide."],
+    ),
+    (
+        "fr-unit-h",
+        "Le train part à 9 h. Il arrive à midi.",
+        ["Le train part à 9 h.", "Il arrive à midi."],
+    ),
+    (
+        "fr-unit-m",
+        "Il mesure 3 m. Le suivant aussi.",
+        ["Il mesure 3 m.", "Le suivant aussi."],
+    ),
+    (
+        "letter-labels",
+        "Voir l’annexe A. Elle détaille le plan B. Take vitamin C. It helps.",
+        ["Voir l’annexe A.", "Elle détaille le plan B.", "Take vitamin C.", "It helps."],
+    ),
+    (
+        "en-grade-after-article",
+        "He got an A. She got a B. We visited the J. Paul Getty Museum. It was nice.",
+        ["He got an A.", "She got a B.", "We visited the J. Paul Getty Museum.", "It was nice."],
+    ),
+    (
+        "initials-mid-sentence",
+        "Hier, Jean-Paul S. Martin a vu M. Dupont et J. R. R. Tolkien. Voilà.",
+        ["Hier, Jean-Paul S. Martin a vu M. Dupont et J. R. R. Tolkien.", "Voilà."],
+    ),
+    (
+        "fr-letter-before-number",
+        "Voir l'article L. 123-4 du code, p. 12 et la classe A. 3 élèves. C'est tout.",
+        ["Voir l'article L. 123-4 du code, p. 12 et la classe A. 3 élèves.", "C'est tout."],
+    ),
     # --- numbers ------------------------------------------------------------------------
     (
         "decimals",
@@ -212,6 +250,11 @@ LANG: dict[str, str] = {
     "fr-M.": "fr",
     "fr-Mme-MM": "fr",
     "fr-p.12": "fr",
+    "fr-vitamine-C": "fr",
+    "fr-unit-h": "fr",
+    "fr-unit-m": "fr",
+    "initials-mid-sentence": "fr",
+    "fr-letter-before-number": "fr",
     "ellipsis-elision": "fr",
     "guillemets": "fr",
     "guillemets-question": "fr",
