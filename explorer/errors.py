@@ -21,3 +21,7 @@ class ModelError(ExplorerError):
 
 class LimitError(ExplorerError):
     """A request would exceed one of the documented work limits (chunk count, pages, time)."""
+
+
+class Cancelled(ExplorerError):
+    """The user stopped a long run (see :mod:`explorer.jobs`); what was done before is kept."""

@@ -1,8 +1,9 @@
 """Score strategies against gold answers: question files, pooled retrieval per strategy, sweeps.
 
 All chunks of all documents go into one index per strategy (as in Chroma's report), every
-question retrieves its top k from that pooled index, and the hits are scored in characters
-against the gold spans with :mod:`explorer.metrics`.
+question retrieves its top k from that pooled index (dense, BM25 or hybrid: see
+:data:`explorer.retrieval.RETRIEVERS`), and the hits are scored in characters against the gold
+spans with :mod:`explorer.metrics`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .context import Context
 from .document import Document
 from .errors import LimitError, LoadError, ParamError
 from .metrics import METRIC_NAMES, ChunkSpans, RetrievalSummary, precision_omega, retrieval_scores
-from .retrieval import ranked_hits
+from .retrieval import check_retriever, ranked_hits, retrieve
 from .strategies import get_strategy
 
 Progress = Callable[[int, int], Any]
@@ -275,6 +276,7 @@ class StrategyResult:
     mean_chars: float
     mean_tokens: float
     seconds: float
+    retriever: str = "dense"
 
     @property
     def name(self) -> str:
@@ -285,6 +287,7 @@ class StrategyResult:
             "strategy": self.name,
             "config": self.config.to_dict(),
             "k": self.k,
+            "retriever": self.retriever,
             "questions": len(self.scores.questions),
         }
         for m in METRIC_NAMES:
@@ -335,9 +338,11 @@ def evaluate(
     options: Any = None,
     progress: Progress | None = None,
     on_step: Callable[[str], Any] | None = None,
+    retriever: str = "dense",
 ) -> list[StrategyResult]:
     """Score every config on ``questions``: one pooled index per config over all ``docs``.
 
+    ``retriever`` ranks the chunks (dense, bm25 or hybrid; bm25 embeds nothing).
     ``progress(done, total)`` follows the embedding of chunks; ``on_step(label)`` is told which
     step starts (for a progress line or bar).
     """
@@ -347,20 +352,28 @@ def evaluate(
         raise ParamError(f"k={k!r} must be a whole number of at least 1")
     if not configs:
         raise ParamError("no strategy to evaluate")
+    check_retriever(retriever)
     _check_questions(questions, docs)
     ctx = ctx or Context.default()
     options = options if options is not None else EmbedOptions()
-    embedder = ctx.get_embedder()
-    if on_step:
-        on_step(f"embedding {len(questions)} questions")
-    qvecs = embedder.encode_queries([q.text for q in questions], progress=progress)
+    embedder = ctx.get_embedder()  # for token counts; the model itself loads only to embed
+    texts = [q.text for q in questions]
+    qvecs = None
+    if retriever != "bm25":
+        if on_step:
+            on_step(f"embedding {len(questions)} questions")
+        qvecs = embedder.encode_queries(texts, progress=progress)
     results = []
     for config in configs:
         t0 = time.perf_counter()
         if on_step:
             on_step(config.display)
-        index = build_index(docs, config, ctx, options, progress)
-        hits = ranked_hits(index, qvecs, k)
+        index = build_index(docs, config, ctx, options, progress, retriever=retriever)
+        hits = (
+            ranked_hits(index, qvecs, k)
+            if retriever == "dense"
+            else retrieve(index, texts, k, retriever, qvecs)
+        )
         spans = ChunkSpans.of_chunks(index.chunks)
         scores = []
         omegas = []
@@ -379,6 +392,7 @@ def evaluate(
                 mean_chars=sum(c.chars for c in index.chunks) / n if n else 0.0,
                 mean_tokens=sum(tokens) / n if n else 0.0,
                 seconds=time.perf_counter() - t0,
+                retriever=retriever,
             )
         )
     return results
@@ -454,13 +468,16 @@ def sweep(
     options: Any = None,
     progress: Progress | None = None,
     on_step: Callable[[str], Any] | None = None,
+    retriever: str = "dense",
 ) -> list[SweepRow]:
-    """:func:`evaluate` ``base`` with ``param`` set to each of ``values`` in turn.
+    """:func:`evaluate` ``base`` with ``param`` set to each of ``values`` in turn (each ranked
+    with ``retriever``).
 
     A value that makes an invalid combination (e.g. overlap >= size) gives a row with the
     error instead of stopping the whole sweep.
     """
     get_strategy(base.strategy).param(param)  # unknown parameter -> ParamError now
+    check_retriever(retriever)
     if len(values) > MAX_SWEEP_VALUES:
         raise LimitError(f"a sweep of {len(values)} values is over the limit of {MAX_SWEEP_VALUES}")
     rows = []
@@ -470,6 +487,6 @@ def sweep(
         except ParamError as err:
             rows.append(SweepRow(param, v, None, str(err)))
             continue
-        (result,) = evaluate(docs, [config], questions, k, ctx, options, progress, on_step)
+        (result,) = evaluate(docs, [config], questions, k, ctx, options, progress, on_step, retriever)
         rows.append(SweepRow(param, v, result))
     return rows

