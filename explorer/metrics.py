@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .chunk import Chunk
 from .document import Document
+from .embedding.registry import get_spec
 
 if TYPE_CHECKING:
     from .embed import Embedder
@@ -30,8 +31,8 @@ Interval = tuple[int, int]
 #: A character span of one document: (document key, start, end). The key is usually ``doc.id``.
 Ref = tuple[Hashable, int, int]
 
-#: Default input limit of the bundled all-MiniLM-L6-v2 (word pieces incl. [CLS]/[SEP]).
-DEFAULT_MAX_TOKENS = 256
+#: Input limit of the default embedding model (word pieces incl. its special tokens).
+DEFAULT_MAX_TOKENS = get_spec(None).token_limit
 #: A chunk is *tiny* when shorter than ``min(TINY_MAX_CHARS, TINY_SHARE_OF_MEDIAN × median)``
 #: characters: too small to carry meaning on its own (a stray heading, a lone "."), *and* much
 #: smaller than its peers, so a deliberately small chunk size does not flag every chunk.

@@ -17,6 +17,11 @@ from explorer.evaluate import evaluate, load_questions
 from explorer.metrics import ChunkSpans, Stat, precision_omega
 from explorer.retrieval import chunk_documents
 
+
+def report_context() -> Context:
+    """The report's setting: all-MiniLM-L6-v2 in float32 sentence-transformers, sizes in its tokens."""
+    return Context(model="all-MiniLM-L6-v2", backend="torch")
+
 SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]
 
 
@@ -60,7 +65,7 @@ def test_precision_omega_and_chunk_sizes_match_the_report(corpus, size, omega, m
     """precision_Ω needs no embedding: it must match the report's 26.7 / 31.2 %, and the mean
     chunk size its "~162" / "~128" tokens (these pin down the chunking itself)."""
     docs, questions = corpus
-    chunks = chunk_documents(docs, report_config(size), Context())
+    chunks = chunk_documents(docs, report_config(size), report_context())
     spans = ChunkSpans.of_chunks(chunks)
     st = Stat.of([precision_omega(q.references, spans) for q in questions])
     assert abs(100 * st.mean - omega) <= 0.2, st
@@ -73,7 +78,7 @@ def test_precision_omega_and_chunk_sizes_match_the_report(corpus, size, omega, m
 def test_recursive_250_0_reproduces_the_report(corpus):
     """Embeds ~2,000 chunks with the bundled model (a minute or two on 2 cores, cold cache)."""
     docs, questions = corpus
-    (r,) = evaluate(docs, [report_config(250)], questions, k=5, ctx=Context())
+    (r,) = evaluate(docs, [report_config(250)], questions, k=5, ctx=report_context())
     got = percent(r)
     assert len(r.scores.questions) == 472
     assert abs(got["recall"] - 78.5) <= 1.5, got
@@ -93,7 +98,7 @@ def test_cluster_200_reproduces_the_report(corpus):
     Embeds ~8,500 pieces and ~3,300 chunks cold (about four minutes on 2 cores)."""
     docs, questions = corpus
     config = StrategyConfig.make("cluster", {"chunk_size": 200, "length": "cl100k", "size_rule": "pieces"})
-    (r,) = evaluate(docs, [config], questions, k=5, ctx=Context())
+    (r,) = evaluate(docs, [config], questions, k=5, ctx=report_context())
     got = percent(r)
     assert abs(got["recall"] - 75.2) <= 1.5, got
     assert abs(got["precision"] - 7.2) <= 0.3, got

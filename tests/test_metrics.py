@@ -235,10 +235,13 @@ def test_mid_word_ignores_scripts_without_spaces():
 
 def test_count_tokens_real_tokenizer_counts_cls_sep():
     d = Document("a.txt", "text", "hello world")
-    # [CLS] hello world [SEP]
-    assert count_tokens(mk(d, [(0, 11)])) == [4]
+    # [CLS] hello world [SEP] in MiniLM's word pieces; <s> ▁hell o ▁world </s> in e5's
+    from explorer.length import get_length
+
+    assert count_tokens(mk(d, [(0, 11)]), get_length("tokens", "all-MiniLM-L6-v2")) == [4]
+    assert count_tokens(mk(d, [(0, 11)]), get_length("tokens", "multilingual-e5-small")) == [5]
     s = chunk_stats(mk(d, [(0, 11)]), d)
-    assert s.tokens.max == 4 and s.over_limit == 0
+    assert s.tokens.max == 5 and s.over_limit == 0  # the default model's (e5's) tokens
 
 
 def test_flags_fast_for_many_chunks():

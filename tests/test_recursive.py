@@ -307,8 +307,9 @@ def test_langchain_parity_generated_model_tokens(text, size, keep, use_index):
 @settings(max_examples=100, deadline=None)
 @given(text=GEN_TEXT, data=st.data())
 def test_token_index_counts_are_exact_or_unknown(text, data):
-    """What the splitter relies on: a count from the index is the tokenizer's own count."""
-    tokens = get_length("tokens")
+    """What the splitter relies on: a count from the index is the tokenizer's own count (the
+    index serves WordPiece tokenizers: MiniLM's)."""
+    tokens = get_length("tokens", "all-MiniLM-L6-v2")
     with patch.object(rec, "TOKEN_INDEX_MIN_CHARS", 0):
         count = rec.token_counter(text, tokens)
     assert count is not None

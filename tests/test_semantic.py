@@ -410,7 +410,7 @@ def test_three_topics_break_at_topic_changes_real():
 @pytest.mark.model
 def test_real_threshold_change_embeds_nothing():
     doc, _ = _topic_doc()
-    ctx = Context()
+    ctx = Context(model="all-MiniLM-L6-v2", backend="torch")  # contextual windows: the torch pass
     emb = ctx.get_embedder()
     SEM.chunk(doc, {}, ctx)
     before = emb.stats.encoded
@@ -467,7 +467,7 @@ def test_contextual_windows_follow_langchains_curve_closer_than_pooled(chroma_di
     breakpoint agreement on 100 KB of each corpus)."""
     text = (chroma_dir / "corpora" / "wikitexts.md").read_text(encoding="utf-8")[:15_000]
     doc = Document("wiki15k.md", "text", text)
-    ctx = Context()
+    ctx = Context(model="all-MiniLM-L6-v2", backend="torch")
     curves = {
         m: semantic_curve(doc, {"window_embedding": m}, ctx) for m in ("joined", "contextual", "pooled")
     }

