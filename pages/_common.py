@@ -9,8 +9,15 @@ UI glue only; every decision about documents, chunks and scores lives in ``explo
   its content) and the frozen configuration; the model through ``st.cache_resource``.
 - Strategies that embed (semantic, cluster) run outside Streamlit's caches so their progress
   bar is live; the core's embedding cache and its own LRUs make reruns cheap.
-- Test hook: the environment variable ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` swaps the model for
-  :class:`explorer.embed.FakeEmbedder` (deterministic, no torch), for fast AppTests.
+- Work that embeds runs off the script thread (:mod:`explorer.jobs`): one background job per
+  session, tried on the script thread first and handed to the job only when it would really
+  embed. Pages that need vectors show the job at the top (status line, progress bar, Stop);
+  loading documents starts embedding them for the session's configurations in the background.
+- Test hooks: the environment variable ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` swaps the model for
+  :class:`explorer.embed.FakeEmbedder` (deterministic, no torch), for fast AppTests;
+  ``CHUNK_EXPLORER_FAKE_DELAY=SECONDS`` makes that fake slow (it also "loads" for that long);
+  ``CHUNK_EXPLORER_JOB_WAIT=SECONDS`` is how long a page waits for a job it started before it
+  shows the status bar (default 0.3); ``CHUNK_EXPLORER_WARM=0`` turns the warm-up off.
 """
 
 from __future__ import annotations
@@ -28,18 +35,21 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import samples
+from explorer import jobs, samples
 from explorer.chunk import Chunk
 from explorer.cleanup import Cleanup
 from explorer.config import StrategyConfig
 from explorer.context import Context
 from explorer.document import Document
-from explorer.errors import ExplorerError, ParamError
+from explorer.errors import Cancelled, ExplorerError, ParamError
 from explorer.models import DEFAULT_MODEL
 from explorer.strategies import all_strategies, get_strategy
 from explorer.strategies.base import Param
 
 FAKE_ENV = "CHUNK_EXPLORER_FAKE_EMBEDDER"
+FAKE_DELAY_ENV = "CHUNK_EXPLORER_FAKE_DELAY"
+JOB_WAIT_ENV = "CHUNK_EXPLORER_JOB_WAIT"
+WARM_ENV = "CHUNK_EXPLORER_WARM"
 MAX_CONFIGS = 6
 #: Preferred order for the first configurations a new user sees.
 DEFAULT_STRATEGIES = ("recursive", "fixed", "sentence", "markdown")
@@ -273,12 +283,14 @@ def load(source: dict) -> tuple[Document | None, str]:
 
 
 def documents() -> list[Document]:
-    """Every source that loads, in order (failed ones are reported on the Documents page)."""
+    """Every source that loads, in order (failed ones are reported on the Documents page).
+    Loading a new set of documents starts embedding them in the background (:func:`warm`)."""
     out = []
     for src in S.sources:
         doc, _ = load(src)
         if doc is not None:
             out.append(doc)
+    warm(out)
     return out
 
 
@@ -295,6 +307,7 @@ def doc_picker(where: Any = None) -> Document | None:
     where = where or st.sidebar
     loaded = [(s, load(s)[0]) for s in S.sources]
     loaded = [(s, d) for s, d in loaded if d is not None]
+    warm([d for _, d in loaded])
     if not loaded:
         st.info("No document loaded yet: add a sample or upload a file on the **Documents** page.")
         st.page_link(PAGES["documents"], label="Go to Documents", icon=":material/upload_file:")
@@ -593,13 +606,13 @@ def use_int8() -> bool:
 
 
 @st.cache_resource(show_spinner=False)
-def _embedder(model: str, fake: bool, quantize: bool = False) -> Any:
+def _embedder(model: str, fake: bool, quantize: bool = False, delay: float = 0.0) -> Any:
     """One embedder per model per server (creating it is cheap; torch loads on the first text
     that is not in the embedding cache)."""
     if fake:
         from explorer.embed import FakeEmbedder
 
-        return FakeEmbedder(64)
+        return _slow_fake(delay) if delay > 0 else FakeEmbedder(64)
     from explorer.embed import get_embedder
 
     return get_embedder(model or None, quantize=quantize)
@@ -607,13 +620,43 @@ def _embedder(model: str, fake: bool, quantize: bool = False) -> Any:
 
 def embedder() -> Any:
     """The shared embedder (ModelError for a missing model)."""
-    return _embedder(model_name() or "", use_fake_embedder(), use_int8())
+    return _embedder(model_name() or "", use_fake_embedder(), use_int8(), _fake_delay())
+
+
+def _fake_delay() -> float:
+    try:
+        return max(0.0, float(os.environ.get(FAKE_DELAY_ENV, "") or 0))
+    except ValueError:
+        return 0.0
+
+
+def _slow_fake(delay: float) -> Any:
+    """Test hook: the fake embedder taking ``delay`` seconds per model call (one progress step
+    of up to 256 texts), and as long again to "load" on its first call."""
+    from explorer.embed import FakeEmbedder
+
+    class SlowFakeEmbedder(FakeEmbedder):
+        def __init__(self) -> None:
+            super().__init__(64)
+            self.model_id = f"fake-bow-64-slow-{id(self):x}"  # nothing another instance cached
+            self._loaded = False
+
+        @property
+        def loaded(self) -> bool:
+            return self._loaded
+
+        def _embed(self, texts: list[str]) -> Any:
+            time.sleep(delay if self._loaded else 2 * delay)
+            self._loaded = True
+            return super()._embed(texts)
+
+    return SlowFakeEmbedder()
 
 
 def model_id() -> str:
     """What the vectors depend on: the model, and whether it runs in int8."""
     if use_fake_embedder():
-        return f"fake-{FAKE_ENV}"
+        return f"fake-{FAKE_ENV}" + (f"-slow{_fake_delay()}" if _fake_delay() else "")
     return (model_name() or DEFAULT_MODEL) + ("+int8" if use_int8() else "")
 
 
@@ -624,43 +667,6 @@ def max_tokens() -> int:
         return 256 if use_fake_embedder() else max_seq_length(model_name())
     except ExplorerError:
         return 256
-
-
-class EmbedProgress:
-    """A progress bar fed by the core's ``progress(done, total)``: count done and time left."""
-
-    def __init__(self, label: str = "Embedding", where: Any = None) -> None:
-        self.label = label
-        self._where = where or st
-        self._bar: Any = None
-        self._t0 = 0.0
-        self._t_first = 0.0
-        self._done0 = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.perf_counter()
-        if self._bar is None:
-            self._bar = self._where.progress(0.0, text=f"{self.label}: loading the model…")
-            self._t0 = now
-        if done == 0 or not self._t_first:
-            self._t_first, self._done0 = now, done
-            text = f"{self.label}: 0 / {total:,} texts (loading the model…)" if done == 0 else ""
-        else:
-            text = ""
-        if done and not text:
-            rate = (done - self._done0) / max(now - self._t_first, 1e-6) if done > self._done0 else 0
-            eta = (total - done) / rate if rate else 0
-            left = f" · about {_duration(eta)} left" if done < total and rate else ""
-            text = f"{self.label}: {done:,} / {total:,} texts{left}"
-        self._bar.progress(min(done / total, 1.0) if total else 1.0, text=text)
-
-    def set_label(self, label: str) -> None:
-        self.label = label
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.empty()
-            self._bar = None
 
 
 def _duration(seconds: float) -> str:
@@ -677,6 +683,328 @@ def context(progress: Callable[[int, int], Any] | None = None, with_embedder: bo
 
 
 # =============================================================================================
+# Background work: one job per session, its status at the top of the page, Stop
+# =============================================================================================
+#: Seconds between two looks at a running job (only the status bar reruns).
+POLL_S = 0.5
+#: Texts a page may embed on its own thread (a question) when the model is loaded and idle.
+INLINE_TEXTS = 16
+#: The warm-up waits this long before it starts, so the page that loaded the documents paints first.
+WARM_DELAY_S = 1.0
+#: Jobs started by a button (their stopped or failed state stays on the page until dismissed).
+EXPLICIT_KINDS = ("eval", "sweep", "batch", "cohesion")
+_RUN = threading.local()  # this script run's slot at the top of the page, and what was drawn in it
+
+
+def _job_wait() -> float:
+    """Seconds a page waits for a job it has just started before it shows the status bar (a
+    question on a loaded model is answered within it: no flicker). Tests raise it."""
+    try:
+        return max(0.0, float(os.environ.get(JOB_WAIT_ENV, "") or 0.3))
+    except ValueError:
+        return 0.3
+
+
+def session_job() -> jobs.Job | None:
+    """This session's background job (running or the last one), if any."""
+    return S.get("_job")
+
+
+def context_maker(emb: Any) -> Callable[[Any], Context]:
+    """``make(progress)`` -> a Context for a job: the model settings are read here, on the
+    script thread, since a job's thread cannot read session state."""
+    model, quantize = model_name(), use_int8()
+
+    def make(progress: Any) -> Context:
+        ctx = Context(model=model, progress=progress, quantize=quantize)
+        ctx.embedder = emb
+        return ctx
+
+    return make
+
+
+class _Inline:
+    """What a job's work gets when it is first tried on the script thread: a progress callback
+    that raises :class:`explorer.jobs.WouldEmbed` before any real model work."""
+
+    def __init__(self, emb: Any) -> None:
+        self.progress = jobs.inline_progress(emb, INLINE_TEXTS)
+        self.partial: Any = None
+
+    def step(self, label: str) -> None:
+        pass
+
+
+def _submit(kind: str, key: Any, title: str, work: Callable, emb: Any, *, replace: bool) -> jobs.Job | None:
+    """Make ``work`` the session's job. A running job of the session is stopped first if
+    ``replace`` (the user asked for this one) or if it is only the warm-up; otherwise this waits
+    (None) and the bar shows the running one."""
+    old = session_job()
+    if old is not None and not old.finished:
+        if old.key == key:
+            return old
+        if not replace and old.kind != "warm":
+            return None
+        old.cancel()
+    elif old is not None and old.kind in EXPLICIT_KINDS and not getattr(old, "taken", False):
+        S.setdefault("_unclaimed", {})[old.kind] = old  # its page has not shown it yet: keep it
+    try:
+        job = jobs.submit(work, label=title, key=key, kind=kind, embedder=emb)
+    except ExplorerError as err:  # too many jobs queued on this server
+        st.toast(str(err), icon=":material/hourglass_disabled:")
+        return None
+    S._job = job
+    return job
+
+
+def _after_submit(job: jobs.Job | None) -> None:
+    """Wait a moment for a job just started; if the status bar is already drawn without
+    polling, rerun so that it follows the new job."""
+    if job is None:
+        return
+    job.wait(_job_wait())
+    if getattr(_RUN, "bar", False) and not getattr(_RUN, "polling", False) and not job.finished:
+        st.rerun()
+
+
+def background(
+    kind: str, key: Any, title: str, work: Callable, *, emb: Any, replace: bool = False
+) -> tuple[str, Any]:
+    """The result of ``work(job)`` for ``key``, without blocking the page on embedding.
+
+    ``work`` is first tried here (its ``job.progress`` raises before any real model work);
+    if it would embed, it becomes the session's background job and the status bar shows at
+    the top of the page. Returns ``(jobs.DONE, result)``, or ``(phase, None)`` while the job
+    waits or runs, or after it stopped or failed (the bar says which; a stopped job is not
+    restarted until the user resumes it). ``work`` runs on another thread: it must not touch
+    ``st`` or session state (capture what it needs, e.g. with :func:`context_maker`).
+    """
+    job = session_job()
+    if job is None or job.key != key:
+        try:
+            return jobs.DONE, work(_Inline(emb))
+        except jobs.WouldEmbed:
+            pass
+        job = _submit(kind, key, title, work, emb, replace=replace)
+        _after_submit(job)
+    if job is not None and job.key == key and job.status().phase == jobs.DONE:
+        return jobs.DONE, job.result
+    job_bar(show_finished=True)
+    return (job.status().phase if job is not None and job.key == key else jobs.QUEUED), None
+
+
+def start_job(kind: str, key: Any, title: str, work: Callable, *, emb: Any) -> None:
+    """Start ``work(job)`` in the background at the user's request (a button): it replaces the
+    session's running job. Its result comes from :func:`job_result`."""
+    job = session_job()
+    if job is not None and job.key == key and not job.finished:
+        return
+    _after_submit(_submit(kind, key, title, work, emb, replace=True))
+
+
+def job_result(kind: str) -> tuple[str, Any]:
+    """Once, when the session's job of ``kind`` has finished: ``("done", result)``, or
+    ``("stopped", what it finished)`` / ``("failed", None)``. Else ``("", None)``."""
+    job = session_job()
+    if job is None or job.kind != kind or not job.finished or getattr(job, "taken", False):
+        job = S.get("_unclaimed", {}).pop(kind, None)  # finished before another job replaced it
+        if job is None or getattr(job, "taken", False):
+            return "", None
+    job.taken = True
+    phase = job.status().phase
+    return phase, job.result if phase == jobs.DONE else job.partial
+
+
+def waiting(phase: str, what: str) -> None:
+    """Where a page's results will be, while its background job runs or after it stopped."""
+    if phase == jobs.FAILED:
+        return  # the bar at the top shows the message
+    if phase == jobs.STOPPED:
+        st.info(
+            f"Stopped: {what} will show here when you resume (at the top of the page).",
+            icon=":material/pause_circle:",
+        )
+    else:
+        st.info(
+            f"{what} will show here when the embedding at the top of the page is done.",
+            icon=":material/hourglass_top:",
+        )
+
+
+def job_bar(show_finished: bool = False) -> None:
+    """Draw the session's job at the top of the page (once per run): a status line, a progress
+    bar and Stop while it runs, polled every ``POLL_S`` s without rerunning the page; a full
+    rerun when it ends, so the page shows what it made. A stopped or failed job shows with
+    Resume when ``show_finished`` (the page needs its result) or it was started by a button."""
+    if getattr(_RUN, "bar", True):
+        return  # drawn already in this run, or no page header (no slot)
+    _RUN.bar = True
+    job = session_job()
+    _RUN.polling = job is not None and not job.finished
+    with _RUN.top:
+        st.fragment(run_every=POLL_S if _RUN.polling else None)(_job_bar_body)(show_finished)
+
+
+def _in_fragment_rerun() -> bool:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
+
+
+def _job_bar_body(show_finished: bool) -> None:
+    job = session_job()
+    if job is None:
+        return
+    s = job.status()
+    if s.finished:
+        if S.get("_bar_live") == id(job):
+            S._bar_live = None
+            if _in_fragment_rerun():
+                st.rerun()  # the whole page: it shows what the job made
+        if s.phase == jobs.DONE or getattr(job, "dismissed", False):
+            return
+        if show_finished or job.kind in EXPLICIT_KINDS:
+            _finished_bar(job, s)
+        return
+    S._bar_live = id(job)
+    with st.container(border=True, key="w.job_bar"):
+        left, right = st.columns([0.85, 0.15], vertical_alignment="center")
+        left.progress(s.fraction, text=status_line(job.title, s))
+        right.button(
+            "Stop",
+            icon=":material/stop_circle:",
+            key="w.job_stop",
+            on_click=job.cancel,
+            disabled=s.phase == jobs.STOPPING,
+            width="stretch",
+            help="Stops after the batch being embedded; everything embedded so far stays in the cache, "
+            "so running it again starts where it stopped.",
+        )
+
+
+def status_line(title: str, s: jobs.JobStatus) -> str:
+    """One line for a running job: what, which step, and where it is."""
+    step = f" · {md(s.label)}" if s.label and s.label != title else ""
+    if s.phase == jobs.QUEUED:
+        n = s.ahead
+        tail = f"waiting for {n} other job{'s' if n != 1 else ''} on this server to finish"
+    elif s.phase == jobs.LOADING:
+        tail = "loading the model…"
+    elif s.phase == jobs.EMBEDDING:
+        left = f" · about {_duration(s.eta)} left" if s.eta is not None and s.done < s.total else ""
+        tail = f"{s.done:,} / {s.total:,} texts embedded{left}"
+    elif s.phase == jobs.STOPPING:
+        tail = "stopping after the current batch…"
+    else:
+        tail = "chunking and checking the cache…"
+    return f"**{md(title)}**{step} — {tail}"
+
+
+def _finished_bar(job: jobs.Job, s: jobs.JobStatus) -> None:
+    with st.container(border=True, key="w.job_bar"):
+        left, mid, right = st.columns([0.7, 0.15, 0.15], vertical_alignment="center")
+        if s.phase == jobs.STOPPED:
+            at = f" at {md(s.label)}" if s.label and s.label != job.title else ""
+            texts = (
+                f" ({s.done:,} of {s.total:,} texts of that step embedded)" if 0 < s.done < s.total else ""
+            )
+            left.markdown(
+                f":material/pause_circle: Stopped: **{md(job.title)}**{at}{texts}. What was embedded is "
+                "kept: resuming starts there."
+            )
+            label, icon = "Resume", ":material/play_arrow:"
+        else:
+            left.error(f"**{md(job.title)}** failed: {md(s.error)}", icon=":material/error:")
+            label, icon = "Retry", ":material/replay:"
+        if mid.button(label, icon=icon, key="w.job_resume", width="stretch"):
+            _submit(job.kind, job.key, job.title, job.work, job.embedder, replace=True)
+            st.rerun()
+        if job.kind in EXPLICIT_KINDS and right.button(
+            "Dismiss", icon=":material/close:", key="w.job_dismiss", width="stretch"
+        ):
+            job.dismissed = True
+            st.rerun()
+
+
+# -- the warm-up: embedding starts as soon as documents are loaded ----------------------------
+def index_key(docs: Sequence[Document], configs: Sequence[StrategyConfig], options: Any) -> tuple:
+    """What a set of indexes depends on (the same as the core's index cache)."""
+    return (tuple((d.id, d.name) for d in docs), tuple(configs), options, model_id())
+
+
+def index_all(
+    job: Any,
+    docs: Sequence[Document],
+    configs: Sequence[StrategyConfig],
+    options: Any,
+    make: Callable,
+    retriever: str = "dense",
+) -> dict:
+    """``{config: StrategyIndex or error message}`` for a job (or its inline try): the core's
+    index cache makes a second call free (``retriever="bm25"`` embeds nothing)."""
+    from explorer.retrieval import get_index
+
+    out: dict = {}
+    for i, config in enumerate(configs):
+        job.step(f"{config.display} ({i + 1}/{len(configs)})" if len(configs) > 1 else config.display)
+        try:
+            out[config] = get_index(docs, config, make(job.progress), options, job.progress, retriever)
+        except Cancelled:
+            raise
+        except ExplorerError as err:
+            out[config] = str(err)
+    return out
+
+
+def warm(docs: Sequence[Document]) -> None:
+    """Once per set of loaded documents (and model): embed them for the session's current
+    configurations in the background, so Retrieve and Evaluate find their vectors ready. It
+    never replaces a job the user started, and any job the user starts replaces it."""
+    if not docs or os.environ.get(WARM_ENV, "1").strip().lower() in ("0", "false", "no"):
+        return
+    try:
+        emb = embedder()
+    except ExplorerError:
+        return
+    wkey = (tuple(d.id for d in docs), model_id())
+    job = session_job()
+    if S.get("_warmed") == wkey or (job is not None and not job.finished):
+        return
+    S._warmed = wkey
+    from explorer.retrieval import EmbedOptions
+
+    configs = []
+    for cfg in S.get("configs", []):
+        try:
+            configs.append(config_of(cfg))
+        except ExplorerError:
+            continue
+    try:
+        options = EmbedOptions(**S.get("embed_opts", {}))
+    except (ExplorerError, TypeError):
+        options = EmbedOptions()
+    configs = list(dict.fromkeys(configs))
+    if not configs:
+        return
+    make = context_maker(emb)
+    docs = list(docs)
+
+    def work(job: jobs.Job) -> dict:
+        job.token.sleep(WARM_DELAY_S)
+        return index_all(job, docs, configs, options, make)
+
+    _submit(
+        "warm",
+        ("warm", *index_key(docs, configs, options)),
+        "Embedding the loaded documents",
+        work,
+        emb,
+        replace=False,
+    )
+
+
+# =============================================================================================
 # Chunking and analysis
 # =============================================================================================
 @dataclass(frozen=True)
@@ -685,10 +1013,12 @@ class Outcome:
 
     chunks: tuple[Chunk, ...] = ()
     error: str = ""
+    #: Set while the chunks wait for embedding in the background: what to tell the user.
+    pending: str = ""
 
     @property
     def ok(self) -> bool:
-        return not self.error
+        return not self.error and not self.pending
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -706,8 +1036,9 @@ _EMB_LOCK = threading.Lock()
 _EMB_LRU_SIZE = 32
 
 
-def chunk(doc: Document, config: StrategyConfig, progress_where: Any = None) -> Outcome:
-    """Chunk ``doc``; strategies that embed show a live progress bar on their first run."""
+def chunk(doc: Document, config: StrategyConfig) -> Outcome:
+    """Chunk ``doc``. Strategies that embed run in the background when their vectors are not
+    cached: the outcome is then ``pending`` and the status bar at the top shows the progress."""
     if not get_strategy(config.strategy).needs_embedder:
         return _chunk_cached(doc.id, config.to_json(), model_name() or "", doc)
     key = (doc.id, config, model_id())
@@ -716,14 +1047,39 @@ def chunk(doc: Document, config: StrategyConfig, progress_where: Any = None) -> 
         if hit is not None:
             _EMB_LRU.move_to_end(key)
             return hit
-    bar = EmbedProgress(f"Embedding for {config.display}", progress_where)
     try:
-        ctx = context(bar, with_embedder=True)
+        emb = embedder()
+    except ExplorerError as err:
+        return Outcome(error=str(err))
+    make = context_maker(emb)
+
+    def work(job: Any) -> Outcome:
+        return chunk_now(doc, config, make(job.progress), key)
+
+    phase, out = background(
+        "chunk", ("chunk", *key), f"Chunking {clip(doc.name, 40)} with {config.display}", work, emb=emb
+    )
+    if phase == jobs.DONE:
+        return out
+    if phase == jobs.FAILED:
+        job = session_job()
+        return Outcome(error=job.status().error if job is not None else "failed")
+    what = f"The chunks of {md(config.display)}"
+    if phase == jobs.STOPPED:
+        return Outcome(pending=f"Stopped: {what} need embedding; resume at the top of the page.")
+    return Outcome(pending=f"{what} need embedding: they show here when the progress at the top is done.")
+
+
+def chunk_now(doc: Document, config: StrategyConfig, ctx: Context, key: tuple) -> Outcome:
+    """Chunk with an embedding strategy on this thread and remember the outcome under ``key``
+    (``(doc.id, config, model_id())``, taken on the script thread). Jobs call this; Cancelled
+    and WouldEmbed go through, other errors become the outcome's message."""
+    try:
         out = Outcome(tuple(get_strategy(config.strategy).chunk(doc, config.param_dict, ctx)))
+    except Cancelled:
+        raise
     except ExplorerError as err:
         out = Outcome(error=str(err))
-    finally:
-        bar.close()
     with _EMB_LOCK:
         _EMB_LRU[key] = out
         while len(_EMB_LRU) > _EMB_LRU_SIZE:
@@ -787,6 +1143,8 @@ def page_header(title: str, caption: str) -> None:
     require_frame()
     st.title(title, anchor=False)
     st.caption(caption)
+    _RUN.top = st.container()  # the background job's status bar goes here (job_bar)
+    _RUN.bar = _RUN.polling = False
     notices()
 
 
@@ -836,6 +1194,7 @@ def retrieval_settings(k_default: int = 5) -> tuple[list[dict], int, Any]:
     )
     S["w.k"] = int(S.get("k", k_default))
     sb.slider("Top k", 1, 20, key="w.k", on_change=lambda: S.__setitem__("k", S["w.k"]))
+    retriever_widget(sb)
     opts = S.setdefault("embed_opts", {"prepend_headings": False, "context_chars": 0})
     with sb.expander("What is embedded", icon=":material/memory:"):
         S["w.prepend"] = bool(opts["prepend_headings"])
@@ -858,6 +1217,33 @@ def retrieval_settings(k_default: int = 5) -> tuple[list[dict], int, Any]:
     model_settings()
     chosen_cfgs = [cfg for cfg in S.configs if cfg["id"] in (S.get("ret_sel") or ids)]
     return chosen_cfgs, int(S.get("k", k_default)), EmbedOptions(**opts)
+
+
+RETRIEVER_LABELS = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid"}
+
+
+def retriever_choice() -> str:
+    """How chunks are ranked on Retrieve and Evaluate (``explorer.retrieval.RETRIEVERS``)."""
+    from explorer.retrieval import RETRIEVERS
+
+    r = S.get("retriever", "dense")
+    return r if r in RETRIEVERS else "dense"
+
+
+def retriever_widget(where: Any) -> None:
+    from explorer.retrieval import RETRIEVERS
+
+    S["w.retriever"] = retriever_choice()
+    where.segmented_control(
+        "Retriever",
+        list(RETRIEVERS),
+        format_func=lambda r: RETRIEVER_LABELS.get(r, r),
+        key="w.retriever",
+        required=True,
+        on_change=lambda: S.__setitem__("retriever", S["w.retriever"] or "dense"),
+        help="Dense: cosine similarity of the model's vectors (FAISS). BM25: the question's words "
+        "in the chunk (no model, nothing embedded). Hybrid: both rankings fused by reciprocal rank.",
+    )
 
 
 def model_settings() -> None:

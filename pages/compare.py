@@ -43,6 +43,11 @@ for i, cfg in enumerate(S.configs):
         rows.append({"label": c.config_label(cfg, i + 1), "color": color, "error": str(err)})
         continue
     out = c.chunk(doc, config)
+    if out.pending:
+        rows.append(
+            {"label": f"{i + 1}. {config.display}", "color": color, "error": "", "pending": out.pending}
+        )
+        continue
     if not out.ok:
         rows.append({"label": f"{i + 1}. {config.display}", "color": color, "error": out.error})
         continue
@@ -57,7 +62,7 @@ for i, cfg in enumerate(S.configs):
             "error": "",
         }
     )
-good = [r for r in rows if not r["error"] and r["an"] is not None]
+good = [r for r in rows if not r["error"] and not r.get("pending") and r["an"] is not None]
 
 view, sizes, metrics = st.tabs(["Side by side", "Chunk sizes", "Metrics"])
 
@@ -87,6 +92,9 @@ with view:
         for col, r in zip(cols, rows[start : start + per_row], strict=False):
             with col:
                 st.markdown(f"**{c.md(r['label'])}**")
+                if r.get("pending"):
+                    st.info(r["pending"], icon=":material/hourglass_top:")
+                    continue
                 if r["error"]:
                     st.error(r["error"], icon=":material/error:")
                     continue
@@ -161,6 +169,9 @@ with metrics:
     else:
         sem_key = "sem_stats"
         S.setdefault(sem_key, {})
+        _phase, _found = c.job_result("cohesion")
+        if _found:  # done, or stopped: the configurations finished before the stop
+            S[sem_key].update(_found)
         records = []
         for r in good:
             s = r["an"].stats
@@ -196,22 +207,37 @@ with metrics:
             "Compute cohesion and separation",
             icon=":material/memory:",
             key="w.cmp_sem",
-            help="Embeds every chunk and its sentences with the model (cached: each text once).",
+            help="Embeds every chunk and its sentences with the model (cached: each text once), in "
+            "the background: the progress and a Stop button show at the top of the page.",
         ):
-            from explorer.metrics import semantic_stats
+            try:
+                emb = c.embedder()
+            except ExplorerError as err:
+                st.error(str(err), icon=":material/error:")
+            else:
+                _items = [(r["label"], r["config"], r["out"].chunks) for r in missing_sem]
+                _mid = c.model_id()
 
-            for r in missing_sem:
-                bar = c.EmbedProgress(f"Embedding {r['label']}")
-                try:
-                    S[sem_key][(doc.id, r["config"], c.model_id())] = semantic_stats(
-                        list(r["out"].chunks), doc, c.embedder(), progress=bar
-                    )
-                except ExplorerError as err:
-                    st.error(str(err))
-                    break
-                finally:
-                    bar.close()
-            st.rerun()
+                def _cohesion(job):
+                    from explorer.metrics import semantic_stats
+
+                    found: dict = {}
+                    job.partial = found
+                    for label, config, chunks in _items:
+                        job.step(label)
+                        found[(doc.id, config, _mid)] = semantic_stats(
+                            list(chunks), doc, emb, progress=job.progress
+                        )
+                    return found
+
+                c.start_job(
+                    "cohesion",
+                    ("cohesion", doc.id, tuple(i[1] for i in _items), _mid),
+                    f"Cohesion and separation of {len(_items)} configuration{'s' if len(_items) != 1 else ''}",
+                    _cohesion,
+                    emb=emb,
+                )
+                st.rerun()
         numeric = [k for k in table.columns if k != "configuration" and table[k].notna().any()]
         metric = st.columns([1, 3])[0].selectbox(
             "Chart", numeric, index=numeric.index("CV") if "CV" in numeric else 0, key="w.cmp_metric"
@@ -232,5 +258,7 @@ with metrics:
         st.plotly_chart(fig, key="w.cmp_bar")
 
 errors = [r for r in rows if r["error"]]
+if (_job := c.session_job()) is not None and _job.kind == "cohesion":
+    c.job_bar()
 if errors:
     st.caption(f"{len(errors)} configuration(s) could not run; see their messages above.")

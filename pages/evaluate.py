@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer import evaluate as evaluate_mod
+from explorer import jobs
 from explorer.errors import ExplorerError
 from pages import _common as c
 
@@ -31,6 +32,7 @@ if not docs:
     c.doc_picker()
     st.stop()
 cfgs, k, options = c.retrieval_settings()
+retriever = c.retriever_choice()
 
 # -- questions ---------------------------------------------------------------------------------
 kept = S.get("questions", [])
@@ -109,15 +111,12 @@ for cfg in cfgs:
         st.error(f"{c.config_label(cfg)}: {err}", icon=":material/error:")
 
 
-def _progress_runner():
-    bar = c.EmbedProgress("Embedding")
-    status = st.empty()
-
-    def on_step(label: str) -> None:
-        bar.set_label(f"Embedding · {label}")
-        status.caption(f"Running: {c.md(label)}")
-
-    return bar, status, on_step
+def _embedder():
+    try:
+        return c.embedder()
+    except ExplorerError as err:
+        st.error(str(err), icon=":material/error:")
+        return None
 
 
 run = st.button(
@@ -126,19 +125,36 @@ run = st.button(
     icon=":material/play_arrow:",
     disabled=not questions or not pairs,
     key="w.eval_run",
+    help="Runs in the background: the progress and a Stop button show at the top of the page.",
 )
-if run:
-    bar, status, on_step = _progress_runner()
-    try:
-        S.eval_results = evaluate_mod.evaluate(
-            docs, pairs, questions, k, c.context(bar, with_embedder=True), options, bar, on_step
+if run and (emb := _embedder()) is not None:
+    make = c.context_maker(emb)
+    _qs, _configs, _k, _retriever = tuple(questions), list(dict.fromkeys(pairs)), k, retriever
+
+    def _evaluate(job):
+        results = evaluate_mod.evaluate(
+            docs,
+            _configs,
+            list(_qs),
+            _k,
+            make(job.progress),
+            options,
+            job.progress,
+            job.step,
+            retriever=_retriever,
         )
-        S.eval_meta = {"questions": len(questions), "k": k}
-    except ExplorerError as err:
-        st.error(str(err), icon=":material/error:")
-    finally:
-        bar.close()
-        status.empty()
+        return results, {"questions": len(_qs), "k": _k, "retriever": _retriever}
+
+    c.start_job(
+        "eval",
+        ("eval", *c.index_key(docs, _configs, options), _qs, _k, _retriever),
+        f"Evaluating {len(_configs)} configuration{'s' if len(_configs) != 1 else ''} on {len(_qs)} questions",
+        _evaluate,
+        emb=emb,
+    )
+_phase, _result = c.job_result("eval")
+if _phase == jobs.DONE:
+    S.eval_results, S.eval_meta = _result
 
 results = S.get("eval_results")
 if results:
@@ -146,7 +162,9 @@ if results:
     st.subheader("Results", anchor=False)
     nq = meta.get("questions", 0)
     st.caption(
-        f"{nq} question{'s' if nq != 1 else ''} · top {meta.get('k', '?')} · mean ± standard deviation, in %"
+        f"{nq} question{'s' if nq != 1 else ''} · top {meta.get('k', '?')} · "
+        f"{c.RETRIEVER_LABELS.get(meta.get('retriever', 'dense'), 'dense')} retrieval · "
+        "mean ± standard deviation, in %"
     )
     rows = []
     for r in results:
@@ -212,30 +230,64 @@ else:
         help="START:STOP:STEP (inclusive) or a list: 200,400,800.",
     )
     go_sweep = sc[2].button(
-        "Run sweep", icon=":material/show_chart:", disabled=not questions, key="w.sweep_run"
+        "Run sweep",
+        icon=":material/show_chart:",
+        disabled=not questions,
+        key="w.sweep_run",
+        help="Runs in the background: the progress and a Stop button show at the top of the page.",
     )
+    plans = []
     if go_sweep:
-        bar, status, on_step = _progress_runner()
-        lines = {}
-        try:
-            ctx = c.context(bar, with_embedder=True)
-            for config in pairs:
-                if param not in get_strategy(config.strategy).param_names():
-                    continue
-                try:
-                    name, values = evaluate_mod.parse_values(f"{param}={spec}", config.strategy)
-                except ExplorerError as err:
-                    st.error(str(err), icon=":material/error:")
-                    break
-                lines[config.display] = evaluate_mod.sweep(
-                    docs, config, name, values, questions, k, ctx, options, bar, on_step
-                )
-            S.sweep_results = {"param": param, "lines": lines}
-        except ExplorerError as err:
-            st.error(str(err), icon=":material/error:")
-        finally:
-            bar.close()
-            status.empty()
+        for config in dict.fromkeys(pairs):
+            if param not in get_strategy(config.strategy).param_names():
+                continue
+            try:
+                plans.append((config, *evaluate_mod.parse_values(f"{param}={spec}", config.strategy)))
+            except ExplorerError as err:
+                st.error(str(err), icon=":material/error:")
+                plans = []
+                break
+    if plans and (emb := _embedder()) is not None:
+        make = c.context_maker(emb)
+        _qs, _k, _retriever = tuple(questions), k, retriever
+
+        def _sweep(job):
+            """One value at a time, so that Stop keeps the values already scored (``job.partial``)."""
+            lines: dict = {}
+            job.partial = {"param": param, "lines": lines, "retriever": _retriever}
+            total, n = sum(len(values) for _, _, values in plans), 0
+            for config, name, values in plans:
+                rows = lines.setdefault(config.display, [])
+                for value in values:
+                    n += 1
+                    job.step(f"{config.display}: {name} = {value} ({n}/{total})")
+                    rows.extend(
+                        evaluate_mod.sweep(
+                            docs,
+                            config,
+                            name,
+                            [value],
+                            list(_qs),
+                            _k,
+                            make(job.progress),
+                            options,
+                            job.progress,
+                            retriever=_retriever,
+                        )
+                    )
+            return job.partial
+
+        n_values = sum(len(values) for _, _, values in plans)
+        c.start_job(
+            "sweep",
+            ("sweep", *c.index_key(docs, [p[0] for p in plans], options), param, spec, _qs, _k, _retriever),
+            f"Sweep of {param} ({n_values} runs)",
+            _sweep,
+            emb=emb,
+        )
+    _phase, _result = c.job_result("sweep")
+    if _phase == jobs.DONE or (_phase == jobs.STOPPED and _result and any(_result["lines"].values())):
+        S.sweep_results = dict(_result, stopped=_phase == jobs.STOPPED)
     sw = S.get("sweep_results")
     if sw and sw["lines"]:
         charts = st.columns(2)
@@ -260,6 +312,7 @@ else:
                 legend={"orientation": "h", "y": -0.3},
             )
             col.plotly_chart(fig, key=f"w.sweep_{metric}")
+        st.caption(f"{c.RETRIEVER_LABELS.get(sw.get('retriever', 'dense'), 'Dense')} retrieval, top {k}.")
         errors = [
             f"{label}: {r.param}={r.value}: {r.error}"
             for label, rows in sw["lines"].items()
@@ -268,3 +321,9 @@ else:
         ]
         for e in errors[:5]:
             st.caption(f":material/warning: {c.md(e)}")
+        if sw.get("stopped"):
+            st.caption(
+                ":material/pause_circle: The sweep was stopped: the lines show the values scored before."
+            )
+
+c.job_bar()

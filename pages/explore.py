@@ -29,6 +29,9 @@ except ExplorerError as err:
     st.stop()
 
 out = c.chunk(doc, config)
+if out.pending:  # an embedding strategy whose vectors are being made: progress at the top
+    st.info(out.pending, icon=":material/hourglass_top:")
+    st.stop()
 if not out.ok:
     st.error(out.error, icon=":material/error:")
     st.stop()

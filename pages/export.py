@@ -57,6 +57,8 @@ for d in docs:
     out = c.chunk(d, config)
     if out.ok:
         chunks.extend(out.chunks)
+    elif out.pending:
+        problems.append(f"{c.md(d.name)}: the chunks are not ready yet (embedding at the top of the page)")
     else:
         problems.append(f"{d.name}: {out.error}")
 for p in problems:

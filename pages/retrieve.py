@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer.errors import ExplorerError
+from explorer import jobs
+from explorer.errors import Cancelled, ExplorerError
 from explorer.evaluate import Question, questions_to_jsonl
 from explorer.render import CSS, MAX_RENDER_CHARS, render_chunks, render_snippet
 from pages import _common as c
@@ -23,6 +24,7 @@ if not docs:
     c.doc_picker()
     st.stop()
 cfgs, k, options = c.retrieval_settings()
+retriever = c.retriever_choice()
 S.setdefault("questions", [])
 docs_by_id = {d.id: d for d in docs}
 
@@ -36,6 +38,7 @@ if _pending:
 
 def _ask(item: dict) -> None:
     S.ret_query = dict(item)
+    S.ret_new = True  # the user asked: this search may replace the session's running job
     S["w.question"], S["w.answer"] = item["question"], item["answer"]
     S.ret_mark = item.get("ref")
 
@@ -53,6 +56,7 @@ def _submit() -> None:
     if question:
         answer = S.get("w.answer") or ""
         S.ret_query = {"question": question, "answer": answer.strip(), "ref": _mark_ref(answer)}
+        S.ret_new = True
 
 
 def _keep() -> None:
@@ -153,20 +157,34 @@ def _configs() -> list[tuple[dict, object]]:
     return out
 
 
-def _indexes(pairs) -> dict:
-    """One index per configuration (the core caches them; embedding shows progress once)."""
-    from explorer.retrieval import get_index
+def _search_work(configs: list, questions: list[str], emb):
+    """Work for the background job (or its inline try): every configuration's index (the core
+    caches them), and each question's top k in it. ``{config: (index, hits per question) or
+    the error message}``. Runs off the script thread: no ``st`` and no session state here."""
+    make = c.context_maker(emb)
+    k_, retriever_ = k, retriever
 
-    out = {}
-    for i, (cfg, config) in enumerate(pairs):
-        bar = c.EmbedProgress(f"Indexing {config.display} ({i + 1}/{len(pairs)})")
-        try:
-            out[cfg["id"]] = get_index(docs, config, c.context(bar, with_embedder=True), options, bar)
-        except ExplorerError as err:
-            out[cfg["id"]] = str(err)
-        finally:
-            bar.close()
-    return out
+    def work(job) -> dict:
+        indexes = c.index_all(job, docs, configs, options, make, retriever_)
+        out = {}
+        for config, idx in indexes.items():
+            if isinstance(idx, str):
+                out[config] = idx
+                continue
+            try:
+                hits = idx.search_many(questions, k_, progress=job.progress, retriever=retriever_)
+                out[config] = (idx, hits)
+            except Cancelled:
+                raise
+            except ExplorerError as err:
+                out[config] = str(err)
+        return out
+
+    return work
+
+
+def _search_key(kind: str, configs: list, questions: list[str]) -> tuple:
+    return (kind, *c.index_key(docs, configs, options), tuple(questions), k, retriever)
 
 
 def _answer_ref(item: dict):
@@ -186,7 +204,23 @@ if query:
     ref, ref_error = _answer_ref(query)
     if ref_error:
         st.warning(ref_error, icon=":material/help:")
-    indexes = _indexes(pairs)
+    configs = list(dict.fromkeys(config for _, config in pairs))
+    try:
+        emb = c.embedder()
+        phase, found = c.background(
+            "search",
+            _search_key("search", configs, [query["question"]]),
+            f"Searching {len(configs)} configuration{'s' if len(configs) != 1 else ''}",
+            _search_work(configs, [query["question"]], emb),
+            emb=emb,
+            replace=bool(S.pop("ret_new", False)),
+        )
+    except ExplorerError as err:
+        st.error(str(err), icon=":material/error:")
+        phase, found = jobs.FAILED, None
+    if phase != jobs.DONE:
+        c.waiting(phase, "The results")
+        pairs = []
     st.html(CSS)
     per_row = 2 if len(pairs) == 4 else max(1, min(3, len(pairs)))
     for start in range(0, len(pairs), per_row):
@@ -194,15 +228,11 @@ if query:
         for col, (cfg, config) in zip(cols, pairs[start : start + per_row], strict=False):
             with col:
                 st.markdown(f"**{c.md(config.display)}**")
-                idx = indexes[cfg["id"]]
-                if isinstance(idx, str):
-                    st.error(idx, icon=":material/error:")
+                res = found[config]
+                if isinstance(res, str):
+                    st.error(res, icon=":material/error:")
                     continue
-                try:
-                    hits = idx.search(query["question"], k)
-                except ExplorerError as err:
-                    st.error(str(err))
-                    continue
+                idx, (hits,) = res
                 if ref is not None:
                     sc = retrieval_scores([ref], [(h.chunk.doc_id, h.chunk.start, h.chunk.end) for h in hits])
                     first = f"rank {round(1 / sc.rr)}" if sc.rr else "not retrieved"
@@ -280,18 +310,36 @@ else:
         if _missing:
             st.caption(f"{_missing} without a usable expected answer (none, or ambiguous): not in the file.")
     if run_all:
+        pairs = _configs()
+        configs = list(dict.fromkeys(config for _, config in pairs))
+        asked = [item["question"] for item in S.questions]
+        try:
+            emb = c.embedder()
+            _work = _search_work(configs, asked, emb)
+            c.start_job(
+                "batch",
+                _search_key("batch", configs, asked),
+                f"Running {len(asked)} kept question{'s' if len(asked) != 1 else ''}",
+                lambda job, asked=asked, work=_work: (asked, work(job)),
+                emb=emb,
+            )
+        except ExplorerError as err:
+            st.error(str(err), icon=":material/error:")
+    phase, result = c.job_result("batch")
+    if phase == jobs.DONE:
         from explorer.metrics import retrieval_scores
 
-        pairs = _configs()
-        indexes = _indexes(pairs)
+        asked, found = result
         records = []
         for item in S.questions:
+            if item["question"] not in asked:
+                continue
+            qi = asked.index(item["question"])
             ref, _ = _answer_ref(item)
-            for cfg, config in pairs:
-                idx = indexes[cfg["id"]]
-                if isinstance(idx, str):
+            for config, res in found.items():
+                if isinstance(res, str):
                     continue
-                hits = idx.search(item["question"], k)
+                hits = res[1][qi]
                 rec = {
                     "question": c.clip(item["question"], 70),
                     "configuration": config.display,
@@ -310,3 +358,5 @@ else:
         S.ret_batch = records
     if S.get("ret_batch"):
         st.dataframe(pd.DataFrame(S.ret_batch), hide_index=True, key="w.q.table")
+
+c.job_bar()

@@ -8,6 +8,7 @@ import math
 import plotly.graph_objects as go
 import streamlit as st
 
+from explorer import jobs
 from explorer.errors import ExplorerError
 from explorer.render import legend, render_chunks, window_around
 from pages import _common as c
@@ -31,16 +32,42 @@ if config is None:
 from explorer.chunk import END_OF_TEXT, SEMANTIC  # noqa: E402
 from explorer.strategies.semantic import semantic_curve  # noqa: E402  (after the guard above)
 
-bar = c.EmbedProgress("Embedding sentences")
 try:
-    curve = semantic_curve(doc, config.param_dict, c.context(bar, with_embedder=True))
+    emb = c.embedder()
 except ExplorerError as err:
     st.error(str(err), icon=":material/error:")
     st.stop()
-finally:
-    bar.close()
+make = c.context_maker(emb)
+chunk_key = (doc.id, config, c.model_id())
+
+
+def _curve(job):
+    """The distance curve and the chunks (both from the same cached sentence vectors)."""
+    ctx = make(job.progress)
+    curve = semantic_curve(doc, config.param_dict, ctx)
+    c.chunk_now(doc, config, ctx, chunk_key)
+    return curve
+
+
+try:
+    phase, curve = c.background(
+        "curve",
+        ("curve", doc.id, config, c.model_id()),
+        f"Embedding the sentences of {c.clip(doc.name, 40)}",
+        _curve,
+        emb=emb,
+    )
+except ExplorerError as err:
+    st.error(str(err), icon=":material/error:")
+    st.stop()
+if phase != jobs.DONE:
+    c.waiting(phase, "The distance curve and the chunks")
+    st.stop()
 
 out = c.chunk(doc, config)
+if out.pending:
+    c.waiting(jobs.QUEUED, "The chunks")
+    st.stop()
 if not out.ok:
     st.error(out.error, icon=":material/error:")
     st.stop()
@@ -180,3 +207,5 @@ if chunks:
             height=520,
         )
     )
+
+c.job_bar()

@@ -27,6 +27,10 @@ HOSTILE = (
 @pytest.fixture(autouse=True)
 def fake_embedder(monkeypatch):
     monkeypatch.setenv("CHUNK_EXPLORER_FAKE_EMBEDDER", "1")
+    # background jobs (pages/_common.py): a page waits for the job it starts, so each run shows
+    # its results; no warm-up embedding behind the tests' backs (tests/test_app_jobs.py has both)
+    monkeypatch.setenv("CHUNK_EXPLORER_JOB_WAIT", "60")
+    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "0")
 
 
 def start(page: str | None = None, query: dict | None = None, timeout: float = 120) -> AppTest:
@@ -497,6 +501,7 @@ def test_link_reproduces_the_view_and_bad_links_are_reported():
 @pytest.mark.model
 def test_retrieve_and_semantic_on_the_real_model(monkeypatch):
     monkeypatch.delenv("CHUNK_EXPLORER_FAKE_EMBEDDER")
+    monkeypatch.setenv("CHUNK_EXPLORER_JOB_WAIT", "600")  # the first run loads the model
     at = start("retrieve", timeout=600)
     ask(at, "How often are the filters backwashed?")
     ok(at)
@@ -529,3 +534,32 @@ def test_explore_large_document_renders_a_window_and_flags():
     ok(at)
     assert count(metric(at, "Over token limit")) > 0
     assert 'class="ce-warn"' in rendered(at) and "over the model" in rendered(at)
+
+
+def test_retriever_selector_on_retrieve_and_evaluate():
+    """Dense / BM25 / hybrid in the sidebar of Retrieve and Evaluate; BM25 embeds nothing."""
+    at = start("retrieve")
+    ok(at)
+    sel = at.segmented_control(key="w.retriever")
+    assert list(sel.options) == ["Dense", "BM25", "Hybrid"] and sel.value == "dense"
+    from pages import _common
+
+    emb = _common._embedder("", True)
+    sel.set_value("bm25").run()
+    before = emb.stats.requested
+    ask(at, "How often are the filters backwashed?")
+    ok(at)
+    assert at.session_state["retriever"] == "bm25"
+    assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
+    assert emb.stats.requested == before  # BM25: neither chunks nor the question were embedded
+    at.segmented_control(key="w.retriever").set_value("hybrid").run()
+    ok(at)
+    assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
+    # the choice follows to Evaluate, whose results say how they were ranked
+    at.switch_page("pages/evaluate.py").run()
+    assert at.segmented_control(key="w.retriever").value == "hybrid"
+    at.button(key="w.qsample").click().run()
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert all(r.retriever == "hybrid" for r in at.session_state["eval_results"])
+    assert any("Hybrid retrieval" in c.value for c in at.caption)

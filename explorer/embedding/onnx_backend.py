@@ -220,9 +220,11 @@ class OnnxRunner:
         encs = self.tokenizer.encode_batch(list(texts))
         order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
         out = np.zeros((len(encs), 0), np.float32)
+        from ..jobs import checkpoint
+
         i = 0
         while i < len(order):
-            width = len(encs[order[i]].ids)
+            checkpoint()  # a Stop in the app takes effect between batches, not after 256 texts
             j = i + 1
             while j < len(order) and j - i < MAX_BATCH and (j + 1 - i) * len(encs[order[j]].ids) <= BATCH_TOKENS:
                 j += 1

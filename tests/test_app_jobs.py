@@ -1,0 +1,207 @@
+"""Work that does not block, in the app (``streamlit.testing.v1.AppTest``): embedding runs in a
+background job whose status shows at the top of the page with a Stop button that stops it;
+loading documents starts the warm-up; a sweep on Evaluate can be stopped and keeps the values
+it scored. The fake embedder is slowed down (``CHUNK_EXPLORER_FAKE_DELAY``) so a job is still
+running when the test looks at the page."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import jobs
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+DELAY = 0.4  # seconds per model call of the slow fake (its first call "loads" for twice that)
+
+
+@pytest.fixture(autouse=True)
+def slow_fake(monkeypatch):
+    monkeypatch.setenv("CHUNK_EXPLORER_FAKE_EMBEDDER", "1")
+    monkeypatch.setenv("CHUNK_EXPLORER_FAKE_DELAY", str(DELAY))
+    monkeypatch.setenv("CHUNK_EXPLORER_JOB_WAIT", "0")  # a page never waits for its job here
+    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "0")
+
+
+def _slow_embedder():
+    from pages import _common
+
+    return _common._embedder("", True, False, DELAY)
+
+
+def start(page: str | None = None, **params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(f"pages/{page}.py").run()
+    return at
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def session_job(at: AppTest) -> jobs.Job | None:
+    try:
+        return at.session_state["_job"]
+    except KeyError:
+        return None
+
+
+def in_order(at: AppTest) -> list:
+    """Every element of the main area, top to bottom."""
+    return [n for n in at.main if getattr(n, "type", "") not in ("", "main")]
+
+
+def progress_texts(at: AppTest) -> list[str]:
+    return [p.proto.text for p in at.get("progress")]
+
+
+def bar_is_at_the_top(at: AppTest, first_below: str) -> bool:
+    """The status bar's progress comes right under the title and caption, above ``first_below``
+    (the key of the page's first widget)."""
+    order = in_order(at)
+    kinds = [getattr(n, "type", "") for n in order]
+    i_progress = kinds.index("progress")
+    i_widget = next(i for i, n in enumerate(order) if getattr(n, "key", None) == first_below)
+    assert kinds[:2] == ["title", "caption"], kinds[:4]
+    return i_progress < i_widget
+
+
+def ask(at: AppTest, question: str) -> None:
+    at.text_input(key="w.question").set_value(question)
+    next(b for b in at.button if b.label == "Search").click().run()
+
+
+def new_params() -> dict:
+    """A configuration no other test embedded (the fake's vectors are cached per process)."""
+    size = 300 + int(time.time() * 1000) % 400
+    return {
+        "cfg": [
+            f'{{"s":"fixed","p":{{"chunk_size":{size}}}}}',
+            f'{{"s":"sentence","p":{{"sentences_per_chunk":{2 + size % 5}}}}}',
+        ]
+    }
+
+
+def test_status_at_the_top_with_stop_while_a_job_runs_and_stop_stops_it():
+    at = start("retrieve", **new_params())
+    ok(at)
+    assert not at.get("progress")  # nothing runs yet: no bar
+    ask(at, "How often are the filters backwashed?")
+    ok(at)
+    job = session_job(at)
+    assert job is not None and not job.finished
+    # one status line + progress bar + Stop, at the top of the page; the results wait below
+    assert bar_is_at_the_top(at, "w.question")
+    (text,) = progress_texts(at)
+    assert text.startswith("**Searching 2 configurations**")
+    assert at.button(key="w.job_stop").label == "Stop"
+    assert any("when the embedding at the top of the page is done" in i.value for i in at.info)
+    assert not [m for m in at.markdown if m.value.startswith("**#")]
+    # Stop: the job ends at its next progress step, short of its work
+    at.button(key="w.job_stop").click().run()
+    ok(at)
+    assert job.wait(30)
+    s = job.status()
+    assert s.phase == jobs.STOPPED and job.result is None
+    at.run()
+    ok(at)
+    assert not at.get("progress")
+    assert any("Stopped" in m.value for m in at.markdown)
+    assert not [m for m in at.markdown if m.value.startswith("**#")]  # not restarted by itself
+    # Resume picks up (from the cache) and the results appear
+    at.button(key="w.job_resume").click().run()
+    resumed = session_job(at)
+    assert resumed is not job and resumed.key == job.key
+    assert resumed.wait(60)
+    at.run()
+    ok(at)
+    assert resumed.status().phase == jobs.DONE
+    assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
+
+
+def test_loading_the_model_shows_only_while_it_loads():
+    from pages import _common
+
+    _common._embedder.clear()  # a fresh slow fake: its "model" is not loaded yet
+    at = start("semantic")
+    ok(at)
+    emb = _slow_embedder()
+    seen = []
+    deadline = time.monotonic() + 60
+    job = session_job(at)
+    assert job is not None and job.kind == "curve"
+    while not job.finished and time.monotonic() < deadline:
+        loaded_before = emb.loaded
+        at.run()
+        seen.append((loaded_before, emb.loaded, progress_texts(at)))
+        time.sleep(0.05)
+    ok(at)
+    assert job.status().phase == jobs.DONE
+    for before, after, texts in seen:
+        for t in texts:
+            if "loading the model" in t:  # said only while the model is not loaded
+                assert not before, t
+            if "texts embedded" in t:  # counting only once it is
+                assert after, t
+    at.run()
+    assert at.metric[0].label == "Sentences" and not at.get("progress")  # done: the bar is gone
+
+
+def test_documents_start_the_warm_up_off_the_script_thread(monkeypatch):
+    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "1")
+    emb = _slow_embedder()
+    t0 = time.monotonic()
+    at = start(**new_params())  # Explore: the first paint does not wait for the embedding
+    ok(at)
+    assert time.monotonic() - t0 < 30
+    job = session_job(at)
+    assert job is not None and job.kind == "warm" and not job.finished
+    assert job.wait(120) and job.status().phase == jobs.DONE
+    assert all(not isinstance(v, str) for v in job.result.values()) and len(job.result) == 2
+    # Retrieve then finds the chunks embedded: only the question goes to the model
+    at.switch_page("pages/retrieve.py").run()
+    before = emb.stats.encoded
+    monkeypatch.setenv("CHUNK_EXPLORER_JOB_WAIT", "60")
+    ask(at, "Which chemicals are dosed?")
+    ok(at)
+    assert emb.stats.encoded - before == 1
+    assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
+
+
+def test_a_sweep_on_evaluate_can_be_stopped_and_keeps_the_values_scored():
+    at = start("evaluate", **new_params())
+    at.button(key="w.qsample").click().run()
+    ok(at)
+    at.selectbox(key="w.sweep_param").set_value("chunk_size")
+    at.text_input(key="w.sweep_values").set_value("200:1000:100").run()
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    job = session_job(at)
+    assert job is not None and job.kind == "sweep" and not job.finished
+    assert bar_is_at_the_top(at, "w.eval_src")
+    assert at.button(key="w.job_stop")
+    # let it score a value or two, then Stop
+    deadline = time.monotonic() + 60
+    while not (job.partial and sum(len(r) for r in job.partial["lines"].values()) >= 1):
+        assert time.monotonic() < deadline and not job.finished
+        time.sleep(0.05)
+    at.button(key="w.job_stop").click().run()
+    assert job.wait(30) and job.status().phase == jobs.STOPPED
+    at.run()
+    ok(at)
+    sw = at.session_state["sweep_results"]
+    scored = sum(len(rows) for rows in sw["lines"].values())
+    assert sw["stopped"] and 1 <= scored < 9
+    assert any("The sweep was stopped" in c.value for c in at.caption)
+    assert any("Stopped" in m.value for m in at.markdown)
+    at.button(key="w.job_dismiss").click().run()
+    ok(at)
+    assert not any("Stopped" in m.value for m in at.markdown)
