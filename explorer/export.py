@@ -13,11 +13,14 @@ import io
 import json
 import shlex
 from collections.abc import Mapping, Sequence
+from pathlib import PurePath
 from typing import Any
 
+from . import untrusted
 from .chunk import Chunk
 from .config import StrategyConfig
-from .models import is_default
+from .embedding.registry import DEFAULT_MODEL, find_spec
+from .model_choice import MODELS_DIR_ENV
 
 #: Cells starting with these are formulas to Excel / LibreOffice / Sheets (CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -35,8 +38,13 @@ CSV_COLUMNS = (
     "reason",
     "text",
 )
-#: Name of the default model on the Hugging Face hub, for code meant to run elsewhere.
-HUB_DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+#: The registered models' names on the Hugging Face hub, for code meant to run elsewhere.
+HUB_NAMES = {
+    "multilingual-e5-small": "intfloat/multilingual-e5-small",
+    "all-MiniLM-L6-v2": "sentence-transformers/all-MiniLM-L6-v2",
+}
+#: Name of the default model on the Hugging Face hub.
+HUB_DEFAULT_MODEL = HUB_NAMES[DEFAULT_MODEL]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -87,6 +95,43 @@ def export_chunks(chunks: Sequence[Chunk], fmt: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The model, as code: a registered name, or a folder under the models directory (never a path)
+# ---------------------------------------------------------------------------------------------
+def _model(model: str | None) -> tuple[str, str]:
+    """``("default" | "registered" | "folder", name)``. ``model`` is a registered name or alias,
+    or the name of a folder under ``$CHUNK_EXPLORER_MODELS``; only the last part of anything
+    else is kept, so a server path never reaches the code."""
+    spec = find_spec(model)
+    if spec is not None:
+        return ("default" if spec.name == DEFAULT_MODEL else "registered"), spec.name
+    name = PurePath(str(model).replace("\\", "/")).name
+    return "folder", name if name not in ("", ".", "..") else "MODEL"
+
+
+def _model_py(model: str | None) -> str:
+    """A Python expression for the model as explorer takes it."""
+    kind, name = _model(model)
+    if kind == "folder":
+        return f"os.path.join(os.environ[{MODELS_DIR_ENV!r}], {name!r})"
+    return repr(name)
+
+
+def _hub(model: str | None) -> str:
+    """A Python expression naming the model for another library (hub name or local folder)."""
+    kind, name = _model(model)
+    if kind == "folder":
+        return _model_py(model)
+    spec = find_spec(name)
+    aliases = spec.aliases if spec is not None else ()
+    return repr(HUB_NAMES.get(name) or next((a for a in aliases if "/" in a), name))
+
+
+def _with_os(code: str) -> str:
+    """``import os`` before code that reads the models directory from the environment."""
+    return f"import os\n{code}" if "os.environ[" in code and "import os\n" not in code else code
+
+
+# ---------------------------------------------------------------------------------------------
 # Configuration
 # ---------------------------------------------------------------------------------------------
 def config_to_json(
@@ -97,13 +142,17 @@ def config_to_json(
     cleanup: Sequence[str] = (),
     options: Any = None,
     quantize: bool = False,
+    backend: str = "auto",
 ) -> str:
-    """The whole setup as JSON: strategies with every parameter, model, clean-up, documents."""
+    """The whole setup as JSON: strategies with every parameter, model (its registered name, or
+    its folder's name under ``$CHUNK_EXPLORER_MODELS``), backend, clean-up, documents."""
     from . import __version__
 
+    name = _model(model)[1]
     d: dict[str, Any] = {
         "explorer_version": __version__,
-        "model": model or "all-MiniLM-L6-v2",
+        "model": name,
+        "backend": backend or "auto",
         "int8": bool(quantize),
         "cleanup": list(cleanup),
         "documents": list(doc_names),
@@ -121,10 +170,7 @@ def configs_from_json(text: str | bytes) -> list[StrategyConfig]:
     """Read back :func:`config_to_json` (or a bare list of strategy objects); validates them."""
     from .errors import ParamError
 
-    try:
-        d = json.loads(text)
-    except ValueError as err:
-        raise ParamError(f"configuration is not valid JSON: {err}") from None
+    d = untrusted.loads(text, "configuration", ParamError)
     items = d.get("strategies") if isinstance(d, Mapping) else d
     if not isinstance(items, list) or not all(isinstance(i, Mapping) and "strategy" in i for i in items):
         raise ParamError('configuration JSON needs "strategies": [{"strategy": NAME, "params": {...}}]')
@@ -155,11 +201,17 @@ def _cli(
     model: str | None,
     cleanup: Sequence[str],
     quantize: bool = False,
+    backend: str = "auto",
 ) -> str:
     lines = []
     extra = []
-    if model and not is_default(model):
-        extra.append(f"--model {shlex.quote(model)}")
+    kind, name = _model(model)
+    if kind == "registered":
+        extra.append(f"--model {shlex.quote(name)}")
+    elif kind == "folder":
+        extra.append(f'--model "${MODELS_DIR_ENV}"/{shlex.quote(name)}')
+    if backend and backend != "auto":
+        extra.append(f"--backend {shlex.quote(backend)}")
     if quantize:
         extra.append("--int8")
     if cleanup:
@@ -199,12 +251,14 @@ def _python(
     model: str | None,
     cleanup: Sequence[str],
     quantize: bool = False,
+    backend: str = "auto",
 ) -> str:
     out = ["from explorer import Context, chunk_document", "from explorer.loaders import load_path"]
     if cleanup:
         out.append("from explorer.cleanup import Cleanup")
     out.append("")
-    args = [f"model={model!r}"] if model and not is_default(model) else []
+    args = [f"model={_model_py(model)}"] if _model(model)[0] != "default" else []
+    args += [f"backend={backend!r}"] if backend and backend != "auto" else []
     args += ["quantize=True"] if quantize else []
     ctx = f"Context({', '.join(args)})"
     out.append(f"ctx = {ctx}")
@@ -224,10 +278,6 @@ def _read(docs: Sequence[str]) -> str:
     return f'text = open({name!r}, encoding="utf-8").read()'
 
 
-def _hub_model(model: str | None) -> str:
-    return HUB_DEFAULT_MODEL if is_default(model) else str(model)
-
-
 def _lc_length(unit: str, model: str | None) -> tuple[list[str], str]:
     """(setup lines, keyword arguments) giving LangChain our length unit."""
     if unit == "chars":
@@ -237,8 +287,8 @@ def _lc_length(unit: str, model: str | None) -> tuple[list[str], str]:
     if unit == "tokens":
         return [
             "from transformers import AutoTokenizer",
-            f"tokenizer = AutoTokenizer.from_pretrained({_hub_model(model)!r})",
-            "# word pieces including [CLS] and [SEP], as explorer's length='tokens' counts them",
+            f"tokenizer = AutoTokenizer.from_pretrained({_hub(model)})",
+            "# word pieces including the model's special tokens, as explorer's length='tokens' counts them",
         ], ", length_function=lambda t: len(tokenizer.encode(t))"
     return [], ""  # cl100k / o200k use from_tiktoken_encoder (see caller)
 
@@ -279,10 +329,10 @@ def _langchain(c: StrategyConfig, docs: Sequence[str], model: str | None) -> str
             else:
                 cls = "SentenceTransformersTokenTextSplitter"
                 args = (
-                    f"model_name={_hub_model(model)!r}, tokens_per_chunk={p['chunk_size'] - 2}, "
+                    f"model_name={_hub(model)}, tokens_per_chunk={p['chunk_size'] - 2}, "
                     f"chunk_overlap={p['chunk_overlap']}"
                 )
-                note = "# windows of model word pieces (explorer's size counts [CLS]/[SEP], hence - 2)"
+                note = "# windows of model word pieces (explorer's size counts the 2 special tokens, hence - 2)"
                 setup, length_kw = [], ""
         lines = [note, f"from langchain_text_splitters import {cls}", *setup, ""]
         if tik:
@@ -329,7 +379,7 @@ def _langchain(c: StrategyConfig, docs: Sequence[str], model: str | None) -> str
             "from langchain_experimental.text_splitter import SemanticChunker",
             "from langchain_huggingface import HuggingFaceEmbeddings",
             "",
-            f"embeddings = HuggingFaceEmbeddings(model_name={_hub_model(model)!r})",
+            f"embeddings = HuggingFaceEmbeddings(model_name={_hub(model)})",
             f"splitter = SemanticChunker(embeddings, buffer_size={p.get('buffer_size', 1)}, "
             f"breakpoint_threshold_type={lc_mode!r}"
             + (f", breakpoint_threshold_amount={amount!r}" if amount is not None else "")
@@ -359,8 +409,8 @@ def _li_tokenizer(unit: str, model: str | None) -> tuple[list[str], str]:
         return [
             "from transformers import AutoTokenizer",
             "",
-            "# word pieces without [CLS]/[SEP]: chunk_size is explorer's size - 2",
-            f"hf = AutoTokenizer.from_pretrained({_hub_model(model)!r})",
+            "# word pieces without the 2 special tokens: chunk_size is explorer's size - 2",
+            f"hf = AutoTokenizer.from_pretrained({_hub(model)})",
         ], ", tokenizer=hf.tokenize"
     return ["import tiktoken"], f", tokenizer=tiktoken.get_encoding({unit + '_base'!r}).encode"
 
@@ -429,7 +479,7 @@ def _llamaindex(c: StrategyConfig, docs: Sequence[str], model: str | None) -> st
             "from llama_index.core.node_parser import SemanticSplitterNodeParser",
             "from llama_index.embeddings.huggingface import HuggingFaceEmbedding",
             "",
-            f"embed_model = HuggingFaceEmbedding(model_name={_hub_model(model)!r})",
+            f"embed_model = HuggingFaceEmbedding(model_name={_hub(model)})",
             f"parser = SemanticSplitterNodeParser(embed_model=embed_model, buffer_size={p.get('buffer_size', 1)}, "
             f"breakpoint_percentile_threshold={p.get('breakpoint_amount') or 95!r})",
             *tail,
@@ -439,20 +489,21 @@ def _llamaindex(c: StrategyConfig, docs: Sequence[str], model: str | None) -> st
 
 
 def _chonkie_tokenizer(unit: str, model: str | None) -> str:
-    return {
-        "chars": "character",
-        "words": "word",
-        "tokens": _hub_model(model),
-        "cl100k": "cl100k_base",
-        "o200k": "o200k_base",
-    }.get(unit, "character")
+    """A Python expression for Chonkie's ``tokenizer`` argument."""
+    if unit == "tokens":
+        return _hub(model)
+    return repr(
+        {"chars": "character", "words": "word", "cl100k": "cl100k_base", "o200k": "o200k_base"}.get(
+            unit, "character"
+        )
+    )
 
 
 def _chonkie(c: StrategyConfig, docs: Sequence[str], model: str | None) -> str:
     p = c.param_dict
     s = c.strategy
     unit = p.get("length", "chars")
-    tok = repr(_chonkie_tokenizer(unit, model))
+    tok = _chonkie_tokenizer(unit, model)
     tail = [_read(docs), "chunks = [c.text for c in chunker.chunk(text)]"]
     if s == "recursive":
         levels = []
@@ -516,7 +567,7 @@ def _chonkie(c: StrategyConfig, docs: Sequence[str], model: str | None) -> str:
             "# Chonkie's SemanticChunker cuts where similarity drops below the threshold",
             "from chonkie import SemanticChunker",
             "",
-            f"chunker = SemanticChunker(embedding_model={_hub_model(model)!r}, threshold={p.get('breakpoint_amount')!r}, "
+            f"chunker = SemanticChunker(embedding_model={_hub(model)}, threshold={p.get('breakpoint_amount')!r}, "
             f"chunk_size={size}, similarity_window={p.get('buffer_size', 1)})",
             *tail,
         ]
@@ -537,20 +588,23 @@ def config_to_code(
     model: str | None = None,
     cleanup: Sequence[str] = (),
     quantize: bool = False,
+    backend: str = "auto",
 ) -> dict[str, str]:
     """Snippets reproducing ``configs``: keys ``cli``, ``python``, ``langchain``, ``llamaindex``,
     ``chonkie``. Where another library has no equivalent, its snippet is a comment saying so;
-    where it has only a close one, the first comment line says what differs."""
+    where it has only a close one, the first comment line says what differs. ``model`` is a
+    registered name, or the name of a folder under ``$CHUNK_EXPLORER_MODELS`` (written as that
+    variable joined with the name: the code never holds a server path)."""
     configs = list(configs)
     docs = list(doc_names)
     out = {
-        "cli": _cli(configs, docs, model, cleanup, quantize),
-        "python": _python(configs, docs, model, cleanup, quantize),
+        "cli": _cli(configs, docs, model, cleanup, quantize, backend),
+        "python": _with_os(_python(configs, docs, model, cleanup, quantize, backend)),
     }
     for key, fn in (("langchain", _langchain), ("llamaindex", _llamaindex), ("chonkie", _chonkie)):
         parts = []
         for c in configs:
             code = fn(c, docs, model)
             parts.append(f"# --- {c.display} ---\n{code}" if len(configs) > 1 else code)
-        out[key] = "\n".join(parts)
+        out[key] = _with_os("\n".join(parts))
     return out

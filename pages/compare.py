@@ -25,6 +25,7 @@ doc = c.doc_picker()
 if doc is None:
     st.stop()
 c.config_editor(multi=True, title="Configurations")
+c.model_settings()
 if len(S.configs) < 2:
     st.info(
         "Compare needs at least two configurations. **Add** in the sidebar copies the selected "
@@ -159,7 +160,8 @@ with sizes:
         right.plotly_chart(box, key="w.cmp_violin")
         if unit == "tokens":
             st.caption(
-                f"Chunks right of the red line are cut by the model ({limit} word pieces incl. [CLS]/[SEP])."
+                f"Chunks right of the red line are over the model's {limit}-token input (special "
+                "tokens included): the model cuts them when it embeds them."
             )
 
 # -- metrics --------------------------------------------------------------------------------
@@ -213,7 +215,7 @@ with metrics:
             try:
                 emb = c.embedder()
             except ExplorerError as err:
-                st.error(str(err), icon=":material/error:")
+                st.error(c.err_text(err), icon=":material/error:")
             else:
                 _items = [(r["label"], r["config"], r["out"].chunks) for r in missing_sem]
                 _mid = c.model_id()

@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer import samples
 from explorer.document import Document
+from explorer.errors import ExplorerError
 from explorer.limits import MAX_FILE_BYTES
 from explorer.profile import profile
 from explorer.render import facts as render_facts
@@ -79,9 +80,13 @@ if not S.sources:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _summary(doc_id: str, _doc: Document):
-    """The document's profile (cached by id: counting tokens of a long text takes a moment)."""
-    return profile(_doc)
+def _summary(doc_id: str, model: str, _doc: Document):
+    """The document's profile, tokens in the picked model's word pieces (cached by id and model:
+    counting tokens of a long text takes a moment)."""
+    try:
+        return profile(_doc, model or None)
+    except ExplorerError:  # a local model without a fast tokenizer: count with the default one
+        return profile(_doc)
 
 
 def _open(key: str, page: str) -> None:
@@ -118,7 +123,7 @@ for src in list(S.sources):
         if doc is None:
             st.error(error, icon=":material/error:")
             continue
-        p = _summary(doc.id, doc)
+        p = _summary(doc.id, c.model_arg() or "", doc)
         lang = {
             "en": "English",
             "fr": "French",

@@ -75,7 +75,7 @@ if source == "Question file":
             questions = evaluate_mod.load_questions(data, docs, name)
             st.caption(f"**{c.md(name)}**: {len(questions):,} questions")
         except ExplorerError as err:
-            st.error(str(err), icon=":material/error:")
+            st.error(c.err_text(err), icon=":material/error:")
     with st.expander("File formats", icon=":material/help:"):
         st.code(
             '{"question": "How often are filters backwashed?", "answer": "every 72 hours"}\n'
@@ -115,7 +115,7 @@ def _embedder():
     try:
         return c.embedder()
     except ExplorerError as err:
-        st.error(str(err), icon=":material/error:")
+        st.error(c.err_text(err), icon=":material/error:")
         return None
 
 
@@ -244,7 +244,7 @@ else:
             try:
                 plans.append((config, *evaluate_mod.parse_values(f"{param}={spec}", config.strategy)))
             except ExplorerError as err:
-                st.error(str(err), icon=":material/error:")
+                st.error(c.err_text(err), icon=":material/error:")
                 plans = []
                 break
     if plans and (emb := _embedder()) is not None:

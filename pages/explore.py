@@ -21,6 +21,7 @@ doc = c.doc_picker()
 if doc is None:
     st.stop()
 c.config_editor(multi=False)
+c.model_settings()
 cfg = c.active_config_dict()
 try:
     config = c.config_of(cfg)
@@ -57,7 +58,8 @@ cols[3].metric("Min – max", f"{stats.chars.min:,} – {stats.chars.max:,}", he
 cols[4].metric(
     "Over token limit",
     f"{stats.over_limit:,}",
-    help=f"Chunks longer than the model's {stats.max_tokens} word pieces: the model would cut them.",
+    help=f"Chunks over the model's {stats.max_tokens}-token input ({c.md(c.model_label())}): the "
+    "model would cut them when it embeds them.",
 )
 cols[5].metric(
     "Cut mid-sentence",
@@ -223,7 +225,7 @@ with right:
             text = ch.text
         limit = stats.max_tokens
         st.caption(
-            f"{tok:,} of {limit} tokens"
+            f"{tok:,} tokens of the model's {limit}-token input"
             + (" · **the model cuts the rest**" if tok > limit else "")
             + (" · with the retrieval options of the Retrieve page" if any(opts.values()) else "")
         )

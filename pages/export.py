@@ -32,7 +32,8 @@ if not valid:
     st.stop()
 
 cleanup_steps = [field for field, on in S.cleanup.items() if on]
-model = c.model_name()
+model = c.model_label()  # its registered name or its folder's name: never a server path
+backend = c.backend_choice()
 
 # -- chunks ------------------------------------------------------------------------------------
 st.subheader("Chunks", anchor=False)
@@ -91,7 +92,7 @@ from explorer.retrieval import EmbedOptions  # noqa: E402
 
 options = EmbedOptions(**(S.get("embed_opts") or {}))
 cfg_json = export.config_to_json(
-    configs, names, model=model, cleanup=cleanup_steps, options=options, quantize=c.use_int8()
+    configs, names, model=model, cleanup=cleanup_steps, options=options, backend=backend
 )
 left, right = st.columns([1, 3])
 left.download_button(
@@ -112,7 +113,7 @@ with st.expander("Configuration JSON", icon=":material/data_object:"):
 
 # -- code ------------------------------------------------------------------------------------
 st.subheader("As code", anchor=False)
-code = export.config_to_code(configs, names, model=model, cleanup=cleanup_steps, quantize=c.use_int8())
+code = export.config_to_code(configs, names, model=model, cleanup=cleanup_steps, backend=backend)
 tabs = st.tabs(["CLI", "Python", "LangChain", "LlamaIndex", "Chonkie"])
 for tab, (key, lang) in zip(
     tabs,

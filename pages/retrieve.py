@@ -177,7 +177,7 @@ def _search_work(configs: list, questions: list[str], emb):
             except Cancelled:
                 raise
             except ExplorerError as err:
-                out[config] = str(err)
+                out[config] = c.err_text(err)
         return out
 
     return work
@@ -216,7 +216,7 @@ if query:
             replace=bool(S.pop("ret_new", False)),
         )
     except ExplorerError as err:
-        st.error(str(err), icon=":material/error:")
+        st.error(c.err_text(err), icon=":material/error:")
         phase, found = jobs.FAILED, None
     if phase != jobs.DONE:
         c.waiting(phase, "The results")
@@ -324,7 +324,7 @@ else:
                 emb=emb,
             )
         except ExplorerError as err:
-            st.error(str(err), icon=":material/error:")
+            st.error(c.err_text(err), icon=":material/error:")
     phase, result = c.job_result("batch")
     if phase == jobs.DONE:
         from explorer.metrics import retrieval_scores

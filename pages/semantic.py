@@ -25,6 +25,7 @@ if doc is None:
     st.stop()
 st.sidebar.subheader("Semantic strategy")
 config = c.strategy_widgets(S.sem_cfg, st.sidebar, fixed_strategy=True)
+c.model_settings()
 if config is None:
     st.warning("Fix the parameters in the sidebar.", icon=":material/tune:")
     st.stop()
@@ -35,7 +36,7 @@ from explorer.strategies.semantic import semantic_curve  # noqa: E402  (after th
 try:
     emb = c.embedder()
 except ExplorerError as err:
-    st.error(str(err), icon=":material/error:")
+    st.error(c.err_text(err), icon=":material/error:")
     st.stop()
 make = c.context_maker(emb)
 chunk_key = (doc.id, config, c.model_id())
@@ -58,7 +59,7 @@ try:
         emb=emb,
     )
 except ExplorerError as err:
-    st.error(str(err), icon=":material/error:")
+    st.error(c.err_text(err), icon=":material/error:")
     st.stop()
 if phase != jobs.DONE:
     c.waiting(phase, "The distance curve and the chunks")

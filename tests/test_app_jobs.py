@@ -30,7 +30,7 @@ def slow_fake(monkeypatch):
 def _slow_embedder():
     from pages import _common
 
-    return _common._embedder("", True, False, DELAY)
+    return _common._embedder("", True, "auto", DELAY)
 
 
 def start(page: str | None = None, **params) -> AppTest:

