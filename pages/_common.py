@@ -40,7 +40,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import jobs, samples
+from explorer import jobs, samples, untrusted
 from explorer import model_choice as model_choices
 from explorer.chunk import Chunk
 from explorer.cleanup import Cleanup
@@ -164,7 +164,7 @@ def _from_url() -> None:
             )
     for raw in qp.get_all("cfg")[:MAX_CONFIGS]:
         try:
-            d = json.loads(raw)
+            d = untrusted.loads(raw, "strategy", ParamError)
             cfg = StrategyConfig.make(str(d["s"]), d.get("p") or {})
         except (ValueError, KeyError, TypeError, AttributeError) as err:
             msg = str(err) if isinstance(err, ExplorerError) else "not a valid configuration"
@@ -173,10 +173,11 @@ def _from_url() -> None:
         add_config(cfg.strategy, cfg.param_dict)
     if "sem" in qp and has_strategy("semantic"):
         try:
-            S.sem_cfg["params"] = dict(StrategyConfig.make("semantic", json.loads(qp["sem"])).param_dict)
+            sem = untrusted.loads(qp["sem"], "semantic settings", ParamError)
+            S.sem_cfg["params"] = dict(StrategyConfig.make("semantic", sem).param_dict)
         except (ValueError, TypeError, AttributeError) as err:
             S.notices.append(f"Ignored the semantic settings from the link: {err}")
-    if qp.get("cfgsel", "").isdigit():
+    if re.fullmatch(r"[0-9]{1,3}", qp.get("cfgsel", "")):  # not isdigit(): "²" is a digit int() refuses
         i = int(qp["cfgsel"]) - 1
         if 0 <= i < len(S.configs):
             S.active_cfg = S.configs[i]["id"]
@@ -234,8 +235,8 @@ def _sem_url() -> str:
 
 def notices() -> None:
     """Show (once) what could not be restored from the link."""
-    for msg in S.get("notices", []):
-        st.warning(msg, icon=":material/link_off:")
+    for msg in S.get("notices", []):  # they quote the link: inert for Markdown, whatever it holds
+        st.warning(md(msg), icon=":material/link_off:")
     S.notices = []
 
 

@@ -654,3 +654,24 @@ def test_retriever_selector_on_retrieve_and_evaluate():
     ok(at)
     assert all(r.retriever == "hybrid" for r in at.session_state["eval_results"])
     assert any("Hybrid retrieval" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"cfgsel": "²"},
+        {"cfgsel": "9" * 5_000},
+        {"cfg": "[" * 3_000},
+        {"sem": "[" * 3_000},
+        {"cfg": '{"s": "recursive", "p": {"separators": "' + "[" * 3_000 + '"}}'},
+        {"samples": "[Click to re-authenticate](http://evil.example/phish)"},
+        {"samples": "![i](http://evil.example/i.png) :red[**your data was deleted**] $x$"},
+    ],
+)
+def test_crafted_links_never_crash_and_their_text_stays_inert(query):
+    at = start(query=query)
+    ok(at)  # no exception: the rest of the view loads
+    for w in at.warning:
+        # every Markdown/colour/LaTeX character from the link comes out escaped
+        for raw in ("](http", "![", ":red[", "**your", "$x$"):
+            assert raw not in w.value, w.value
