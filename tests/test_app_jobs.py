@@ -7,15 +7,14 @@ running when the test looks at the page."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pytest
+import test_app_pages
 from streamlit.testing.v1 import AppTest
+from test_app_pages import ok
 
 from explorer import jobs
 
-ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 DELAY = 0.4  # seconds per model call of the slow fake (its first call "loads" for twice that)
 
 
@@ -34,17 +33,7 @@ def _slow_embedder():
 
 
 def start(page: str | None = None, **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    if page:
-        at.switch_page(f"pages/{page}.py").run()
-    return at
-
-
-def ok(at: AppTest) -> None:
-    assert not at.exception, [e.message for e in at.exception]
+    return test_app_pages.start(page, query=params)
 
 
 def session_job(at: AppTest) -> jobs.Job | None:
