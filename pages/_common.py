@@ -126,7 +126,7 @@ def _from_url() -> None:
     qp = st.query_params
     available = list(samples.SAMPLES)
     if "samples" in qp:
-        wanted = [s for s in qp.get("samples", "").split(",") if s and s != "none"]
+        wanted = [n for v in qp.get_all("samples")[:MAX_SAMPLE_PARAMS] for n in _sample_names(v, available)]
         bad = [s for s in wanted if s not in available]
         if bad:
             S.notices.append(f"Link names unknown samples {', '.join(map(repr, bad))}: ignored.")
@@ -183,13 +183,33 @@ def _from_url() -> None:
             S.active_cfg = S.configs[i]["id"]
 
 
+#: More ``samples`` values than this in a link are ignored (there are three samples).
+MAX_SAMPLE_PARAMS = 16
+
+
+def _sample_names(value: str, available: list[str]) -> list[str]:
+    """The samples one ``samples=`` value names. A link has one value per sample (names hold
+    commas); links made before that joined the names with commas, which is read back by matching
+    known names from the left; what matches nothing is kept whole, to be reported."""
+    if value in available or value == "none" or not value:
+        return [value] if value in available else []
+    out, rest = [], value
+    while rest:
+        name = next((n for n in sorted(available, key=len, reverse=True) if rest == n or rest.startswith(n + ",")), None)
+        if name is None:
+            return [*out, rest]
+        out.append(name)
+        rest = rest[len(name) + 1 :]
+    return out
+
+
 def sync_url() -> None:
     """Write the shareable view (samples, active sample, clean-up, strategies) into the URL."""
     if not S.get("_ready"):
         return
     want: dict[str, Any] = {}
     samples = [s["sample"] for s in S.sources if s["kind"] == "sample"]
-    want["samples"] = ",".join(samples) if samples else "none"
+    want["samples"] = samples or ["none"]  # one value per sample: names hold commas
     active = current_source()
     if active is not None and active["kind"] == "sample":
         want["doc"] = active["sample"]
@@ -208,7 +228,8 @@ def sync_url() -> None:
     if sem:
         want["sem"] = sem
     current = {
-        k: (st.query_params.get_all(k) if k == "cfg" else st.query_params.get(k)) for k in st.query_params
+        k: (st.query_params.get_all(k) if k in ("cfg", "samples") else st.query_params.get(k))
+        for k in st.query_params
     }
     if current != want:
         st.query_params.from_dict(want)

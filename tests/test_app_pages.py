@@ -675,3 +675,22 @@ def test_crafted_links_never_crash_and_their_text_stays_inert(query):
         # every Markdown/colour/LaTeX character from the link comes out escaped
         for raw in ("](http", "![", ":red[", "**your", "$x$"):
             assert raw not in w.value, w.value
+
+
+def test_sample_names_with_commas_survive_the_link():
+    from explorer.samples import SAMPLES
+    from pages._common import _sample_names
+
+    names = list(SAMPLES)
+    assert any("," in n for n in names)  # the case that broke links
+    assert _sample_names(",".join(names[:2]), names) == names[:2]  # links made before the fix
+    assert _sample_names(names[0], names) == [names[0]]
+    assert _sample_names("none", names) == []
+    assert _sample_names(f"{names[0]},Nope, really", names) == [names[0], "Nope, really"]
+    at = start()  # the app's own first-load link, as a colleague opens it
+    link = at.query_params["samples"]
+    assert sorted(link if isinstance(link, list) else [link]) == sorted(names)
+    again = start(query={"samples": link, "doc": at.query_params["doc"]})
+    ok(again)
+    assert not [w.value for w in again.warning]  # no "unknown samples" notice
+    assert again.query_params["samples"] == link
