@@ -694,3 +694,30 @@ def test_sample_names_with_commas_survive_the_link():
     ok(again)
     assert not [w.value for w in again.warning]  # no "unknown samples" notice
     assert again.query_params["samples"] == link
+
+
+_URL_PARAMS = ["samples", "doc", "clean", "model", "backend", "cfg", "cfgsel", "sem", "retriever", "x"]
+def _nasty_values():
+    from hypothesis import strategies as hs
+
+    return hs.one_of(
+        hs.text(max_size=60),
+        hs.integers(min_value=-(10**30), max_value=10**30).map(str),
+        hs.integers(1, 4_000).map(lambda n: "[" * n),
+        hs.integers(1, 4_000).map(lambda n: '{"s": "recursive", "p": ' * n),
+        hs.sampled_from(["²", "٣", "1e309", "NaN", "-1", "0", "none", "/root", "../..", "%00", "\x00"]),
+    )
+
+
+def test_random_links_never_crash_the_app():
+    """Fuzz: random Unicode, huge numbers and deep brackets in every query parameter; the app
+    must render (no exception), whatever it ignores."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as hs
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(hs.dictionaries(hs.sampled_from(_URL_PARAMS), _nasty_values(), min_size=1, max_size=4))
+    def run(query):
+        ok(start(query={k: v.replace("\x00", "") for k, v in query.items()}))
+
+    run()
