@@ -290,7 +290,7 @@ def files(tmp_path) -> tuple[Path, Path]:
 def fake_emb(monkeypatch):
     emb = FakeEmbedder(dim=72)
 
-    def make_context(model, progress=None, quantize=False):
+    def make_context(model, progress=None, quantize=False, backend="auto"):
         return Context(model=model, embedder=emb, progress=progress, quantize=quantize)
 
     monkeypatch.setattr(cli_mod, "make_context", make_context)
