@@ -913,7 +913,7 @@ def background(
 
     ``work`` is first tried here (its ``job.progress`` raises before any real model work);
     if it would embed, it becomes the session's background job and the status bar shows at
-    the top of the page. Returns ``(jobs.DONE, result)``, or ``(phase, None)`` while the job
+    the top of the page. Returns ``(jobs.DONE, result)``, or ``(phase, job.partial)`` while the job
     waits or runs, or after it stopped or failed (the bar says which; a stopped job is not
     restarted until the user resumes it). ``work`` runs on another thread: it must not touch
     ``st`` or session state (capture what it needs, e.g. with :func:`context_maker`).
@@ -931,7 +931,9 @@ def background(
     if job is not None and job.key == key and job.status().phase == jobs.DONE:
         return jobs.DONE, job.result
     job_bar(show_finished=True)
-    return (job.status().phase if job is not None and job.key == key else jobs.QUEUED), None
+    if job is not None and job.key == key:
+        return job.status().phase, job.partial  # what it finished so far (a work may publish it)
+    return jobs.QUEUED, None
 
 
 def start_job(kind: str, key: Any, title: str, work: Callable, *, emb: Any) -> None:
@@ -1009,6 +1011,11 @@ def _job_bar_body(show_finished: bool) -> None:
             _finished_bar(job, s)
         return
     S._bar_live = id(job)
+    done = len(job.partial) if isinstance(job.partial, dict) else 0
+    if done != S.get("_bar_partial", 0):
+        S._bar_partial = done
+        if done and _in_fragment_rerun():
+            st.rerun()  # the whole page: results stream in as each configuration is ready
     with st.container(border=True, key="w.job_bar"):
         left, right = st.columns([0.85, 0.15], vertical_alignment="center")
         left.progress(s.fraction, text=status_line(job.title, s))
@@ -1081,9 +1088,11 @@ def index_all(
     options: Any,
     make: Callable,
     retriever: str = "dense",
+    on_index: Callable[[Any, Any], Any] | None = None,
 ) -> dict:
     """``{config: StrategyIndex or error message}`` for a job (or its inline try): the core's
-    index cache makes a second call free (``retriever="bm25"`` embeds nothing)."""
+    index cache makes a second call free (``retriever="bm25"`` embeds nothing). ``on_index``
+    hears about each configuration as soon as its index is ready (results stream in)."""
     from explorer.retrieval import get_index
 
     out: dict = {}
@@ -1095,6 +1104,8 @@ def index_all(
             raise
         except ExplorerError as err:
             out[config] = err_text(err)
+        if on_index is not None:
+            on_index(config, out[config])
     return out
 
 

@@ -165,19 +165,21 @@ def _search_work(configs: list, questions: list[str], emb):
     k_, retriever_ = k, retriever
 
     def work(job) -> dict:
-        indexes = c.index_all(job, docs, configs, options, make, retriever_)
-        out = {}
-        for config, idx in indexes.items():
+        out: dict = {}
+
+        def answer(config, idx) -> None:  # each configuration's hits as soon as its index is ready
             if isinstance(idx, str):
                 out[config] = idx
-                continue
-            try:
-                hits = idx.search_many(questions, k_, progress=job.progress, retriever=retriever_)
-                out[config] = (idx, hits)
-            except Cancelled:
-                raise
-            except ExplorerError as err:
-                out[config] = c.err_text(err)
+            else:
+                try:
+                    out[config] = (idx, idx.search_many(questions, k_, progress=job.progress, retriever=retriever_))
+                except Cancelled:
+                    raise
+                except ExplorerError as err:
+                    out[config] = c.err_text(err)
+            job.partial = dict(out)
+
+        c.index_all(job, docs, configs, options, make, retriever_, on_index=answer)
         return out
 
     return work
@@ -219,8 +221,8 @@ if query:
         st.error(c.err_text(err), icon=":material/error:")
         phase, found = jobs.FAILED, None
     if phase != jobs.DONE:
-        c.waiting(phase, "The results")
-        pairs = []
+        c.waiting(phase, "The results" if not found else "The other configurations' results")
+        pairs = [(cfg, config) for cfg, config in pairs if found and config in found]
     st.html(CSS)
     per_row = 2 if len(pairs) == 4 else max(1, min(3, len(pairs)))
     for start in range(0, len(pairs), per_row):

@@ -194,3 +194,29 @@ def test_a_sweep_on_evaluate_can_be_stopped_and_keeps_the_values_scored():
     at.button(key="w.job_dismiss").click().run()
     ok(at)
     assert not any("Stopped" in m.value for m in at.markdown)
+
+
+def test_results_stream_in_as_each_configuration_is_ready():
+    at = start("retrieve", **new_params())
+    ask(at, "Which pumps need weekly checks?")
+    ok(at)
+    job = session_job(at)
+    assert job is not None and not job.finished
+    deadline = time.monotonic() + 60
+    streamed = False
+    while not job.finished and time.monotonic() < deadline:
+        time.sleep(0.1)
+        if isinstance(job.partial, dict) and len(job.partial) == 1 and not job.finished:
+            at.run()
+            ok(at)
+            hits = [m for m in at.markdown if m.value.startswith("**#")]
+            if not job.finished:  # the first configuration shows while the second embeds
+                assert len(hits) == 5, len(hits)
+                assert any("other configurations' results" in i.value for i in at.info)
+                streamed = True
+                break
+    assert streamed, "the first configuration's results never showed before the job ended"
+    assert job.wait(60)
+    at.run()
+    ok(at)
+    assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
