@@ -27,6 +27,9 @@ class Context:
     quantize: bool = False
     backend: str = "auto"
     tokens_model: str | None = None
+    #: Word pieces per model input when preview mode reads a document (None = the registry's
+    #: choice for the model, else its limit; see :mod:`explorer.embedding.late`).
+    preview_window: int | None = None
     #: Optional progress callback ``(done, total)`` for slow steps (embedding).
     progress: Any = None
     _cache: dict = field(default_factory=dict, repr=False)

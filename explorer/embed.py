@@ -208,6 +208,34 @@ class Embedder(ABC):
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 
+    # -- token vectors, for the one-pass preview (explorer.embedding.late) ---------------------
+    def late_tokenizer(self) -> Any:
+        """The model's tokenizer (a ``tokenizers.Tokenizer``, or anything with its ``encode``
+        giving ``ids``, ``offsets`` and ``special_tokens_mask``), without truncation, or None
+        where this embedder cannot give token vectors (then no preview)."""
+        return None
+
+    def token_states(self, ids: Sequence[Sequence[int]]) -> list[np.ndarray]:
+        """The model's last hidden state for every token of each id sequence (special tokens
+        included as given, each at most ``max_seq_length``): float32 ``(len, dim)`` each, not
+        normalised. Mean pooling of one sequence's rows is what :meth:`encode` returns for the
+        text that tokenizes to it (before normalising). Counts one model call; never cached
+        here (:mod:`explorer.embedding.late` keeps them)."""
+        if self.late_tokenizer() is None:
+            raise ModelError(f"the {self.backend} backend of {self.name} gives no token vectors")
+        too_long = [len(x) for x in ids if len(x) > self.max_seq_length]
+        if too_long:
+            raise ValueError(f"a sequence of {too_long[0]} tokens is over the limit of {self.max_seq_length}")
+        if not ids:
+            return []
+        with self._lock:
+            out = self._token_states([list(x) for x in ids])
+            self.stats.model_calls += 1
+        return out
+
+    def _token_states(self, ids: list[list[int]]) -> list[np.ndarray]:
+        raise ModelError(f"the {self.backend} backend of {self.name} gives no token vectors")
+
     def encode_queries(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Vectors for search questions. Models trained with instructions (e5: ``query: `` versus
         ``passage: ``) embed questions differently from the chunks they search; :meth:`encode`
@@ -373,6 +401,58 @@ class SentenceTransformerEmbedder(Embedder):
             self._tokens = get_length("tokens", self._model_name)
         return self._tokens.count_batch(list(texts))
 
+    def late_tokenizer(self) -> Any:
+        if getattr(self, "_late_tok", None) is None:
+            self._late_tok = _plain_tokenizer(self.path / "tokenizer.json")
+        return None if self._late_tok is False else self._late_tok
+
+    def _token_states(self, ids: list[list[int]]) -> list[np.ndarray]:
+        """Hidden states of the loaded model's transformer (``model[0].auto_model``), padded
+        batches with an attention mask, as sentence-transformers runs it."""
+        import torch
+
+        from .jobs import checkpoint
+
+        model = self._load()
+        pool = model[1] if len(model) > 1 else None
+        mode = getattr(pool, "pooling_mode", None)
+        if not (mode == "mean" or (mode is None and getattr(pool, "pooling_mode_mean_tokens", False))):
+            raise ModelError(f"{self.name} does not mean-pool its tokens: its chunk vectors cannot be pooled")
+        bert = model[0].auto_model
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        out: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(ids)
+        i = 0
+        while i < len(order):
+            checkpoint()
+            j = i + 1
+            while j < len(order) and (j + 1 - i) * len(ids[order[j]]) <= 4096:
+                j += 1
+            batch = order[i:j]
+            width = max(len(ids[k]) for k in batch)
+            arr = torch.zeros((len(batch), width), dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for r, k in enumerate(batch):
+                arr[r, : len(ids[k])] = torch.tensor(ids[k])
+                mask[r, : len(ids[k])] = 1
+            with torch.inference_mode():
+                hidden = bert(input_ids=arr, attention_mask=mask).last_hidden_state.float().numpy()
+            for r, k in enumerate(batch):
+                out[k] = np.array(hidden[r, : len(ids[k])], dtype=np.float32)
+            i = j
+        return out
+
+
+def _plain_tokenizer(path: Path) -> Any:
+    """``tokenizers.Tokenizer`` from ``path`` without truncation or padding, or False if absent."""
+    if not path.is_file():
+        return False
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(path))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
 
 class _NoContext(Exception):
     """The loaded model turned out not to support the packed pass."""
@@ -495,6 +575,43 @@ class FakeEmbedder(Embedder):
             return np.array(rows, dtype=np.float32).reshape(-1, self._dim_value)
 
         return self._cached_contextual(sentences, band, packs, compute, progress)
+
+    def late_tokenizer(self) -> Any:
+        return _FakeTokenizer()
+
+    def _token_states(self, ids: list[list[int]]) -> list[np.ndarray]:
+        """Each token's hashed one-hot (by id), plus a tenth of the sequence's mean: a token's
+        vector depends on its context, as a real model's does."""
+        out = []
+        for seq in ids:
+            rows = np.zeros((len(seq), self._dim_value), np.float32)
+            for r, t in enumerate(seq):
+                rows[r, t % self._dim_value] = 1.0 if (t // self._dim_value) % 2 else -1.0
+            out.append(rows + 0.1 * rows.mean(axis=0, keepdims=True))
+        return out
+
+
+class _FakeEncoding:
+    def __init__(self, ids: list[int], offsets: list[tuple[int, int]], special: list[int]) -> None:
+        self.ids, self.offsets, self.special_tokens_mask = ids, offsets, special
+
+
+class _FakeTokenizer:
+    """Words (``\\w+``) and single symbols with their offsets, ids hashed from the lowercased
+    token; specials [CLS] = 1 and [SEP] = 2 around them, as a BERT tokenizer gives."""
+
+    _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+    def encode(self, text: str, add_special_tokens: bool = True) -> _FakeEncoding:
+        ids, offsets = [], []
+        for m in self._TOKEN.finditer(text):
+            d = hashlib.blake2b(m.group().lower().encode("utf-8", "surrogatepass"), digest_size=4).digest()
+            ids.append(3 + int.from_bytes(d, "little") % 100_000)
+            offsets.append(m.span())
+        special = [0] * len(ids)
+        if add_special_tokens:
+            ids, offsets, special = [1, *ids, 2], [(0, 0), *offsets, (0, 0)], [1, *special, 1]
+        return _FakeEncoding(ids, offsets, special)
 
 
 _instances: dict[tuple[str, bool, str], Embedder] = {}

@@ -4,6 +4,11 @@ All chunks of all documents go into one index per strategy (as in Chroma's repor
 question retrieves its top k from that pooled index (dense, BM25 or hybrid: see
 :data:`explorer.retrieval.RETRIEVERS`), and the hits are scored in characters against the gold
 spans with :mod:`explorer.metrics`.
+
+``mode="preview"`` pools chunk vectors from each document's token vectors, read once by the
+model (:mod:`explorer.embedding.late`): every configuration after the first, and every sweep
+step, costs no model call. Approximate: refused for a model whose measured gap to exact
+embedding is over the registry's limit unless forced; results carry ``mode``.
 """
 
 from __future__ import annotations
@@ -269,6 +274,8 @@ class StrategyResult:
     mean_tokens: float
     seconds: float
     retriever: str = "dense"
+    #: "exact", or "preview" (approximate: pooled from one-pass token vectors).
+    mode: str = "exact"
 
     @property
     def name(self) -> str:
@@ -280,6 +287,7 @@ class StrategyResult:
             "config": self.config.to_dict(),
             "k": self.k,
             "retriever": self.retriever,
+            "mode": self.mode,
             "questions": len(self.scores.questions),
         }
         for m in METRIC_NAMES:
@@ -331,23 +339,32 @@ def evaluate(
     progress: Progress | None = None,
     on_step: Callable[[str], Any] | None = None,
     retriever: str = "dense",
+    mode: str = "exact",
+    force_preview: bool = False,
 ) -> list[StrategyResult]:
     """Score every config on ``questions``: one pooled index per config over all ``docs``.
 
     ``retriever`` ranks the chunks (dense, bm25 or hybrid; bm25 embeds nothing).
+    ``mode="preview"`` pools the chunk vectors from one-pass token vectors (approximate; see
+    :func:`explorer.retrieval.build_index`; ``force_preview`` runs it for a model outside the
+    measured gap); questions are embedded exactly either way.
     ``progress(done, total)`` follows the embedding of chunks; ``on_step(label)`` is told which
     step starts (for a progress line or bar).
     """
-    from .retrieval import EmbedOptions, build_index
+    from .retrieval import EmbedOptions, build_index, check_mode, check_preview_mode, preview_vectors
 
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ParamError(f"k={k!r} must be a whole number of at least 1")
     if not configs:
         raise ParamError("no strategy to evaluate")
     check_retriever(retriever)
+    check_mode(mode)
     _check_questions(questions, docs)
     ctx = ctx or Context.default()
     options = options if options is not None else EmbedOptions()
+    preview = mode == "preview" and retriever != "bm25"
+    if preview:
+        check_preview_mode(ctx, options, force_preview)
     embedder = ctx.get_embedder()  # for token counts; the model itself loads only to embed
     texts = [q.text for q in questions]
     qvecs = None
@@ -355,12 +372,27 @@ def evaluate(
         if on_step:
             on_step(f"embedding {len(questions)} questions")
         qvecs = embedder.encode_queries(texts, progress=progress)
+    prebuilt: list[Any] = []
+    if preview:  # chunk every config, then read each document once and pool every config's chunks
+        t0 = time.perf_counter()
+        built = [build_index(docs, c, ctx, options, retriever="bm25", mode="preview") for c in configs]
+        if on_step:
+            on_step(f"reading {len(docs)} document(s) once (preview: approximate vectors)")
+        vectors = preview_vectors(ctx, docs, [b.chunks for b in built], options, progress)
+        share = (time.perf_counter() - t0) / len(configs)
+        for b, v in zip(built, vectors, strict=True):
+            b._set_vectors(v)
+            prebuilt.append((b, share))
     results = []
-    for config in configs:
+    for n_config, config in enumerate(configs):
         t0 = time.perf_counter()
         if on_step:
             on_step(config.display)
-        index = build_index(docs, config, ctx, options, progress, retriever=retriever)
+        if prebuilt:
+            index, shared_s = prebuilt[n_config]
+            t0 -= shared_s
+        else:
+            index = build_index(docs, config, ctx, options, progress, retriever=retriever, mode=mode)
         hits = (
             ranked_hits(index, qvecs, k)
             if retriever == "dense"
@@ -385,6 +417,7 @@ def evaluate(
                 mean_tokens=sum(tokens) / n if n else 0.0,
                 seconds=time.perf_counter() - t0,
                 retriever=retriever,
+                mode=mode,
             )
         )
     return results
@@ -461,9 +494,12 @@ def sweep(
     progress: Progress | None = None,
     on_step: Callable[[str], Any] | None = None,
     retriever: str = "dense",
+    mode: str = "exact",
+    force_preview: bool = False,
 ) -> list[SweepRow]:
-    """:func:`evaluate` ``base`` with ``param`` set to each of ``values`` in turn (each ranked
-    with ``retriever``).
+    """:func:`evaluate` ``base`` with ``param`` set to each of ``values`` (each ranked with
+    ``retriever``; ``mode`` and ``force_preview`` as in :func:`evaluate`: in preview mode each
+    document is read by the model once for the whole sweep).
 
     A value that makes an invalid combination (e.g. overlap >= size) gives a row with the
     error instead of stopping the whole sweep.
@@ -472,13 +508,16 @@ def sweep(
     check_retriever(retriever)
     if len(values) > MAX_SWEEP_VALUES:
         raise LimitError(f"a sweep of {len(values)} values is over the limit of {MAX_SWEEP_VALUES}")
-    rows = []
+    made: list[tuple[Any, StrategyConfig | None, str]] = []
     for v in values:
         try:
-            config = StrategyConfig.make(base.strategy, {**base.param_dict, param: v})
+            made.append((v, StrategyConfig.make(base.strategy, {**base.param_dict, param: v}), ""))
         except ParamError as err:
-            rows.append(SweepRow(param, v, None, str(err)))
-            continue
-        (result,) = evaluate(docs, [config], questions, k, ctx, options, progress, on_step, retriever)
-        rows.append(SweepRow(param, v, result))
-    return rows
+            made.append((v, None, str(err)))
+    configs = [c for _, c, _ in made if c is not None]
+    results = iter(
+        evaluate(docs, configs, questions, k, ctx, options, progress, on_step, retriever, mode, force_preview)
+        if configs
+        else []
+    )
+    return [SweepRow(param, v, next(results) if c is not None else None, err) for v, c, err in made]

@@ -7,6 +7,11 @@ documents, so a hit knows its document and offsets. What is embedded can be enri
 changing a chunk's offsets; BM25 indexes the same texts. Texts go through the embedder's
 content-hash cache, so a chunk text shared by several strategies is embedded once. Vectors are
 made only when a dense or hybrid search needs them: BM25 alone never loads the model.
+
+``mode="preview"`` pools the chunk vectors from each document's token vectors, read once by the
+model (:mod:`explorer.embedding.late`): approximate, offered only for models whose measured gap
+to exact embedding is small (:func:`explorer.embedding.late.check_preview`); questions are
+always embedded exactly.
 """
 
 from __future__ import annotations
@@ -36,6 +41,29 @@ MAX_CONTEXT_CHARS = 10_000
 RETRIEVERS = ("dense", "bm25", "hybrid")
 #: Candidates each ranking gives to hybrid fusion: max(4 k, this), or every chunk if fewer.
 HYBRID_CANDIDATES = 50
+
+
+#: How chunk vectors are made: "exact" = each chunk's text embedded on its own (the reference);
+#: "preview" = pooled from the document's token vectors, read once (approximate, see
+#: :mod:`explorer.embedding.late`).
+MODES = ("exact", "preview")
+
+
+def check_mode(mode: str) -> str:
+    """``mode`` if it is one of :data:`MODES`, else ParamError naming it."""
+    if not isinstance(mode, str) or mode not in MODES:
+        raise ParamError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+    return mode
+
+
+def check_preview_mode(ctx: Context, options: EmbedOptions, force: bool = False) -> float | None:
+    """ParamError (or ModelError) unless preview may run with this context's model and these
+    options (see :func:`explorer.embedding.late.check_preview`); the model's measured gap."""
+    from .embedding.late import check_preview
+
+    if options.prepend_headings:
+        raise ParamError("preview pools the document's own tokens: it cannot prepend headings (use exact mode)")
+    return check_preview(ctx.get_embedder(), force)
 
 
 def check_retriever(retriever: str) -> str:
@@ -110,8 +138,15 @@ class StrategyIndex:
         ctx: Context,
         options: EmbedOptions,
         exact: bool | None = None,
+        mode: str = "exact",
+        docs: Sequence[Document] = (),
+        force_preview: bool = False,
     ) -> None:
         self.config = config
+        #: "exact" or "preview" (vectors pooled from token states: approximate).
+        self.mode = mode
+        self._docs = tuple(docs) if mode == "preview" else ()
+        self._force_preview = force_preview
         self.chunks = chunks
         self.texts = texts  # what was embedded, parallel to chunks
         self.options = options
@@ -144,7 +179,11 @@ class StrategyIndex:
         """The chunk vectors, embedding the texts now (through the cache) if not done yet."""
         with self._dense_lock:
             if self._vectors is None:
-                self._set_vectors(_embed_texts(self._ctx, self.texts, progress))
+                if self.mode == "preview":
+                    check_preview_mode(self._ctx, self.options, self._force_preview)
+                    self._set_vectors(preview_vectors(self._ctx, self._docs, [self.chunks], self.options, progress)[0])
+                else:
+                    self._set_vectors(_embed_texts(self._ctx, self.texts, progress))
             assert self._vectors is not None
             return self._vectors
 
@@ -174,7 +213,10 @@ class StrategyIndex:
 
     @cached_property
     def truncated(self) -> list[bool]:
-        """Per chunk: would the model cut what is embedded (over ``max_seq_length`` word pieces)?"""
+        """Per chunk: would the model cut what is embedded (over ``max_seq_length`` word pieces)?
+        Never in preview mode: every token of a chunk is pooled."""
+        if self.mode == "preview":
+            return [False] * len(self.texts)
         return self._ctx.get_embedder().truncated(self.texts)
 
     def search(self, question: str, k: int = 5, retriever: str = "dense") -> list[Hit]:
@@ -227,12 +269,19 @@ def build_index(
     *,
     exact: bool | None = None,
     retriever: str = "dense",
+    mode: str = "exact",
+    force_preview: bool = False,
 ) -> StrategyIndex:
     """Chunk ``docs`` with ``config``, embed what :func:`embedded_text` gives, index it.
 
-    For ``retriever="bm25"`` nothing is embedded (vectors come later if a dense search asks)."""
+    For ``retriever="bm25"`` nothing is embedded (vectors come later if a dense search asks).
+    ``mode="preview"`` pools the vectors from the documents' token states instead (refused for
+    a model outside the measured gap unless ``force_preview``; see :data:`MODES`)."""
     check_retriever(retriever)
+    check_mode(mode)
     ctx = ctx or Context.default()
+    if mode == "preview" and retriever != "bm25":
+        check_preview_mode(ctx, options, force_preview)
     strategy = get_strategy(config.strategy)
     chunks: list[Chunk] = []
     texts: list[str] = []
@@ -240,8 +289,57 @@ def build_index(
         doc_chunks = strategy.chunk(doc, config.param_dict, ctx)
         chunks.extend(doc_chunks)
         texts.extend(embedded_text(c, doc, options) for c in doc_chunks)
-    vectors = None if retriever == "bm25" else _embed_texts(ctx, texts, progress)
-    return StrategyIndex(config, chunks, texts, vectors, ctx, options, exact=exact)
+    if retriever == "bm25":
+        vectors = None
+    elif mode == "preview":
+        vectors = preview_vectors(ctx, docs, [chunks], options, progress)[0]
+    else:
+        vectors = _embed_texts(ctx, texts, progress)
+    return StrategyIndex(
+        config, chunks, texts, vectors, ctx, options, exact=exact, mode=mode, docs=docs, force_preview=force_preview
+    )
+
+
+def preview_spans(chunk: Chunk, doc: Document, options: EmbedOptions) -> tuple[int, int]:
+    """The characters pooled for ``chunk`` in preview mode: its own, widened by
+    ``context_chars`` on each side (the characters exact mode would add)."""
+    c = options.context_chars
+    return max(0, chunk.start - c), min(len(doc.text), chunk.end + c)
+
+
+def preview_vectors(
+    ctx: Context,
+    docs: Sequence[Document],
+    chunk_lists: Sequence[Sequence[Chunk]],
+    options: EmbedOptions = EmbedOptions(),
+    progress: Callable[[int, int], Any] | None = None,
+) -> list[np.ndarray]:
+    """Preview vectors of several chunk lists (one per configuration) over ``docs``, document by
+    document: each document's token states are read (or found in the store) once and every
+    list's chunks of it pooled, so a corpus larger than the store's bound is still read once."""
+    from .embedding.late import get_store
+
+    progress = progress if progress is not None else ctx.progress
+    embedder = ctx.get_embedder()
+    store = get_store()
+    out = [np.zeros((len(chunks), embedder.dim), np.float32) for chunks in chunk_lists]
+    where: dict[str, list[tuple[int, list[int]]]] = {}
+    for li, chunks in enumerate(chunk_lists):
+        rows: dict[str, list[int]] = {}
+        for i, c in enumerate(chunks):
+            rows.setdefault(c.doc_id, []).append(i)
+        for doc_id, idx in rows.items():
+            where.setdefault(doc_id, []).append((li, idx))
+    by_id = {d.id: d for d in docs}
+    for doc_id, lists in where.items():
+        doc = by_id.get(doc_id)
+        if doc is None:
+            raise ParamError(f"a chunk's document ({doc_id}) is not among the documents given")
+        states = store.get(embedder, doc.text, ctx.preview_window, progress=progress)
+        for li, idx in lists:
+            spans = [preview_spans(chunk_lists[li][i], doc, options) for i in idx]
+            out[li][idx] = states.pool(spans)
+    return out
 
 
 def _embed_texts(ctx: Context, texts: list[str], progress: Callable[[int, int], Any] | None) -> np.ndarray:
@@ -262,14 +360,21 @@ def get_index(
     options: EmbedOptions = EmbedOptions(),
     progress: Callable[[int, int], Any] | None = None,
     retriever: str = "dense",
+    mode: str = "exact",
+    force_preview: bool = False,
 ) -> StrategyIndex:
-    """:func:`build_index` with a small in-process LRU keyed by documents, config, options and model.
+    """:func:`build_index` with a small in-process LRU keyed by documents, config, options, model
+    and mode.
 
     One entry serves every retriever: its vectors are made when a dense or hybrid search first
     needs them, its BM25 index on the first BM25 or hybrid search."""
     check_retriever(retriever)
+    check_mode(mode)
     ctx = ctx or Context.default()
-    key = (tuple((d.id, d.name) for d in docs), config, options, ctx.get_embedder().model_id)
+    if mode == "preview" and retriever != "bm25":
+        check_preview_mode(ctx, options, force_preview)
+    window = ctx.preview_window if mode == "preview" else None
+    key = (tuple((d.id, d.name) for d in docs), config, options, ctx.get_embedder().model_id, mode, window)
     with _indexes_lock:
         idx = _indexes.get(key)
         if idx is not None:
@@ -278,7 +383,9 @@ def get_index(
         if retriever != "bm25":
             idx.ensure_vectors(progress)
         return idx
-    idx = build_index(docs, config, ctx, options, progress, retriever=retriever)
+    idx = build_index(
+        docs, config, ctx, options, progress, retriever=retriever, mode=mode, force_preview=force_preview
+    )
     with _indexes_lock:
         _indexes[key] = idx
         while len(_indexes) > _LRU_SIZE:
@@ -295,16 +402,22 @@ def compare(
     options: EmbedOptions = EmbedOptions(),
     progress: Callable[[int, int], Any] | None = None,
     retriever: str = "dense",
+    mode: str = "exact",
+    force_preview: bool = False,
 ) -> dict[StrategyConfig, list[Hit]]:
-    """Top-``k`` hits of ``question`` for each config (each with its own index)."""
+    """Top-``k`` hits of ``question`` for each config (each with its own index; ``mode`` as in
+    :func:`build_index`)."""
     check_retriever(retriever)
+    check_mode(mode)
     _check_k(k)
     _check_questions([question])
     ctx = ctx or Context.default()
+    if mode == "preview" and retriever != "bm25":
+        check_preview_mode(ctx, options, force_preview)
     qv = None if retriever == "bm25" else ctx.get_embedder().encode_queries([question])
     out: dict[StrategyConfig, list[Hit]] = {}
     for config in configs:
-        idx = get_index(docs, config, ctx, options, progress, retriever)
+        idx = get_index(docs, config, ctx, options, progress, retriever, mode, force_preview)
         out[config] = retrieve(idx, [question], k, retriever, qv, progress)[0]
     return out
 

