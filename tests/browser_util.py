@@ -239,8 +239,17 @@ def heading(page: Any, title: str) -> Any:
 def upload(page: Any, *paths: Path, timeout: float = 300) -> float:
     """Upload files through the Documents page's file chooser (the page must be open): its
     "Upload" button, or the "+" button once the uploader holds a file it refused (too big)."""
-    with page.expect_file_chooser() as chooser:
-        upload_button(page).click()
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(4):  # a background job finishing reruns the page: a click can land mid-rerun
+        try:
+            with page.expect_file_chooser(timeout=20_000) as chooser:
+                upload_button(page).click()
+            break
+        except PlaywrightTimeout:
+            settle(page, timeout)
+    else:
+        raise AssertionError("the upload button never opened a file chooser")
     chooser.value.set_files([str(p) for p in paths])
     return settle(page, timeout)
 
