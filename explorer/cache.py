@@ -21,6 +21,7 @@ upgraded in place, its vectors kept.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -46,6 +47,8 @@ DB_NAME = "embeddings.sqlite3"
 #: Vectors kept in memory (bytes); least recently used ones are dropped first (they stay on disk).
 MEMORY_BYTES = 512 * 1024 * 1024
 _SQL_BATCH = 500  # keys per SELECT ... IN (...)
+#: Files moved aside as damaged that are kept (the newest); older ones are deleted.
+KEEP_ASIDE = 2
 
 
 class CacheWarning(UserWarning):
@@ -105,6 +108,10 @@ class EmbeddingCache:
         self._generation = 0  # bumped when the DB file is replaced: threads reconnect
         self._ready = False
         self.rebuilds = 0  # how many times a bad file was moved aside (tests read it)
+        #: False once the file cannot be written (read-only, disk full): its vectors are still
+        #: read, new ones stay in memory. :attr:`status` says why.
+        self.writable = True
+        self.status = ""
 
     @classmethod
     def memory(cls) -> EmbeddingCache:
@@ -146,7 +153,7 @@ class EmbeddingCache:
             v.setflags(write=False)
             self._remember(model_id, h, v)
             rows.append((model_id, h, v.tobytes()))
-        if rows and self.persist:
+        if rows and self.persist and self.writable:
             self._db_call(self._insert, rows)
 
     def clear_memory(self) -> None:
@@ -190,6 +197,9 @@ class EmbeddingCache:
                 if _is_busy(err):
                     _warn(f"embedding cache {self.path} is busy ({err}); continuing without it for now")
                     return None
+                if _is_write_fault(err, self.path):  # the file is fine, the disk or its permissions are not
+                    self._stop_writing(str(err))
+                    return None
                 if attempt == 0:
                     self._rebuild(f"{type(err).__name__}: {err}")
                 else:
@@ -216,9 +226,24 @@ class EmbeddingCache:
         return conn
 
     def _connect(self) -> sqlite3.Connection:
+        if not self.writable:  # read what is there; nothing (not even -shm) is written
+            uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
+            return sqlite3.connect(uri, uri=True, timeout=10.0, isolation_level=None)
+        if not self.path.exists():  # created private: the vectors tell what was embedded
+            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
         conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
         conn.execute("PRAGMA busy_timeout=10000")
         return conn
+
+    def _stop_writing(self, why: str) -> None:
+        """Keep the file and read from it; new vectors stay in memory (read-only, disk full)."""
+        with self._lock:
+            if self.writable:
+                self.writable = False
+                self.status = f"the embedding cache is not being written ({why}); its vectors are still used"
+                self._close_local()
+                self._generation += 1
+                _warn(f"embedding cache {self.path}: {self.status}")
 
     def _open_checked(self) -> None:
         """First use in this process: create or verify the file (schema, integrity)."""
@@ -234,7 +259,16 @@ class EmbeddingCache:
                 if _is_busy(err):
                     self._disable(f"{self.path} is locked by another process ({err})")
                     return
+                if _is_write_fault(err, self.path) and self.writable:
+                    self._stop_writing(str(err))  # then verify it read-only: no move, no loss
+                    continue
                 problem = f"{type(err).__name__}: {err}"
+            except PermissionError as err:
+                if self.path.exists() and self.writable:
+                    self._stop_writing(str(err))
+                    continue
+                self._disable(str(err))
+                return
             except OSError as err:
                 self._disable(str(err))
                 return
@@ -248,6 +282,11 @@ class EmbeddingCache:
 
     def _verify_or_create(self) -> str | None:
         conn = self._connect()
+        if not self.writable:
+            try:
+                return self._verify(conn)
+            finally:
+                conn.close()
         try:
             # 16 KB pages hold a 384-d vector row in ~1.9 KB; SQLite's 4 KB default took ~4.7 KB
             # (measured). Only a new file takes it: it must come before the first write.
@@ -281,16 +320,26 @@ class EmbeddingCache:
                 row = (str(SCHEMA_VERSION),)
             if row is None or row[0] != str(SCHEMA_VERSION):
                 return f"schema version {row[0] if row else None!r}, expected {SCHEMA_VERSION}"
-            check = conn.execute("PRAGMA quick_check").fetchone()
-            if check is None or check[0] != "ok":
-                return f"integrity check failed: {check[0] if check else 'no answer'}"
-            return None
+            return self._verify(conn)
         finally:
             conn.close()
 
+    @staticmethod
+    def _verify(conn: sqlite3.Connection) -> str | None:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not {"meta", "vectors"} <= tables:
+            return f"unexpected tables {sorted(tables)}"
+        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            return f"schema version {row[0] if row else None!r}, expected {SCHEMA_VERSION}"
+        check = conn.execute("PRAGMA quick_check").fetchone()
+        if check is None or check[0] != "ok":
+            return f"integrity check failed: {check[0] if check else 'no answer'}"
+        return None
+
     def _prune(self) -> None:
         """Delete the least recently used rows if they take more than ``max_bytes`` on disk."""
-        if not self.max_bytes:
+        if not self.max_bytes or not self.writable:
             return
         self.pruned += int(self._db_call(self._delete_oldest, self.max_bytes) or 0)
 
@@ -330,7 +379,7 @@ class EmbeddingCache:
 
     def _move_aside(self, problem: str) -> None:
         self.rebuilds += 1
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        stamp = time.strftime("%Y%m%d-%H%M%S") + f".{time.time_ns() % 10**9:09d}"  # two in a second
         target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{os.getpid()}")
         try:
             if self.path.exists():
@@ -342,8 +391,16 @@ class EmbeddingCache:
             _warn(
                 f"embedding cache {self.path} was unusable ({problem}); moved it to {target.name} and rebuilt it"
             )
+            self._prune_aside()
         except OSError as err:
             self._disable(f"cannot move the damaged cache aside: {err}")
+
+    def _prune_aside(self) -> None:
+        """Keep the newest :data:`KEEP_ASIDE` files moved aside (to look at), delete older ones."""
+        aside = sorted(self.directory.glob(f"{self.path.name}.corrupt-*"), key=lambda f: f.stat().st_mtime)
+        for old in aside[:-KEEP_ASIDE] if len(aside) > KEEP_ASIDE else []:
+            with contextlib.suppress(OSError):
+                old.unlink()
 
     def _disable(self, why: str) -> None:
         if self.persist:
@@ -409,6 +466,19 @@ class EmbeddingCache:
 
 def _is_busy(err: sqlite3.DatabaseError) -> bool:
     return isinstance(err, sqlite3.OperationalError) and "locked" in str(err).lower()
+
+
+#: SQLite's words for a file that is fine but cannot be written (permissions, a full disk).
+_WRITE_FAULTS = ("readonly", "read-only", "disk is full")
+
+
+def _is_write_fault(err: sqlite3.DatabaseError, path: Path) -> bool:
+    """A fault of the disk or its permissions, not of the file (which is then kept). "Unable to
+    open" counts only where a regular file is there (a folder in its place is moved aside)."""
+    if not isinstance(err, sqlite3.OperationalError):
+        return False
+    msg = str(err).lower()
+    return any(w in msg for w in _WRITE_FAULTS) or ("unable to open" in msg and path.is_file())
 
 
 def _warn(message: str) -> None:

@@ -259,6 +259,12 @@ def notices() -> None:
     for msg in S.get("notices", []):  # they quote the link: inert for Markdown, whatever it holds
         st.warning(md(msg), icon=":material/link_off:")
     S.notices = []
+    from explorer.cache import get_cache
+
+    status = get_cache().status  # once per session: the disk cache stopped being written
+    if status and not S.get("_cache_notice"):
+        S._cache_notice = True
+        st.info(md(status[:1].upper() + status[1:] + "."), icon=":material/database:")
 
 
 # =============================================================================================

@@ -721,3 +721,15 @@ def test_random_links_never_crash_the_app():
         ok(start(query={k: v.replace("\x00", "") for k, v in query.items()}))
 
     run()
+
+
+def test_a_cache_that_is_not_written_is_said_once(monkeypatch):
+    from explorer.cache import get_cache
+
+    monkeypatch.setattr(get_cache(), "status", "the embedding cache is not being written (disk is full)")
+    at = start()
+    ok(at)
+    said = [i.value for i in at.info if "not being written" in i.value]
+    assert len(said) == 1 and "disk is full" in said[0]
+    at.run()
+    assert not [i.value for i in at.info if "not being written" in i.value]  # once per session

@@ -149,3 +149,66 @@ def test_embedder_killed_while_writing(tmp_path, after_s):
         probe = ["text 0-5 " + "word " * 5, "never seen before"]
         assert np.array_equal(emb.encode(probe), fresh_vectors(probe))
     assert_recovers(tmp_path)
+
+
+# -- faults of the disk, not of the file: the vectors are kept -----------------------------------
+def _rows(directory: Path) -> int:
+    con = sqlite3.connect(directory / DB_NAME)
+    try:
+        return con.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_disk_full_stops_writing_and_keeps_the_file(tmp_path, monkeypatch):
+    fill(tmp_path)
+    before = _rows(tmp_path)
+
+    def full(*_a, **_k):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(EmbeddingCache, "_insert", staticmethod(full))
+    cache = EmbeddingCache(tmp_path)
+    emb = FakeEmbedder(dim=32, cache=cache)
+    with pytest.warns(CacheWarning, match="not being written"):
+        emb.encode(["a new text the file has no room for"])
+    assert not cache.writable and "disk is full" in cache.status
+    assert cache.rebuilds == 0 and not list(tmp_path.glob("*.corrupt-*"))
+    emb.encode(["another new text"])  # no second warning, no write attempt
+    assert np.array_equal(emb.encode(TEXTS[:50]), fresh_vectors(TEXTS[:50]))
+    assert emb.texts_embedded == ["a new text the file has no room for", "another new text"]  # the rest read
+    monkeypatch.undo()
+    assert _rows(tmp_path) == before
+
+
+def test_read_only_file_is_read_not_replaced(tmp_path, monkeypatch):
+    fill(tmp_path)
+    before = _rows(tmp_path)
+    real = EmbeddingCache._verify_or_create
+
+    def read_only(self):
+        if self.writable:  # what SQLite says when the file or its folder cannot be written
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return real(self)
+
+    monkeypatch.setattr(EmbeddingCache, "_verify_or_create", read_only)
+    cache = EmbeddingCache(tmp_path)
+    emb = FakeEmbedder(dim=32, cache=cache)
+    with pytest.warns(CacheWarning, match="readonly"):
+        vectors = emb.encode(TEXTS)
+    assert np.array_equal(vectors, fresh_vectors())
+    assert emb.texts_embedded == []  # every vector came from the read-only file
+    assert not cache.writable and cache.rebuilds == 0 and not list(tmp_path.glob("*.corrupt-*"))
+    emb.encode(["new text kept in memory"])
+    assert _rows(tmp_path) == before and (tmp_path / DB_NAME).is_file()
+
+
+def test_new_cache_file_is_private_and_old_damaged_copies_are_pruned(tmp_path):
+    fill(tmp_path)
+    assert (tmp_path / DB_NAME).stat().st_mode & 0o777 == 0o600
+    for i in range(5):
+        (tmp_path / DB_NAME).write_bytes(b"not a database at all " * 50)
+        _, emb = encode_through(tmp_path)
+        assert emb.cache.rebuilds == 1
+        time.sleep(0.01 * (i + 1))  # distinct modification times
+    assert len(list(tmp_path.glob(f"{DB_NAME}.corrupt-*"))) == 2  # the newest two, to look at
