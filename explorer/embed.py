@@ -28,7 +28,7 @@ from .cache import EmbeddingCache, get_cache, text_hash
 from .embedding.registry import check_backend, find_spec
 from .errors import LimitError, ModelError
 from .models import max_seq_length, offline, resolve_model_path
-from .packed import CONTEXT_PACK_TOKENS, PackedEncoder, pack_consecutive
+from .packed import CONTEXT_PACK_TOKENS, PackedEncoder, pack_consecutive, padded_batches
 
 Progress = Callable[[int, int], Any]
 
@@ -411,34 +411,19 @@ class SentenceTransformerEmbedder(Embedder):
         batches with an attention mask, as sentence-transformers runs it."""
         import torch
 
-        from .jobs import checkpoint
-
         model = self._load()
         pool = model[1] if len(model) > 1 else None
         mode = getattr(pool, "pooling_mode", None)
         if not (mode == "mean" or (mode is None and getattr(pool, "pooling_mode_mean_tokens", False))):
             raise ModelError(f"{self.name} does not mean-pool its tokens: its chunk vectors cannot be pooled")
         bert = model[0].auto_model
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         out: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(ids)
-        i = 0
-        while i < len(order):
-            checkpoint()
-            j = i + 1
-            while j < len(order) and (j + 1 - i) * len(ids[order[j]]) <= 4096:
-                j += 1
-            batch = order[i:j]
-            width = max(len(ids[k]) for k in batch)
-            arr = torch.zeros((len(batch), width), dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
-            for r, k in enumerate(batch):
-                arr[r, : len(ids[k])] = torch.tensor(ids[k])
-                mask[r, : len(ids[k])] = 1
+        for batch, arr, mask in padded_batches(ids, 4096):
             with torch.inference_mode():
-                hidden = bert(input_ids=arr, attention_mask=mask).last_hidden_state.float().numpy()
+                hidden = bert(input_ids=torch.from_numpy(arr), attention_mask=torch.from_numpy(mask))
+            states = hidden.last_hidden_state.float().numpy()
             for r, k in enumerate(batch):
-                out[k] = np.array(hidden[r, : len(ids[k])], dtype=np.float32)
-            i = j
+                out[k] = np.array(states[r, : len(ids[k])], dtype=np.float32)
         return out
 
 

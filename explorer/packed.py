@@ -18,7 +18,7 @@ torch is imported lazily: this module is only used once a model is loaded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -197,3 +197,34 @@ def pack_consecutive(sizes: Sequence[int], limit: int) -> list[list[int]]:
     if cur:
         packs.append(cur)
     return packs
+
+
+def padded_batches(
+    seqs: Sequence[Sequence[int]], max_tokens: int, max_batch: int | None = None
+) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+    """``(indexes, ids, mask)`` per batch: sequences sorted by length, grouped while the padded
+    batch holds at most ``max_tokens`` (and ``max_batch`` sequences), padded with zeros. One
+    sequence longer than ``max_tokens`` gets a batch alone. Between batches a stopped job
+    (:func:`explorer.jobs.checkpoint`) ends the loop, so Stop takes effect within a batch."""
+    from .jobs import checkpoint
+
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
+    i = 0
+    while i < len(order):
+        checkpoint()
+        j = i + 1
+        while (
+            j < len(order)
+            and (max_batch is None or j - i < max_batch)
+            and (j + 1 - i) * len(seqs[order[j]]) <= max_tokens
+        ):
+            j += 1
+        batch = order[i:j]
+        width = len(seqs[batch[-1]])
+        ids = np.zeros((len(batch), width), np.int64)
+        mask = np.zeros((len(batch), width), np.int64)
+        for r, k in enumerate(batch):
+            ids[r, : len(seqs[k])] = seqs[k]
+            mask[r, : len(seqs[k])] = 1
+        yield batch, ids, mask
+        i = j

@@ -232,56 +232,27 @@ class OnnxRunner:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Mean-pooled vectors (not normalised), in the order given; batches by padded tokens."""
-        encs = self.tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
-        out = np.zeros((len(encs), 0), np.float32)
-        from ..jobs import checkpoint
+        from ..packed import padded_batches
 
-        i = 0
-        while i < len(order):
-            checkpoint()  # a Stop in the app takes effect between batches, not after 256 texts
-            j = i + 1
-            while j < len(order) and j - i < MAX_BATCH and (j + 1 - i) * len(encs[order[j]].ids) <= BATCH_TOKENS:
-                j += 1
-            batch = order[i:j]
-            width = len(encs[batch[-1]].ids)
-            ids = np.zeros((len(batch), width), np.int64)
-            mask = np.zeros((len(batch), width), np.int64)
-            for r, k in enumerate(batch):
-                n = len(encs[k].ids)
-                ids[r, :n] = encs[k].ids
-                mask[r, :n] = 1
+        encs = self.tokenizer.encode_batch(list(texts))
+        out = np.zeros((len(encs), 0), np.float32)
+        for batch, ids, mask in padded_batches([e.ids for e in encs], BATCH_TOKENS, MAX_BATCH):
             vecs = self.session.run(["embedding"], {"input_ids": ids, "attention_mask": mask})[0]
             if out.shape[1] == 0:
                 out = np.zeros((len(encs), vecs.shape[1]), np.float32)
             out[batch] = vecs
-            i = j
         return out
 
     def token_states(self, ids: list[list[int]]) -> list[np.ndarray]:
         """The last hidden state of every token of each id sequence (special tokens included,
         as given), float32 ``(len, dim)`` each, in the order given; batched like :meth:`embed`."""
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        out: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(ids)
-        from ..jobs import checkpoint
+        from ..packed import padded_batches
 
-        i = 0
-        while i < len(order):
-            checkpoint()
-            j = i + 1
-            while j < len(order) and j - i < MAX_BATCH and (j + 1 - i) * len(ids[order[j]]) <= BATCH_TOKENS:
-                j += 1
-            batch = order[i:j]
-            width = max(len(ids[k]) for k in batch)
-            arr = np.zeros((len(batch), width), np.int64)
-            mask = np.zeros((len(batch), width), np.int64)
-            for r, k in enumerate(batch):
-                arr[r, : len(ids[k])] = ids[k]
-                mask[r, : len(ids[k])] = 1
+        out: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(ids)
+        for batch, arr, mask in padded_batches(ids, BATCH_TOKENS, MAX_BATCH):
             hidden = self.session.run(["last_hidden_state"], {"input_ids": arr, "attention_mask": mask})[0]
             for r, k in enumerate(batch):
                 out[k] = np.array(hidden[r, : len(ids[k])], dtype=np.float32)
-            i = j
         return out
 
 
