@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
+from .rebuild import _publish, model_cache_root, run_child
 
 BUILD_VERSION = 2  # 2: second output last_hidden_state
 #: Refuse an int8 build below these cosines to float32 on the probes (MiniLM measured
@@ -57,8 +58,6 @@ _lock = threading.Lock()
 
 def build_dir(folder: Path) -> Path:
     """Where the int8 graph of the model in ``folder`` is cached (keyed by the folder's files)."""
-    from .rebuild import model_cache_root
-
     return model_cache_root() / "onnx" / f"{_fingerprint(folder)}-v{BUILD_VERSION}"
 
 
@@ -80,8 +79,6 @@ def ensure_onnx(folder: Path, prefix: str = "", subprocess: bool = True) -> tupl
     target = build_dir(folder)
     report_file = target / "check.json"
     if subprocess and not report_file.is_file():
-        from .rebuild import run_child
-
         run_child("explorer.embedding.onnx_backend", str(folder), prefix)
     with _lock:
         if report_file.is_file():
@@ -96,11 +93,7 @@ def ensure_onnx(folder: Path, prefix: str = "", subprocess: bool = True) -> tupl
             (tmp / "check.json").write_text(json.dumps(report, indent=1))
             (tmp / "model.fp32.onnx").unlink(missing_ok=True)
             (tmp / "model.opt.onnx").unlink(missing_ok=True)
-            try:
-                tmp.rename(target)
-            except OSError:
-                if not target.exists():
-                    raise
+            _publish(tmp, target)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     if not report["passed"]:
