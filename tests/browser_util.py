@@ -251,6 +251,10 @@ def upload(page: Any, *paths: Path, timeout: float = 300) -> float:
     else:
         raise AssertionError("the upload button never opened a file chooser")
     chooser.value.set_files([str(p) for p in paths])
+    # the upload reaches the server a moment after the chooser closes: wait for its name (a
+    # refused file, over the size limit, may show none: then settle decides)
+    with contextlib.suppress(PlaywrightTimeout):
+        page.get_by_text(Path(paths[-1]).name).first.wait_for(timeout=30_000)
     return settle(page, timeout)
 
 
