@@ -34,10 +34,10 @@ os.environ["CHUNK_EXPLORER_CACHE"] = tempfile.mkdtemp(prefix="bench-app-cache-")
 from common import ROOT, chroma_text, median_time, table
 
 from explorer import Context, Document, get_strategy
-from explorer.config import StrategyConfig
-from explorer.metrics import chunk_stats, flag_chunks
-from explorer.render import render_chunks, window_around
-from explorer.tokencount import count_chunk_tokens
+from explorer.evaluation.metrics import chunk_stats, flag_chunks
+from explorer.render.html import render_chunks, window_around
+from explorer.strategies.config import StrategyConfig
+from explorer.text.token_counts import count_chunk_tokens
 
 STRUCTURAL = ("fixed", "sentence", "paragraph", "recursive", "markdown")
 
@@ -135,7 +135,7 @@ def bench_semantic(doc: Document, ctx: Context, repeat: int) -> tuple[float, flo
 
 
 def bench_compare(doc: Document, ctx: Context) -> list[list]:
-    from explorer.retrieval import build_index
+    from explorer.retrieval.search import build_index
 
     rows = []
     total = 0.0
@@ -179,7 +179,7 @@ def main() -> None:
             )
 
     if args.fake:
-        from explorer.embed import FakeEmbedder
+        from explorer.embedding.embedder import FakeEmbedder
 
         ctx = Context(embedder=FakeEmbedder(64))
     else:

@@ -23,8 +23,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
 from common import chroma_text, median_time, megabytes, table
 
 from explorer import Context, Document, get_strategy
-from explorer.length import get_length
 from explorer.strategies.recursive import RecursiveSplitter
+from explorer.text.length import get_length
 
 
 def main() -> None:

@@ -20,13 +20,13 @@ import time
 
 from common import ROOT, table
 
-from explorer.cache import EmbeddingCache
-from explorer.config import StrategyConfig
-from explorer.context import Context
-from explorer.embed import get_embedder
-from explorer.loaders import load_path
-from explorer.retrieval import chunk_documents
-from explorer.samples import SAMPLES, load_sample
+from explorer.documents.loaders import load_path
+from explorer.documents.samples import SAMPLES, load_sample
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.embedder import get_embedder
+from explorer.retrieval.search import chunk_documents
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.context import Context
 
 CONFIGS = [
     StrategyConfig.make("recursive", {"chunk_size": 500, "chunk_overlap": 0}),
@@ -46,7 +46,7 @@ def main() -> None:
 
     from sentence_transformers import SentenceTransformer
 
-    from explorer.models import resolve_model_path
+    from explorer.models.paths import resolve_model_path
 
     naive = SentenceTransformer(str(resolve_model_path("all-MiniLM-L6-v2")), device="cpu")
     default = get_embedder()

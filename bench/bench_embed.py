@@ -24,10 +24,10 @@ import tempfile
 import numpy as np
 from common import CORPORA, ROOT, median_time, table
 
-from explorer.cache import EmbeddingCache
-from explorer.embed import get_embedder
-from explorer.embedding.registry import DEFAULT_MODEL, MODELS
-from explorer.sentences import sentence_spans
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.embedder import get_embedder
+from explorer.models.registry import DEFAULT_MODEL, MODELS
+from explorer.text.sentences import sentence_spans
 
 BACKENDS = {
     "all-MiniLM-L6-v2": ("sentence-transformers", "torch", "torch-int8", "onnx"),
@@ -44,7 +44,7 @@ class Naive:
         from sentence_transformers import SentenceTransformer
 
         from explorer.embedding.backends import model_folder
-        from explorer.embedding.registry import get_spec
+        from explorer.models.registry import get_spec
 
         self.spec = get_spec(model)
         self.model = SentenceTransformer(str(model_folder(self.spec)), device="cpu")
@@ -123,7 +123,7 @@ def warm(chunks: list[str]) -> None:
 def peak_rss() -> str:
     code = (
         "import sys; sys.path.insert(0, 'bench'); from bench_embed import texts; "
-        "from explorer.cache import EmbeddingCache; from explorer.embed import get_embedder; "
+        "from explorer.embedding.cache import EmbeddingCache; from explorer.embedding.embedder import get_embedder; "
         "t = texts(300, 200); e = get_embedder().sharing_model(EmbeddingCache.memory()); "
         "[e.encode(v) for v in t.values()]; "
         "print(int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0]) // 1024)"

@@ -20,14 +20,14 @@ import time
 
 from common import ROOT, table
 
-from explorer.cache import EmbeddingCache
-from explorer.config import StrategyConfig
-from explorer.context import Context
-from explorer.embed import get_embedder
-from explorer.embedding.registry import MODELS
-from explorer.evaluate import evaluate, load_questions
-from explorer.loaders import load_path
-from explorer.retrieval import RETRIEVERS
+from explorer.documents.loaders import load_path
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.embedder import get_embedder
+from explorer.evaluation.evaluate import evaluate, load_questions
+from explorer.models.registry import MODELS
+from explorer.retrieval.search import RETRIEVERS
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.context import Context
 
 DATA = ROOT / "bench" / "data" / "french"
 

@@ -33,14 +33,14 @@ import time
 
 from common import CHROMA, CORPORA, ROOT, table
 
-from explorer.cache import EmbeddingCache
-from explorer.config import StrategyConfig
-from explorer.context import Context
-from explorer.embed import get_embedder
+from explorer.documents.loaders import load_path
 from explorer.embedding import late
-from explorer.embedding.registry import MODELS, find_spec
-from explorer.evaluate import evaluate, load_questions
-from explorer.loaders import load_path
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.embedder import get_embedder
+from explorer.evaluation.evaluate import evaluate, load_questions
+from explorer.models.registry import MODELS, find_spec
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.context import Context
 
 FRENCH = ROOT / "bench" / "data" / "french"
 SMALL_CORPORA = ("chatlogs", "state_of_the_union", "wikitexts")

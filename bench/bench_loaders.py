@@ -17,11 +17,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from hostile_inputs import make_pdf, numbered_pages
 
-from explorer.cleanup import Cleanup
-from explorer.loaders import load_bytes
-from explorer.markdown_structure import _structure
-from explorer.profile import profile
-from explorer.samples import sample_bytes
+from explorer.documents.cleanup import Cleanup
+from explorer.documents.loaders import load_bytes
+from explorer.documents.markdown_blocks import _structure
+from explorer.documents.profile import profile
+from explorer.documents.samples import sample_bytes
 
 ALL = Cleanup(True, True, True)
 

@@ -28,10 +28,10 @@ import numpy as np
 from common import CORPORA, median_time, table
 
 from explorer import Context, Document, get_strategy
-from explorer.cache import EmbeddingCache
-from explorer.embed import get_embedder
-from explorer.sentences import sentence_spans
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.embedder import get_embedder
 from explorer.strategies.semantic import breakpoint_scores, clear_sentence_cache, semantic_curve
+from explorer.text.sentences import sentence_spans
 
 
 def prose(chars: int, corpus: str = "wikitexts.md") -> str:
@@ -111,7 +111,7 @@ def main() -> None:
     doc = Document("wikitexts.md[:100k]", "text", text)
     spans = sentence_spans(text)
     sents = [text[s:e] for s, e in spans]
-    print(f"text: {len(text):,} chars, {len(sents):,} sentences (explorer.sentences)")
+    print(f"text: {len(text):,} chars, {len(sents):,} sentences (explorer.text.sentences)")
     print(f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
     t0 = time.perf_counter()

@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from common import ROOT, chroma_text, megabytes, table
 
-from explorer.sentences import paragraph_spans, sentence_spans
+from explorer.text.sentences import paragraph_spans, sentence_spans
 
 Spans = list[tuple[int, int]]
 

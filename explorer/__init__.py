@@ -6,11 +6,11 @@ are imported by the functions that need them.
 
 from __future__ import annotations
 
-from .chunk import Chunk, Span
-from .context import Context
-from .document import Block, Document, Page
-from .errors import ExplorerError, LimitError, LoadError, ModelError, ParamError
-from .strategies import all_strategies, get_strategy, strategy_names
+from explorer.documents.document import Block, Document, Page
+from explorer.errors import ExplorerError, LimitError, LoadError, ModelError, ParamError
+from explorer.strategies import all_strategies, get_strategy, strategy_names
+from explorer.strategies.context import Context
+from explorer.text.chunk import Chunk, Span
 
 __version__ = "0.1.0"
 

@@ -1,7 +1,7 @@
-"""``python -m explorer ...``: see :mod:`explorer.cli`."""
+"""``python -m explorer ...``: see :mod:`explorer.cli.main`."""
 
 import sys
 
-from .cli import main
+from explorer.cli.main import main
 
 sys.exit(main())

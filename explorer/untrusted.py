@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any
 
-from .errors import ExplorerError
+from explorer.errors import ExplorerError
 
 #: Deepest nesting accepted (a question file needs 3, a configuration 4).
 MAX_DEPTH = 32

@@ -13,12 +13,12 @@ UI glue only; every decision about documents, chunks and scores lives in ``explo
   session, tried on the script thread first and handed to the job only when it would really
   embed. Pages that need vectors show the job at the top (status line, progress bar, Stop);
   loading documents starts embedding them for the session's configurations in the background.
-- The embedding model is picked by name from :mod:`explorer.model_choice` (the registered models
+- The embedding model is picked by name from :mod:`explorer.models.choice` (the registered models
   and the folders under ``CHUNK_EXPLORER_MODELS``); a link can only name one of those.
   :func:`model_arg` may be a folder's path on the server: it goes to ``explorer``, never to the
   page, and every error shown goes through :func:`err_text` (no server path reaches a visitor).
 - Test hooks: the environment variable ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` swaps the model for
-  :class:`explorer.embed.FakeEmbedder` (deterministic, no torch), for fast AppTests;
+  :class:`explorer.embedding.embedder.FakeEmbedder` (deterministic, no torch), for fast AppTests;
   ``CHUNK_EXPLORER_FAKE_DELAY=SECONDS`` makes that fake slow (it also "loads" for that long);
   ``CHUNK_EXPLORER_JOB_WAIT=SECONDS`` is how long a page waits for a job it started before it
   shows the status bar (default 0.3); ``CHUNK_EXPLORER_WARM=0`` turns the warm-up off.
@@ -40,17 +40,18 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import jobs, samples, untrusted
-from explorer import model_choice as model_choices
-from explorer.chunk import Chunk
-from explorer.cleanup import Cleanup
-from explorer.config import StrategyConfig
-from explorer.context import Context
-from explorer.document import Document
+from explorer import jobs, untrusted
+from explorer.documents import samples
+from explorer.documents.cleanup import Cleanup
+from explorer.documents.document import Document
 from explorer.errors import Cancelled, ExplorerError, ModelError, ParamError
-from explorer.models import DEFAULT_MODEL
+from explorer.models import choice as model_choices
+from explorer.models.paths import DEFAULT_MODEL
 from explorer.strategies import all_strategies, get_strategy
 from explorer.strategies.base import Param
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.context import Context
+from explorer.text.chunk import Chunk
 
 FAKE_ENV = "CHUNK_EXPLORER_FAKE_EMBEDDER"
 FAKE_DELAY_ENV = "CHUNK_EXPLORER_FAKE_DELAY"
@@ -259,7 +260,7 @@ def notices() -> None:
     for msg in S.get("notices", []):  # they quote the link: inert for Markdown, whatever it holds
         st.warning(md(msg), icon=":material/link_off:")
     S.notices = []
-    from explorer.cache import get_cache
+    from explorer.embedding.cache import get_cache
 
     status = get_cache().status  # once per session: the disk cache stopped being written
     if status and not S.get("_cache_notice"):
@@ -299,7 +300,7 @@ def cleanup() -> Cleanup:
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _load_upload(digest: str, name: str, clean: tuple, _data: bytes) -> tuple[Document | None, str]:
-    from explorer.loaders import load_bytes
+    from explorer.documents.loaders import load_bytes
 
     try:
         return load_bytes(_data, name, Cleanup(*clean)), ""
@@ -642,7 +643,7 @@ def use_fake_embedder() -> bool:
     return os.environ.get(FAKE_ENV, "").strip() not in ("", "0", "false")
 
 
-#: How each backend is offered in the app (``explorer.embedding.registry.BACKENDS``).
+#: How each backend is offered in the app (``explorer.models.registry.BACKENDS``).
 BACKEND_LABELS = {
     "auto": "auto",
     "torch": "torch float32",
@@ -684,11 +685,11 @@ def _embedder(model: str, fake: bool, backend: str = "auto", delay: float = 0.0)
     """One embedder per model and backend per server (creating a registered model's may build
     its ONNX graph, once per machine; the model itself loads on the first text to embed)."""
     if fake:
-        from explorer.embed import FakeEmbedder
+        from explorer.embedding.embedder import FakeEmbedder
 
         emb = _slow_fake(delay) if delay > 0 else FakeEmbedder(64)
     else:
-        from explorer.embed import get_embedder
+        from explorer.embedding.embedder import get_embedder
 
         emb = get_embedder(model or None, backend=backend)
     _MADE[(model, fake, backend, delay)] = emb
@@ -757,7 +758,7 @@ def _fake_delay() -> float:
 def _slow_fake(delay: float) -> Any:
     """Test hook: the fake embedder taking ``delay`` seconds per model call (one progress step
     of up to 256 texts), and as long again to "load" on its first call."""
-    from explorer.embed import FakeEmbedder
+    from explorer.embedding.embedder import FakeEmbedder
 
     class SlowFakeEmbedder(FakeEmbedder):
         def __init__(self) -> None:
@@ -787,8 +788,8 @@ def model_id() -> str:
 def max_tokens() -> int:
     """The picked model's input limit in word pieces, special tokens included (e5: 512,
     all-MiniLM-L6-v2: 256; a folder's from its config)."""
-    from explorer.metrics import DEFAULT_MAX_TOKENS
-    from explorer.models import max_seq_length
+    from explorer.evaluation.metrics import DEFAULT_MAX_TOKENS
+    from explorer.models.paths import max_seq_length
 
     choice = model_choice()
     if choice.spec is not None:
@@ -1099,7 +1100,7 @@ def index_all(
     """``{config: StrategyIndex or error message}`` for a job (or its inline try): the core's
     index cache makes a second call free (``retriever="bm25"`` embeds nothing). ``on_index``
     hears about each configuration as soon as its index is ready (results stream in)."""
-    from explorer.retrieval import get_index
+    from explorer.retrieval.search import get_index
 
     out: dict = {}
     for i, config in enumerate(configs):
@@ -1130,7 +1131,7 @@ def warm(docs: Sequence[Document]) -> None:
     if S.get("_warmed") == wkey or (job is not None and not job.finished):
         return
     S._warmed = wkey
-    from explorer.retrieval import EmbedOptions
+    from explorer.retrieval.search import EmbedOptions
 
     configs = []
     for cfg in S.get("configs", []):
@@ -1252,7 +1253,7 @@ def chunk_now(doc: Document, config: StrategyConfig, ctx: Context, key: tuple) -
 class Analysis:
     tokens: tuple[int, ...]
     flags: tuple[tuple[str, ...], ...]
-    stats: Any  # explorer.metrics.ChunkStats
+    stats: Any  # explorer.evaluation.metrics.ChunkStats
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
@@ -1260,8 +1261,8 @@ def _analyse_cached(
     doc_id: str, config_json: str, model: str, limit: int, vectors: str, _doc: Document, _chunks: tuple
 ) -> Analysis:
     """``vectors`` (the model id) is only a key: chunks of embedding strategies depend on it."""
-    from explorer.metrics import chunk_stats, flag_chunks
-    from explorer.tokencount import count_chunk_tokens
+    from explorer.evaluation.metrics import chunk_stats, flag_chunks
+    from explorer.text.token_counts import count_chunk_tokens
 
     chunks = list(_chunks)
     try:
@@ -1310,7 +1311,7 @@ def page_header(title: str, caption: str) -> None:
 
 
 def html(body: str) -> None:
-    """Render HTML built by :mod:`explorer.render` (document text inside is already escaped)."""
+    """Render HTML built by :mod:`explorer.render.html` (document text inside is already escaped)."""
     st.html(body)
 
 
@@ -1337,7 +1338,7 @@ def md(s: str) -> str:
 def retrieval_settings(k_default: int = 5) -> tuple[list[dict], int, Any]:
     """Sidebar: which configurations, top-k, what is embedded, and the model.
     Returns (chosen config dicts, k, EmbedOptions)."""
-    from explorer.retrieval import MAX_CONTEXT_CHARS, EmbedOptions
+    from explorer.retrieval.search import MAX_CONTEXT_CHARS, EmbedOptions
 
     sb = st.sidebar
     sb.subheader("Retrieval")
@@ -1384,15 +1385,15 @@ RETRIEVER_LABELS = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid"}
 
 
 def retriever_choice() -> str:
-    """How chunks are ranked on Retrieve and Evaluate (``explorer.retrieval.RETRIEVERS``)."""
-    from explorer.retrieval import RETRIEVERS
+    """How chunks are ranked on Retrieve and Evaluate (``explorer.retrieval.search.RETRIEVERS``)."""
+    from explorer.retrieval.search import RETRIEVERS
 
     r = S.get("retriever", "dense")
     return r if r in RETRIEVERS else "dense"
 
 
 def retriever_widget(where: Any) -> None:
-    from explorer.retrieval import RETRIEVERS
+    from explorer.retrieval.search import RETRIEVERS
 
     S["w.retriever"] = retriever_choice()
     where.segmented_control(
@@ -1514,8 +1515,8 @@ def show_in_explore(doc_id: str, cfg_id: int, position: int) -> None:
 def answer_ref(item: dict, docs: Sequence[Document], where: str = "expected answer") -> tuple[str, int, int]:
     """The gold span of a question: the span the user selected in the text when it still holds
     that answer (exact offsets, even for text that occurs twice), else the one place the typed
-    answer occurs (:func:`explorer.evaluate.locate_answer`)."""
-    from explorer.evaluate import locate_answer
+    answer occurs (:func:`explorer.evaluation.evaluate.locate_answer`)."""
+    from explorer.evaluation.evaluate import locate_answer
 
     ref = item.get("ref")
     if holds(ref, item.get("answer"), docs):

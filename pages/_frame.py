@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.models import offline
+from explorer.models.paths import offline
 from pages import _common as common
 
 TITLES = {

@@ -2,7 +2,7 @@
 
 Why a component: ``st.html`` cannot talk back, and a link would reload the page (and lose the
 uploads). This one (Streamlit's components v2, inline JavaScript, no build step) shows the HTML
-that :func:`explorer.render.render_chunks` made with ``interactive=True`` and reports
+that :func:`explorer.render.html.render_chunks` made with ``interactive=True`` and reports
 
 - ``pick``: the position of the chunk clicked (a click on an overlap moves to the next
   chunk covering it, so each one stays reachable);

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.errors import ExplorerError
-from explorer.render import legend, render_chunks
+from explorer.render.html import legend, render_chunks
 from pages import _common as c
 
 S = st.session_state
@@ -221,7 +221,7 @@ with metrics:
                 _mid = c.model_id()
 
                 def _cohesion(job):
-                    from explorer.metrics import semantic_stats
+                    from explorer.evaluation.metrics import semantic_stats
 
                     found: dict = {}
                     job.partial = found

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import samples
-from explorer.document import Document
+from explorer.documents import samples
+from explorer.documents.document import Document
+from explorer.documents.profile import profile
 from explorer.errors import ExplorerError
 from explorer.limits import MAX_FILE_BYTES
-from explorer.profile import profile
-from explorer.render import facts as render_facts
+from explorer.render.html import facts as render_facts
 from pages import _common as c
 
 S = st.session_state

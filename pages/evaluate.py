@@ -6,9 +6,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from explorer import evaluate as evaluate_mod
 from explorer import jobs
 from explorer.errors import ExplorerError
+from explorer.evaluation import evaluate as evaluate_mod
 from pages import _common as c
 
 S = st.session_state
@@ -57,7 +57,7 @@ if source == "Question file":
         S.qfile_gen = S.get("qfile_gen", 0) + 1
         st.rerun()
     if not S.get("qfile"):
-        from explorer.samples import sample_questions
+        from explorer.documents.samples import sample_questions
 
         _sample = sample_questions({d.name for d in docs})
         _n = _sample.count(b"\n")

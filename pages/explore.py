@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.errors import ExplorerError
-from explorer.render import FLAG_LABELS, holders, legend, render_chunks, window_around
+from explorer.render.html import FLAG_LABELS, holders, legend, render_chunks, window_around
 from pages import _common as c
 from pages._textview import text_view
 
@@ -215,7 +215,7 @@ with right:
             else:
                 st.caption(f"{label}: none")
     with st.expander("What would be embedded", icon=":material/memory:"):
-        from explorer.retrieval import EmbedOptions, embedded_text
+        from explorer.retrieval.search import EmbedOptions, embedded_text
 
         opts = S.get("embed_opts") or {}
         try:

@@ -6,8 +6,8 @@ import re
 
 import streamlit as st
 
-from explorer import export
 from explorer.errors import ExplorerError
+from explorer.export import data as export
 from pages import _common as c
 
 S = st.session_state
@@ -88,7 +88,7 @@ for col, (fmt, mime) in zip(
 # -- configuration -----------------------------------------------------------------------------
 st.subheader("Configuration", anchor=False)
 configs = [conf for _, conf in valid]
-from explorer.retrieval import EmbedOptions  # noqa: E402
+from explorer.retrieval.search import EmbedOptions  # noqa: E402
 
 options = EmbedOptions(**(S.get("embed_opts") or {}))
 cfg_json = export.config_to_json(

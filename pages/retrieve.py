@@ -7,8 +7,8 @@ import streamlit as st
 
 from explorer import jobs
 from explorer.errors import Cancelled, ExplorerError
-from explorer.evaluate import Question, questions_to_jsonl
-from explorer.render import CSS, MAX_RENDER_CHARS, render_chunks, render_snippet
+from explorer.evaluation.evaluate import Question, questions_to_jsonl
+from explorer.render.html import CSS, MAX_RENDER_CHARS, render_chunks, render_snippet
 from pages import _common as c
 from pages._textview import text_view
 
@@ -200,7 +200,7 @@ def _answer_ref(item: dict):
 
 query = S.get("ret_query")
 if query:
-    from explorer.metrics import retrieval_scores
+    from explorer.evaluation.metrics import retrieval_scores
 
     pairs = _configs()
     ref, ref_error = _answer_ref(query)
@@ -329,7 +329,7 @@ else:
             st.error(c.err_text(err), icon=":material/error:")
     phase, result = c.job_result("batch")
     if phase == jobs.DONE:
-        from explorer.metrics import retrieval_scores
+        from explorer.evaluation.metrics import retrieval_scores
 
         asked, found = result
         records = []

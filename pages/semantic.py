@@ -10,7 +10,7 @@ import streamlit as st
 
 from explorer import jobs
 from explorer.errors import ExplorerError
-from explorer.render import legend, render_chunks, window_around
+from explorer.render.html import legend, render_chunks, window_around
 from pages import _common as c
 
 S = st.session_state
@@ -30,8 +30,8 @@ if config is None:
     st.warning("Fix the parameters in the sidebar.", icon=":material/tune:")
     st.stop()
 
-from explorer.chunk import END_OF_TEXT, SEMANTIC  # noqa: E402
 from explorer.strategies.semantic import semantic_curve  # noqa: E402  (after the guard above)
+from explorer.text.chunk import END_OF_TEXT, SEMANTIC  # noqa: E402
 
 try:
     emb = c.embedder()

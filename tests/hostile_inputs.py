@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from explorer import limits
-from explorer.document import Document
+from explorer.documents.document import Document
 
 # -- PDF writers -----------------------------------------------------------------------------
 

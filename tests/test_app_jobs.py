@@ -202,7 +202,7 @@ def test_results_stream_in_as_each_configuration_is_ready(monkeypatch):
     import random
     import threading
 
-    from explorer import retrieval
+    from explorer.retrieval import search as retrieval
 
     rnd = random.Random(time.time_ns())  # a first configuration no other test embedded
     params = new_params()

@@ -302,7 +302,7 @@ def test_retrieve_top_k_per_configuration_with_expected_answer():
     ok(at)
     docs = {s["sample"]: s for s in at.session_state["sources"]}
     assert docs
-    from explorer.samples import load_sample
+    from explorer.documents.samples import load_sample
 
     doc = load_sample("Tidepool guide (Markdown)")
     answer = doc.text[doc.text.index("#", 10) :][:80].strip()
@@ -378,7 +378,7 @@ def test_retrieve_show_in_explore_jumps_to_the_chunk():
 
 
 def test_model_picker_offers_the_registered_models_and_follows_into_export_and_limits():
-    from explorer.embedding.registry import DEFAULT_MODEL, MODELS
+    from explorer.models.registry import DEFAULT_MODEL, MODELS
 
     at = start("retrieve")
     ok(at)
@@ -495,7 +495,7 @@ def test_model_errors_never_show_a_server_path():
 def test_evaluate_question_file_runs_every_configuration():
     at = start("evaluate")
     ok(at)
-    from explorer.samples import load_sample
+    from explorer.documents.samples import load_sample
 
     doc = load_sample("Rapport annuel (French report, text)")
     answer = doc.text[200:320]
@@ -545,7 +545,7 @@ def test_semantic_page_says_which_chunks_the_size_cap_made():
 
 
 def test_sample_questions_follow_the_loaded_samples():
-    from explorer.samples import sample_questions
+    from explorer.documents.samples import sample_questions
 
     only_guide = sample_questions({"guide.md"}).decode().splitlines()
     assert len(only_guide) == 3 and all('"guide.md"' in ln for ln in only_guide)
@@ -678,7 +678,7 @@ def test_crafted_links_never_crash_and_their_text_stays_inert(query):
 
 
 def test_sample_names_with_commas_survive_the_link():
-    from explorer.samples import SAMPLES
+    from explorer.documents.samples import SAMPLES
     from pages._common import _sample_names
 
     names = list(SAMPLES)
@@ -724,7 +724,7 @@ def test_random_links_never_crash_the_app():
 
 
 def test_a_cache_that_is_not_written_is_said_once(monkeypatch):
-    from explorer.cache import get_cache
+    from explorer.embedding.cache import get_cache
 
     monkeypatch.setattr(get_cache(), "status", "the embedding cache is not being written (disk is full)")
     at = start()

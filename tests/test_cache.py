@@ -14,7 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.cache import DB_NAME, CacheWarning, EmbeddingCache, default_cache_dir, get_cache, text_hash
+from explorer.embedding.cache import (
+    DB_NAME,
+    CacheWarning,
+    EmbeddingCache,
+    default_cache_dir,
+    get_cache,
+    text_hash,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -175,7 +182,7 @@ _CHILD = textwrap.dedent(
     import os, sys
     import numpy as np
     sys.path.insert(0, {root!r})
-    from explorer.cache import EmbeddingCache, text_hash
+    from explorer.embedding.cache import EmbeddingCache, text_hash
     c = EmbeddingCache({dir!r})
     rng = np.random.default_rng(0)
     c.put_many("m", [text_hash(f"kept{{i}}") for i in range(100)], rng.standard_normal((100, 32)).astype("float32"))
@@ -328,7 +335,7 @@ def test_size_bound_deletes_least_recently_used_rows(tmp_path):
 
 
 def test_size_bound_from_the_environment(monkeypatch):
-    from explorer.cache import MAX_MB, max_cache_bytes
+    from explorer.embedding.cache import MAX_MB, max_cache_bytes
 
     monkeypatch.setenv("CHUNK_EXPLORER_CACHE_MAX_MB", "1.5")
     assert max_cache_bytes() == int(1.5 * 1024 * 1024)

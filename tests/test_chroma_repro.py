@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from explorer import Context
-from explorer.config import StrategyConfig
-from explorer.evaluate import evaluate, load_questions
-from explorer.metrics import ChunkSpans, Stat, precision_omega
-from explorer.retrieval import chunk_documents
+from explorer.evaluation.evaluate import evaluate, load_questions
+from explorer.evaluation.metrics import ChunkSpans, Stat, precision_omega
+from explorer.retrieval.search import chunk_documents
+from explorer.strategies.config import StrategyConfig
 
 
 def report_context() -> Context:
@@ -46,7 +46,7 @@ def percent(r) -> dict[str, float]:
 
 @pytest.fixture(scope="module")
 def corpus(chroma_dir):
-    from explorer.loaders import load_path
+    from explorer.documents.loaders import load_path
 
     docs = [load_path(p) for p in sorted((chroma_dir / "corpora").glob("*.md"))]
     assert [d.name for d in docs] == [

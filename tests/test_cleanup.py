@@ -7,15 +7,15 @@ import re
 import pytest
 from hostile_inputs import make_pdf, numbered_pages
 
-from explorer.cleanup import (
+from explorer.documents.cleanup import (
     Cleanup,
     clean_pages,
     collapse_blank_lines,
     drop_headers_footers,
     join_hyphenated,
 )
+from explorer.documents.loaders import load_bytes
 from explorer.errors import LoadError
-from explorer.loaders import load_bytes
 
 ALL = Cleanup(collapse_blank_lines=True, join_hyphenated=True, drop_headers_footers=True)
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from explorer import Context
-from explorer import cli as cli_mod
-from explorer.cli import ProgressLine, main
-from explorer.embed import FakeEmbedder
+from explorer.cli import main as cli_mod
+from explorer.cli.main import ProgressLine, main
+from explorer.embedding.embedder import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "Hello world. This is a test.\n\nSecond paragraph here, with more words. Été « déjà »."

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.cache import EmbeddingCache
-from explorer.embed import FakeEmbedder, SentenceTransformerEmbedder, get_embedder
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.embedder import FakeEmbedder, SentenceTransformerEmbedder, get_embedder
 from explorer.errors import ModelError
 
 MINILM = "all-MiniLM-L6-v2"  # the torch path and its packed pass are tested on the Chroma model
@@ -124,7 +124,7 @@ def test_get_embedder_is_one_instance_per_model_across_threads():
 
 def test_default_embedder_metadata_without_torch():
     code = (
-        "import sys; from explorer.embed import get_embedder; e = get_embedder(); "
+        "import sys; from explorer.embedding.embedder import get_embedder; e = get_embedder(); "
         "print(e.model_id, e.dim, e.max_seq_length, e.count_tokens(['hello world'])[0]); "
         "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
     )
@@ -203,7 +203,7 @@ def test_real_int8_quantised_option(real):
     assert (vq * vf).sum(axis=1).min() > 0.95  # close to fp32, but not the same vectors
 
 
-# -- the packed forward pass (explorer.packed) ------------------------------------------------
+# -- the packed forward pass (explorer.embedding.packed) ------------------------------------------------
 _VARIED = [
     "A short one.",
     "Packing several texts into one sequence must not change any of their vectors.",
@@ -231,7 +231,7 @@ def test_real_packed_pass_gives_encodes_vectors(real):
 
 
 def test_packed_encoder_refuses_models_it_cannot_reproduce():
-    from explorer.packed import PackedEncoder
+    from explorer.embedding.packed import PackedEncoder
 
     class Transformer:  # names are what for_model looks at
         auto_model = None
@@ -244,7 +244,7 @@ def test_packed_encoder_refuses_models_it_cannot_reproduce():
 
 
 def test_pack_consecutive_respects_the_limit_and_order():
-    from explorer.packed import pack_consecutive
+    from explorer.embedding.packed import pack_consecutive
 
     assert pack_consecutive([], 10) == []
     assert pack_consecutive([3, 4, 3, 20, 1, 1], 10) == [[0, 1, 2], [3], [4, 5]]

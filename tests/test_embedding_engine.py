@@ -8,12 +8,18 @@ import json
 import numpy as np
 import pytest
 
-from explorer.cache import EmbeddingCache
-from explorer.embed import FakeEmbedder, SentenceTransformerEmbedder, _make_embedder, get_embedder
-from explorer.embedding import backends, onnx_backend, rebuild
-from explorer.embedding.registry import DEFAULT_MODEL, E5_SMALL, MINILM, check_backend, find_spec, get_spec
+from explorer.embedding import backends, onnx_backend
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.embedder import (
+    FakeEmbedder,
+    SentenceTransformerEmbedder,
+    _make_embedder,
+    get_embedder,
+)
 from explorer.errors import ModelError
-from explorer.length import get_length
+from explorer.models import rebuild
+from explorer.models.registry import DEFAULT_MODEL, E5_SMALL, MINILM, check_backend, find_spec, get_spec
+from explorer.text.length import get_length
 
 TEXTS = [
     "Comment signaler un écart de procédure au responsable qualité ?",

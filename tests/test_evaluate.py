@@ -7,9 +7,16 @@ import json
 import pytest
 
 from explorer import Context, Document, LoadError, ParamError
-from explorer.config import StrategyConfig
-from explorer.embed import FakeEmbedder
-from explorer.evaluate import Question, evaluate, load_questions, locate_answer, parse_values, sweep
+from explorer.embedding.embedder import FakeEmbedder
+from explorer.evaluation.evaluate import (
+    Question,
+    evaluate,
+    load_questions,
+    locate_answer,
+    parse_values,
+    sweep,
+)
+from explorer.strategies.config import StrategyConfig
 
 #             0         1         2         3         4         5         6
 #             0123456789012345678901234567890123456789012345678901234567890123456789
@@ -120,7 +127,7 @@ def test_locate_answer_is_exact(doc_a):
 def test_real_chroma_questions_match_the_loaded_corpora(chroma_dir):
     """All 472 questions / 790 excerpts of the benchmark, against the corpora as our loader
     reads them: every excerpt's content is checked against ``text[start:end]``."""
-    from explorer.loaders import load_path
+    from explorer.documents.loaders import load_path
 
     docs = [load_path(p) for p in sorted((chroma_dir / "corpora").glob("*.md"))]
     qs = load_questions(chroma_dir / "questions_df.csv", docs)
@@ -231,8 +238,8 @@ def test_sweep_rows_and_invalid_values(doc_a):
 def test_ties_go_to_the_first_copy():
     """Identical texts score the same: the copy that comes first wins, whatever FAISS returns,
     even when more copies tie than the first fetch holds."""
-    from explorer.evaluate import ranked_hits
-    from explorer.retrieval import build_index
+    from explorer.evaluation.evaluate import ranked_hits
+    from explorer.retrieval.search import build_index
 
     text = "\n\n".join(["alpha beta"] * 40 + ["gamma delta"])
     d = Document("dup.txt", "text", text)
@@ -259,7 +266,7 @@ def test_ties_go_to_the_first_copy():
 def test_questions_round_trip_through_a_question_file():
     """What the app's kept questions download as: read back to the same spans, with the text
     checked, even for a passage that occurs twice (a typed answer could not say which)."""
-    from explorer.evaluate import questions_to_jsonl
+    from explorer.evaluation.evaluate import questions_to_jsonl
 
     text = "Header line.\nBody one.\nHeader line.\nBody two."
     a = Document("a.txt", "text", text)

@@ -3,7 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import Document, ParamError, chunk_document
-from explorer.invariants import invariant_errors
+from explorer.text.invariants import invariant_errors
 
 
 def doc(text: str) -> Document:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.evaluate import load_questions
-from explorer.loaders import load_path
+from explorer.documents.loaders import load_path
+from explorer.evaluation.evaluate import load_questions
 
 FRENCH = Path(__file__).resolve().parents[1] / "bench" / "data" / "french"
 QUESTIONS = FRENCH / "questions.jsonl"

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.cache import DB_NAME, CacheWarning, EmbeddingCache, text_hash
-from explorer.embed import FakeEmbedder
+from explorer.embedding.cache import DB_NAME, CacheWarning, EmbeddingCache, text_hash
+from explorer.embedding.embedder import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = [f"sentence number {i} about pumps, valves and readings" for i in range(600)]
@@ -119,8 +119,8 @@ _KILLED_CHILD = textwrap.dedent(
     """
     import sys
     sys.path.insert(0, {root!r})
-    from explorer.cache import EmbeddingCache
-    from explorer.embed import FakeEmbedder
+    from explorer.embedding.cache import EmbeddingCache
+    from explorer.embedding.embedder import FakeEmbedder
     emb = FakeEmbedder(32, cache=EmbeddingCache({dir!r}))
     print("ready", flush=True)
     i = 0

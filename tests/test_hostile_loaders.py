@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from hostile_inputs import CASES, Case, loadable_cases, write_case
 
-from explorer.document import Document
+from explorer.documents.document import Document
+from explorer.documents.loaders import load_bytes, load_path
 from explorer.errors import LoadError
-from explorer.loaders import load_bytes, load_path
 
 
 def _params(cases: list[Case]):

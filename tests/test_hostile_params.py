@@ -17,15 +17,15 @@ import pytest
 
 import explorer.strategies.base as base
 import explorer.strategies.recursive as rec
-from explorer.config import StrategyConfig
-from explorer.context import Context
-from explorer.document import Document
-from explorer.embed import FakeEmbedder
+from explorer.documents.document import Document
+from explorer.documents.loaders import load_bytes
+from explorer.embedding.embedder import FakeEmbedder
 from explorer.errors import ExplorerError, LimitError, ModelError, ParamError
-from explorer.invariants import invariant_errors
 from explorer.limits import MAX_CHUNKS
-from explorer.loaders import load_bytes
 from explorer.strategies import all_strategies, get_strategy
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.context import Context
+from explorer.text.invariants import invariant_errors
 
 PROSE = (
     "The pump station was inspected on Monday. Operators logged every reading. "
@@ -235,9 +235,9 @@ def test_token_units_are_counted_after_splitting(prose, monkeypatch):
 
 
 def test_openai_tokens_on_more_than_a_million_characters(megabyte):
-    """bpe-openai refuses 1,000,000+ characters or 200,000+ tokens at once: explorer.length
+    """bpe-openai refuses 1,000,000+ characters or 200,000+ tokens at once: explorer.text.length
     encodes in pieces, so cl100k/o200k chunking of big documents works."""
-    from explorer.length import get_length
+    from explorer.text.length import get_length
 
     for unit in ("cl100k", "o200k"):
         length = get_length(unit)
@@ -251,7 +251,7 @@ def test_openai_tokens_on_more_than_a_million_characters(megabyte):
 def test_openai_pieces_give_the_same_tokens(monkeypatch):
     import bpe_openai
 
-    import explorer.length as length_mod
+    import explorer.text.length as length_mod
 
     text = (PROSE + "Mme Martin: « c'est cher » — 3,50 €! 中文测试。 👩‍💻\t_x_ !!\n\n") * 40
     whole = bpe_openai.get_encoding("cl100k_base").encode_ordinary(text)
@@ -362,7 +362,7 @@ def test_threshold_at_its_bounds_works(prose):
     "model", ["no-such-model", "/nonexistent/model/dir", "..", "sentence-transformers/x"]
 )
 def test_unknown_model_is_a_model_error(model, prose):
-    from explorer.embed import get_embedder
+    from explorer.embedding.embedder import get_embedder
 
     refused(ModelError, lambda: get_embedder(model), repr(model))
     refused(ModelError, lambda: Context(model=model).get_embedder(), repr(model))
@@ -377,7 +377,7 @@ def test_unknown_model_is_a_model_error(model, prose):
 def test_embedding_work_is_bounded(monkeypatch):
     """More new texts than MAX_EMBED_TEXTS are refused before the model runs; cached ones don't count."""
     from explorer import limits
-    from explorer.embed import FakeEmbedder
+    from explorer.embedding.embedder import FakeEmbedder
 
     monkeypatch.setattr(limits, "MAX_EMBED_TEXTS", 5)
     emb = FakeEmbedder(16)

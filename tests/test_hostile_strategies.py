@@ -9,7 +9,7 @@ characters), a one-line :class:`LimitError`; otherwise chunks that hold every in
 (offsets, coverage, size, pages and headings taken from the document). The multi-megabyte
 cases leave out the slowest strategies (``SKIP``).
 
-Then the text of each document goes through :mod:`explorer.render`: the markup must contain
+Then the text of each document goes through :mod:`explorer.render.html`: the markup must contain
 only the renderer's own tags and attributes, and the text read back from it must be the
 document's text, character for character (so ``<script>`` stays text, never a tag).
 """
@@ -24,16 +24,16 @@ from typing import Any
 import pytest
 from hostile_inputs import BY_ID, MD_HTML, Case, loadable_cases
 
-from explorer.chunk import Chunk
-from explorer.context import Context
-from explorer.document import Document
-from explorer.embed import FakeEmbedder
+from explorer.documents.document import Document
+from explorer.documents.loaders import load_bytes
+from explorer.embedding.embedder import FakeEmbedder
 from explorer.errors import ExplorerError, LimitError
-from explorer.invariants import invariant_errors
 from explorer.limits import MAX_CHUNKS
-from explorer.loaders import load_bytes
-from explorer.render import facts, legend, render_chunks, render_snippet
+from explorer.render.html import facts, legend, render_chunks, render_snippet
 from explorer.strategies import all_strategies, get_strategy
+from explorer.strategies.context import Context
+from explorer.text.chunk import Chunk
+from explorer.text.invariants import invariant_errors
 
 #: Small parameters per strategy: sizes in characters so the size cap is checkable exactly.
 SMALL: dict[str, dict[str, Any]] = {
@@ -135,7 +135,7 @@ def test_case_through_strategy(case: Case, strategy: str, label: str):
 
 # -- rendering ---------------------------------------------------------------------------------
 
-#: Everything explorer.render may emit; anything else came from the document.
+#: Everything explorer.render.html may emit; anything else came from the document.
 RENDER_TAGS = {"style", "div", "span"}
 RENDER_ATTRS = {"class", "style", "title"}
 #: Spans whose content is the renderer's own words (badges, window notes), not document text.

@@ -10,13 +10,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import chunk_document
-from explorer.chunk import END_OF_TEXT, HEADING
+from explorer.documents.loaders import load_bytes
+from explorer.documents.samples import SAMPLES, load_sample
 from explorer.errors import LoadError, ParamError
-from explorer.invariants import invariant_errors
-from explorer.loaders import load_bytes
-from explorer.samples import SAMPLES, load_sample
 from explorer.strategies import hybrid
 from explorer.strategies.hybrid import CJK_SEPARATORS, route
+from explorer.text.chunk import END_OF_TEXT, HEADING
+from explorer.text.invariants import invariant_errors
 
 PROSE = (
     "The committee met on Tuesday to review the budget. Several members raised concerns about "

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from explorer import jobs
-from explorer.embed import PROGRESS_STEP, FakeEmbedder
+from explorer.embedding.embedder import PROGRESS_STEP, FakeEmbedder
 from explorer.errors import Cancelled, ExplorerError, LoadError
 
 

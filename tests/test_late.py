@@ -12,16 +12,16 @@ import numpy as np
 import pytest
 
 from explorer import Context
-from explorer import cli as cli_mod
-from explorer.cli import main
-from explorer.config import StrategyConfig
-from explorer.document import Document
-from explorer.embed import FakeEmbedder
+from explorer.cli import main as cli_mod
+from explorer.cli.main import main
+from explorer.documents.document import Document
 from explorer.embedding import late
-from explorer.embedding.registry import E5_SMALL, MINILM, PREVIEW_MAX_GAP, preview_label, preview_offered
+from explorer.embedding.embedder import FakeEmbedder
 from explorer.errors import ModelError, ParamError
-from explorer.evaluate import Question, evaluate, sweep
-from explorer.retrieval import EmbedOptions, build_index, get_index
+from explorer.evaluation.evaluate import Question, evaluate, sweep
+from explorer.models.registry import E5_SMALL, MINILM, PREVIEW_MAX_GAP, preview_label, preview_offered
+from explorer.retrieval.search import EmbedOptions, build_index, get_index
+from explorer.strategies.config import StrategyConfig
 
 PROSE = (
     "Rivers carry water from the mountains to the sea. Along the way they shape valleys, feed "
@@ -253,7 +253,7 @@ def test_whole_window_equals_exact(model, backend):
     """A document that fits in one window: the chunk that is all of it has the same tokens
     ([CLS]/<s>, the passage prefix, the text, [SEP]/</s>) at the same positions as its exact
     embedding, and the mean counts them all, so the vectors agree (float16 storage aside)."""
-    from explorer.embed import get_embedder
+    from explorer.embedding.embedder import get_embedder
 
     emb = get_embedder(model, backend=backend)
     text = (PROSE * 2).strip()

@@ -14,13 +14,12 @@ import numpy as np
 import pytest
 
 from explorer import Context, Document
-from explorer import cli as cli_mod
-from explorer.cli import main
-from explorer.config import StrategyConfig
-from explorer.embed import FakeEmbedder
+from explorer.cli import main as cli_mod
+from explorer.cli.main import main
+from explorer.embedding.embedder import FakeEmbedder
 from explorer.errors import ParamError
-from explorer.evaluate import Question, evaluate, sweep
-from explorer.lexical import (
+from explorer.evaluation.evaluate import Question, evaluate, sweep
+from explorer.retrieval.lexical import (
     BM25_B,
     BM25_K1,
     RRF_K,
@@ -30,7 +29,7 @@ from explorer.lexical import (
     reciprocal_rank_fusion,
     tokenize,
 )
-from explorer.retrieval import (
+from explorer.retrieval.search import (
     RETRIEVERS,
     EmbedOptions,
     StrategyIndex,
@@ -40,6 +39,7 @@ from explorer.retrieval import (
     get_index,
     retrieve,
 )
+from explorer.strategies.config import StrategyConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -355,7 +355,7 @@ def test_cli_bm25_does_not_load_the_model(files):
     txt, q = files
     code = (
         "import sys\n"
-        "from explorer.cli import main\n"
+        "from explorer.cli.main import main\n"
         f"a = main(['compare', {str(txt)!r}, '--question', 'xr-7731', '--retriever', 'bm25', '-q'])\n"
         f"b = main(['evaluate', '--corpus', {str(txt)!r}, '--questions', {str(q)!r}, "
         "'--retriever', 'bm25', '-q'])\n"
@@ -372,8 +372,8 @@ def test_cli_bm25_does_not_load_the_model(files):
 # -- real model ----------------------------------------------------------------------------------
 @pytest.mark.model
 def test_real_model_hybrid_on_the_bundled_samples():
-    from explorer.evaluate import load_questions
-    from explorer.samples import load_sample, sample_questions
+    from explorer.documents.samples import load_sample, sample_questions
+    from explorer.evaluation.evaluate import load_questions
 
     docs = [load_sample("guide.md"), load_sample("rapport_annuel.txt")]
     questions = load_questions(sample_questions({"guide.md", "rapport_annuel.txt"}), docs)

@@ -9,10 +9,10 @@ import pytest
 from hostile_inputs import encrypt_pdf, make_pdf, numbered_pages
 
 from explorer import chunk_document, limits
-from explorer.cleanup import Cleanup
+from explorer.documents.cleanup import Cleanup
+from explorer.documents.loaders import decode_text, detect_kind, load_bytes, load_path, normalise
+from explorer.documents.samples import DEFAULT_SAMPLE, SAMPLES, load_sample, sample_bytes
 from explorer.errors import LoadError
-from explorer.loaders import decode_text, detect_kind, load_bytes, load_path, normalise
-from explorer.samples import DEFAULT_SAMPLE, SAMPLES, load_sample, sample_bytes
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +132,7 @@ _LOAD_DAMAGED = """
 import logging, re, sys
 sys.path.insert(0, "tests")
 from hostile_inputs import bad_startxref_pdf
-from explorer.loaders import load_bytes
+from explorer.documents.loaders import load_bytes
 if sys.argv[1] == "configured":
     logging.basicConfig(level=logging.DEBUG)
 doc = load_bytes(bad_startxref_pdf(), "x.pdf")
@@ -328,7 +328,7 @@ def test_unknown_sample():
 def test_committed_pdf_matches_generator():
     """The committed sample is what make_pdf.py builds (regenerate it after editing the text)."""
     pytest.importorskip("fpdf")
-    from explorer.samples.make_pdf import build
+    from explorer.documents.samples.make_pdf import build
 
     fresh = load_bytes(build(), "handbook.pdf")
     assert fresh.text == load_sample(DEFAULT_SAMPLE).text

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 import explorer.strategies.recursive as rec
 from explorer import Block, Document, ParamError, chunk_document
-from explorer.chunk import UNBREAKABLE
-from explorer.invariants import invariant_errors
-from explorer.length import get_length
 from explorer.strategies.recursive import OVER_SIZE
+from explorer.text.chunk import UNBREAKABLE
+from explorer.text.invariants import invariant_errors
+from explorer.text.length import get_length
 
 GUIDE = """# Guide
 
@@ -73,7 +73,7 @@ def hand_blocks(text: str) -> tuple[Block, ...]:
 
 def md_doc(text: str = GUIDE, blocks: tuple[Block, ...] | None = None) -> Document:
     if blocks is None:
-        from explorer.markdown_structure import markdown_blocks
+        from explorer.documents.markdown_blocks import markdown_blocks
 
         blocks = markdown_blocks(text)
     return Document("guide.md", "markdown", text, blocks=blocks)
@@ -206,7 +206,7 @@ def test_token_sizes_are_exact():
 
 
 def test_token_index_gives_the_same_chunks_as_tokenizing():
-    samples = pytest.importorskip("explorer.samples")
+    samples = pytest.importorskip("explorer.documents.samples")
     guide = samples.load_sample("guide.md")
     assert len(guide.text) > rec.TOKEN_INDEX_MIN_CHARS  # the index is used by default here
     tokens = get_length("tokens")
@@ -254,14 +254,14 @@ def test_bad_params(params, message):
 
 
 def test_through_the_loader_and_the_bundled_sample():
-    loaders = pytest.importorskip("explorer.loaders")
+    loaders = pytest.importorskip("explorer.documents.loaders")
     doc = loaders.load_bytes(GUIDE.encode("utf-8"), "guide.md")
     assert doc.blocks, "the loader should fill the Markdown block structure"
     chunks = chunks_of(doc, chunk_size=80)
     assert not protected_cut(doc, chunks, 80)
     assert chunks[0].headings == ("Guide",)
 
-    samples = pytest.importorskip("explorer.samples")
+    samples = pytest.importorskip("explorer.documents.samples")
     guide = samples.load_sample("guide.md")
     for params in ({}, {"chunk_size": 300}, {"chunk_size": 120, "chunk_overlap": 30}, {"chunk_size": 60}):
         size = params.get("chunk_size", 1000)
@@ -307,7 +307,7 @@ LINES = [
     merge=st.booleans(),
 )
 def test_generated_markdown(lines, size, overlap_frac, level, merge):
-    from explorer.markdown_structure import markdown_blocks
+    from explorer.documents.markdown_blocks import markdown_blocks
 
     text = "\n".join(lines)
     doc = md_doc(text, markdown_blocks(text))

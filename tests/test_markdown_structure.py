@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.document import Document
-from explorer.loaders import load_bytes
-from explorer.markdown_structure import block_at, count_list_items, front_matter_lines, markdown_blocks
+from explorer.documents.document import Document
+from explorer.documents.loaders import load_bytes
+from explorer.documents.markdown_blocks import block_at, count_list_items, front_matter_lines, markdown_blocks
 
 
 def blocks(text: str) -> list[tuple[str, int, str, str]]:

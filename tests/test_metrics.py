@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import Chunk, Document
-from explorer.metrics import (
+from explorer.evaluation.metrics import (
     ChunkSpans,
     SizeStats,
     Stat,
@@ -236,7 +236,7 @@ def test_mid_word_ignores_scripts_without_spaces():
 def test_count_tokens_real_tokenizer_counts_cls_sep():
     d = Document("a.txt", "text", "hello world")
     # [CLS] hello world [SEP] in MiniLM's word pieces; <s> ▁hell o ▁world </s> in e5's
-    from explorer.length import get_length
+    from explorer.text.length import get_length
 
     assert count_tokens(mk(d, [(0, 11)]), get_length("tokens", "all-MiniLM-L6-v2")) == [4]
     assert count_tokens(mk(d, [(0, 11)]), get_length("tokens", "multilingual-e5-small")) == [5]

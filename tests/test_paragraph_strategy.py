@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import Document, ParamError, chunk_document
-from explorer.invariants import invariant_errors
-from explorer.sentences import paragraph_spans, sentence_spans
+from explorer.text.invariants import invariant_errors
+from explorer.text.sentences import paragraph_spans, sentence_spans
 
 P1 = "First paragraph. It has two sentences."  # 38 chars
 P2 = "Second one is short."  # 20

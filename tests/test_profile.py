@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.document import Document
-from explorer.length import get_length
-from explorer.loaders import load_bytes
-from explorer.profile import (
+from explorer.documents.document import Document
+from explorer.documents.loaders import load_bytes
+from explorer.documents.profile import (
     DocProfile,
     count_tokens,
     dominant_script,
@@ -16,8 +15,9 @@ from explorer.profile import (
     profile,
     sample,
 )
-from explorer.samples import load_sample
+from explorer.documents.samples import load_sample
 from explorer.strategies.hybrid import route
+from explorer.text.length import get_length
 
 
 def test_profile_of_the_markdown_sample():

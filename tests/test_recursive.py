@@ -13,11 +13,11 @@ from langchain_text_splitters.character import _split_text_with_regex
 
 import explorer.strategies.recursive as rec
 from explorer import Document, LimitError, ParamError, chunk_document
-from explorer.chunk import UNBREAKABLE
-from explorer.invariants import invariant_errors
-from explorer.length import get_length
 from explorer.limits import MAX_SEPARATOR_CHARS
 from explorer.strategies.recursive import OVER_SIZE, compile_separator, split_bounds
+from explorer.text.chunk import UNBREAKABLE
+from explorer.text.invariants import invariant_errors
+from explorer.text.length import get_length
 
 LC_KEEP = {"start": True, "end": "end", "false": False}
 DEFAULT_SEPS = ["\n\n", "\n", " ", ""]

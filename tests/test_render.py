@@ -9,8 +9,7 @@ from html.parser import HTMLParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.chunk import Chunk
-from explorer.render import (
+from explorer.render.html import (
     MAX_RENDER_CHARS,
     chunk_at,
     chunk_tooltip,
@@ -21,6 +20,7 @@ from explorer.render import (
     segments,
     window_around,
 )
+from explorer.text.chunk import Chunk
 
 
 def make_chunks(text: str, bounds, **kw) -> list[Chunk]:

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from explorer import Context, Document
-from explorer.cache import EmbeddingCache
-from explorer.config import StrategyConfig
-from explorer.document import Block
-from explorer.embed import FakeEmbedder
+from explorer.documents.document import Block
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.embedder import FakeEmbedder
 from explorer.errors import ParamError
-from explorer.index import VectorIndex
-from explorer.retrieval import EmbedOptions, Hit, build_index, chunk_documents, compare, embedded_text
+from explorer.retrieval.faiss_index import VectorIndex
+from explorer.retrieval.search import EmbedOptions, Hit, build_index, chunk_documents, compare, embedded_text
+from explorer.strategies.config import StrategyConfig
 
 PARAS = [
     "Cats sleep most of the day. A cat purrs when content and grooms its fur.",

@@ -11,11 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import Context, Document, get_strategy
-from explorer.chunk import END_OF_TEXT, SEMANTIC
-from explorer.embed import FakeEmbedder
+from explorer.embedding.embedder import FakeEmbedder
 from explorer.errors import ParamError
-from explorer.invariants import invariant_errors
-from explorer.sentences import sentence_spans
 from explorer.strategies.semantic import (
     AMOUNT_RANGE,
     DEFAULT_AMOUNT,
@@ -26,6 +23,9 @@ from explorer.strategies.semantic import (
     semantic_curve,
     window_vectors,
 )
+from explorer.text.chunk import END_OF_TEXT, SEMANTIC
+from explorer.text.invariants import invariant_errors
+from explorer.text.sentences import sentence_spans
 
 SEM = get_strategy("semantic")
 
@@ -316,7 +316,7 @@ def test_max_chunk_size_is_respected(length):
 
 
 def test_fallback_splitter_holds_the_size():
-    from explorer.length import get_length
+    from explorer.text.length import get_length
 
     text = "word " * 50 + "x" * 40 + " tail end."
     for unit, size in (("chars", 30), ("words", 7), ("tokens", 12)):

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import Context, Document, ParamError, chunk_document
-from explorer.invariants import invariant_errors
-from explorer.sentences import sentence_spans
+from explorer.text.invariants import invariant_errors
+from explorer.text.sentences import sentence_spans
 
 TEXT = "Dr. Smith came. He sat down. M. Dupont arrived. Il parla. Then silence."
 #        0               16            29                 48         59

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sentence_cases import CASES
 
-from explorer.sentences import paragraph_spans, sentence_spans
+from explorer.text.sentences import paragraph_spans, sentence_spans
 
 
 def sentences(text: str) -> list[str]:

@@ -16,16 +16,16 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from explorer import Context, Document, ParamError, all_strategies
-from explorer.invariants import invariant_errors
 from explorer.strategies.base import Param
+from explorer.text.invariants import invariant_errors
 
 try:
-    from explorer.embed import FakeEmbedder
+    from explorer.embedding.embedder import FakeEmbedder
 except ImportError:  # pragma: no cover - the embedder module is built in parallel
     FakeEmbedder = None
 
 try:
-    from explorer.markdown_structure import markdown_blocks
+    from explorer.documents.markdown_blocks import markdown_blocks
 except ImportError:  # pragma: no cover
     markdown_blocks = None
 
@@ -118,7 +118,7 @@ def size_to_check(p: dict) -> int | None:
 def test_every_builtin_strategy_is_covered():
     names = {s.name for s in STRATEGIES}
     assert {"fixed", "recursive", "markdown"} <= names, names
-    if SKIPPED:  # only without explorer.embed.FakeEmbedder
+    if SKIPPED:  # only without explorer.embedding.embedder.FakeEmbedder
         pytest.skip(f"strategies that embed were skipped (no FakeEmbedder): {SKIPPED}")
 
 

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import Document, get_strategy
-from explorer.chunk import Chunk
-from explorer.length import get_length
-from explorer.tokencount import count_chunk_tokens, token_index
+from explorer.text.chunk import Chunk
+from explorer.text.length import get_length
+from explorer.text.token_counts import count_chunk_tokens, token_index
 
 TRICKY = (
     "Unaffable naïve café: M. Dupont paid 3,5 € (e.g. «tarif réduit») on 12/03. "

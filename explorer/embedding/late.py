@@ -7,8 +7,8 @@ model's input limit, and a chunk's vector is the mean of the token vectors insid
 a new configuration costs no model call. The vectors differ from exact ones (a token saw up to
 a window of context, not only its chunk), so retrieval scores shift; ``bench/bench_late.py``
 measures the shift per registered model and the registry records it
-(:attr:`~explorer.embedding.registry.ModelSpec.preview_gap`). Preview is offered only for models
-within :data:`~explorer.embedding.registry.PREVIEW_MAX_GAP` points of hit@5 (see
+(:attr:`~explorer.models.registry.ModelSpec.preview_gap`). Preview is offered only for models
+within :data:`~explorer.models.registry.PREVIEW_MAX_GAP` points of hit@5 (see
 :func:`check_preview`; forcing it is possible), and questions are always embedded exactly.
 
 How a document is read (:func:`compute_token_states`):
@@ -44,7 +44,7 @@ How a chunk ``[start, end)`` is pooled (:meth:`TokenStates.pool`):
   Inside a longer document a window's first and last eighth belong to its neighbours (more
   central there), so a whole-window chunk there is close to exact, not equal.
 - A chunk with no token of its own (whitespace, or inside one token) gets the token nearest
-  its middle. ``context_chars`` of :class:`~explorer.retrieval.EmbedOptions` widens the pooled
+  its middle. ``context_chars`` of :class:`~explorer.retrieval.search.EmbedOptions` widens the pooled
   span (the characters exact embedding would add); ``prepend_headings`` cannot be pooled.
 
 Differences from exact embedding that remain: a chunk shorter than a window sees its window's
@@ -72,8 +72,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError, ParamError
-from .registry import PREVIEW_MAX_GAP, find_spec
+from explorer.errors import ModelError, ParamError
+from explorer.models.registry import PREVIEW_MAX_GAP, find_spec
 
 #: Share of a window repeated in the next one (a quarter: each token is read ~4/3 times).
 OVERLAP = 0.25
@@ -332,7 +332,7 @@ class TokenStore:
 
     @staticmethod
     def key(embedder: Any, text: str, window: int | None = None) -> tuple:
-        from ..cache import text_hash
+        from explorer.embedding.cache import text_hash
 
         return (embedder.model_id, embedder.passage_prefix, window or 0, OVERLAP, text_hash(text))
 

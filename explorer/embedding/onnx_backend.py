@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
-from .rebuild import _publish, model_cache_root, run_child
+from explorer.errors import ModelError
+from explorer.models.rebuild import _publish, model_cache_root, run_child
 
 BUILD_VERSION = 2  # 2: second output last_hidden_state
 #: Refuse an int8 build below these cosines to float32 on the probes (MiniLM measured
@@ -106,7 +106,7 @@ def _build(folder: Path, out: Path, prefix: str) -> dict[str, Any]:
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from onnxruntime.transformers.optimizer import optimize_model
 
-    from ..models import offline
+    from explorer.models.paths import offline
 
     offline()
     from transformers import AutoModel
@@ -225,7 +225,7 @@ class OnnxRunner:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Mean-pooled vectors (not normalised), in the order given; batches by padded tokens."""
-        from ..packed import padded_batches
+        from explorer.embedding.packed import padded_batches
 
         encs = self.tokenizer.encode_batch(list(texts))
         out = np.zeros((len(encs), 0), np.float32)
@@ -239,7 +239,7 @@ class OnnxRunner:
     def token_states(self, ids: list[list[int]]) -> list[np.ndarray]:
         """The last hidden state of every token of each id sequence (special tokens included,
         as given), float32 ``(len, dim)`` each, in the order given; batched like :meth:`embed`."""
-        from ..packed import padded_batches
+        from explorer.embedding.packed import padded_batches
 
         out: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(ids)
         for batch, arr, mask in padded_batches(ids, BATCH_TOKENS, MAX_BATCH):

@@ -15,14 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .. import untrusted
-from ..chunk import Chunk, Span
-from ..errors import LimitError, ParamError
-from ..limits import MAX_CHUNKS
+from explorer import untrusted
+from explorer.errors import LimitError, ParamError
+from explorer.limits import MAX_CHUNKS
+from explorer.text.chunk import Chunk, Span
 
 if TYPE_CHECKING:
-    from ..context import Context
-    from ..document import Document
+    from explorer.documents.document import Document
+    from explorer.strategies.context import Context
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +195,7 @@ class Strategy(ABC):
         self, doc: Document, values: Mapping[str, Any] | None = None, ctx: Context | None = None
     ) -> list[Chunk]:
         """Split ``doc`` and build chunks with pages, heading paths and lengths from offsets."""
-        from ..context import Context
+        from explorer.strategies.context import Context
 
         ctx = ctx or Context.default()
         p = self.validate(values)

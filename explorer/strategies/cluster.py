@@ -29,15 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..chunk import END_OF_TEXT, SEMANTIC, SIZE_LIMIT, UNBREAKABLE, Span
-from ..errors import ParamError
-from .base import LENGTH_PARAM, Param, Strategy
-from .registry import register
-from .semantic import split_range
+from explorer.errors import ParamError
+from explorer.strategies.base import LENGTH_PARAM, Param, Strategy
+from explorer.strategies.registry import register
+from explorer.strategies.semantic import split_range
+from explorer.text.chunk import END_OF_TEXT, SEMANTIC, SIZE_LIMIT, UNBREAKABLE, Span
 
 if TYPE_CHECKING:
-    from ..context import Context
-    from ..document import Document
+    from explorer.documents.document import Document
+    from explorer.strategies.context import Context
 
 #: Separators of the report's piece splitter.
 PIECE_SEPARATORS = ("\n\n", "\n", ".", "?", "!", " ", "")

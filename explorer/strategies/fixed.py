@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
-from .base import LENGTH_PARAM, Param, Strategy, check_size_overlap, trim
-from .registry import register
+from explorer.strategies.base import LENGTH_PARAM, Param, Strategy, check_size_overlap, trim
+from explorer.strategies.registry import register
+from explorer.text.chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
 
 
 @register

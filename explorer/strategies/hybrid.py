@@ -32,11 +32,11 @@ from bisect import bisect_left
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from ..chunk import END_OF_TEXT, HEADING, Span
-from ..document import Block, Document, Page
-from ..profile import dominant_script, line_stats, sample
-from .base import LENGTH_PARAM, Param, Strategy, check_size_overlap
-from .registry import get_strategy, register, strategy_names
+from explorer.documents.document import Block, Document, Page
+from explorer.documents.profile import dominant_script, line_stats, sample
+from explorer.strategies.base import LENGTH_PARAM, Param, Strategy, check_size_overlap
+from explorer.strategies.registry import get_strategy, register, strategy_names
+from explorer.text.chunk import END_OF_TEXT, HEADING, Span
 
 CJK_SEPARATORS = ("\n\n", "\n", "。", "！", "？", "；", "．", ". ", "，", "、", " ", "")
 CODE_SHARE = 0.40
@@ -91,7 +91,7 @@ def _size_in_chars(doc: Document, chunk_size: int, unit: str, ctx: Any) -> float
 
 
 def _length(unit: str):
-    from ..length import get_length
+    from explorer.text.length import get_length
 
     return get_length(unit)
 
@@ -99,7 +99,7 @@ def _length(unit: str):
 def _facts(
     doc: Document, start: int, end: int, size_chars: float, level: int, block_starts: list[int] | None = None
 ) -> _Facts:
-    from ..sentences import paragraph_spans
+    from explorer.text.sentences import paragraph_spans
 
     text = doc.text
     piece = text[start:end]
@@ -289,7 +289,7 @@ def _sub_params(
 
 
 def _mean_sentence_chars(doc: Document, start: int, end: int) -> float:
-    from ..sentences import sentence_spans
+    from explorer.text.sentences import sentence_spans
 
     spans = sentence_spans(doc.text, start, min(end, start + 20_000))
     if not spans:

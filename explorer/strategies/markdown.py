@@ -32,11 +32,17 @@ from collections.abc import Callable
 from itertools import accumulate, pairwise
 from typing import Any
 
-from ..chunk import HEADING, SIZE_LIMIT, UNBREAKABLE, Span
-from ..document import Block, Document
-from .base import LENGTH_PARAM, Param, Strategy, check_size_overlap
-from .recursive import DEFAULT_SEPARATORS, Piece, RecursiveSplitter, pieces_to_spans, token_counter
-from .registry import register
+from explorer.documents.document import Block, Document
+from explorer.strategies.base import LENGTH_PARAM, Param, Strategy, check_size_overlap
+from explorer.strategies.recursive import (
+    DEFAULT_SEPARATORS,
+    Piece,
+    RecursiveSplitter,
+    pieces_to_spans,
+    token_counter,
+)
+from explorer.strategies.registry import register
+from explorer.text.chunk import HEADING, SIZE_LIMIT, UNBREAKABLE, Span
 
 #: Blocks never cut inside unless bigger than chunk_size.
 PROTECTED = ("code", "table")

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chunk import END_OF_TEXT, PARAGRAPH_END, SENTENCE_END, Span
-from ..length import Length
-from ..sentences import paragraph_spans, sentence_spans
-from .base import LENGTH_PARAM, Param, Strategy
-from .registry import register
-from .sentence import Packer, check_token_size, long_unit_spans, pack
+from explorer.strategies.base import LENGTH_PARAM, Param, Strategy
+from explorer.strategies.registry import register
+from explorer.strategies.sentence import Packer, check_token_size, long_unit_spans, pack
+from explorer.text.chunk import END_OF_TEXT, PARAGRAPH_END, SENTENCE_END, Span
+from explorer.text.length import Length
+from explorer.text.sentences import paragraph_spans, sentence_spans
 
 #: Reason of a chunk cut at a sentence end inside a paragraph that is over chunk_size.
 SENTENCE_IN_LONG_PARAGRAPH = f"{SENTENCE_END} (paragraph over size)"

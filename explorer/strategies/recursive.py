@@ -56,11 +56,11 @@ from itertools import accumulate
 from operator import sub
 from typing import Any
 
-from ..chunk import END_OF_TEXT, SEPARATOR, SIZE_LIMIT, UNBREAKABLE, Span
-from ..errors import LimitError, ParamError
-from ..limits import MAX_CHUNKS, MAX_SEPARATOR_CHARS, REGEX_TIME_BUDGET_S
-from .base import LENGTH_PARAM, Param, Strategy, check_size_overlap
-from .registry import register
+from explorer.errors import LimitError, ParamError
+from explorer.limits import MAX_CHUNKS, MAX_SEPARATOR_CHARS, REGEX_TIME_BUDGET_S
+from explorer.strategies.base import LENGTH_PARAM, Param, Strategy, check_size_overlap
+from explorer.strategies.registry import register
+from explorer.text.chunk import END_OF_TEXT, SEPARATOR, SIZE_LIMIT, UNBREAKABLE, Span
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
 KEEP_CHOICES = ("start", "end", "false")
@@ -445,14 +445,14 @@ def token_counter(text: str, length: Any) -> Callable[[int, int], int | None] | 
 
     For the WordPiece tokenizers of BERT-style models (the bundled default), a slice whose
     edges fall between words has exactly the pieces the whole text has there
-    (``explorer.tokencount.TokenIndex``, which returns None for a slice that cuts a word). One
+    (``explorer.text.token_counts.TokenIndex``, which returns None for a slice that cuts a word). One
     pass over the document replaces tokenizing every paragraph, line and chunk again.
     """
     tokenizer = getattr(length, "_tok", None)
     if tokenizer is None or getattr(length, "name", "") != "tokens" or len(text) < TOKEN_INDEX_MIN_CHARS:
         return None
     try:
-        from ..tokencount import TokenIndex
+        from explorer.text.token_counts import TokenIndex
     except ImportError:  # pragma: no cover - optional speed-up
         return None
     index = TokenIndex(text, tokenizer)

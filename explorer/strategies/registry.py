@@ -6,8 +6,8 @@ import importlib
 import threading
 from typing import TypeVar
 
-from ..errors import ParamError
-from .base import Strategy
+from explorer.errors import ParamError
+from explorer.strategies.base import Strategy
 
 _REGISTRY: dict[str, Strategy] = {}
 #: Modules imported on first look-up; each registers its strategy. Order = display order.

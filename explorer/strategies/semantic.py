@@ -11,7 +11,7 @@ the model 2 × buffer_size + 1 times. By default (``window_embedding="contextual
 goes through the model once: consecutive sentences share a packed sequence in which each
 sentence's tokens attend to the sentences within ``buffer_size`` of it, as they would inside
 the joined window, and a window's vector is the mean of its sentences' token vectors
-(:mod:`explorer.packed`). On 100 KB of each Chroma corpus this tracks LangChain's distance
+(:mod:`explorer.embedding.packed`). On 100 KB of each Chroma corpus this tracks LangChain's distance
 curve better than pooling isolated sentences (``"pooled"``, the fallback for models the packed
 pass does not reproduce); ``bench/bench_semantic.py`` prints the speed-up and how many of
 LangChain's breakpoints each reproduces. Where LangChain's exact breakpoints matter more than
@@ -32,16 +32,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..chunk import END_OF_TEXT, SEMANTIC, SIZE_LIMIT, UNBREAKABLE, Span
-from ..document import Document
-from ..errors import LimitError, ParamError
-from ..limits import MAX_CHUNKS
-from ..sentences import sentence_spans
-from .base import LENGTH_PARAM, Param, Strategy, trim
-from .registry import get_strategy, register
+from explorer.documents.document import Document
+from explorer.errors import LimitError, ParamError
+from explorer.limits import MAX_CHUNKS
+from explorer.strategies.base import LENGTH_PARAM, Param, Strategy, trim
+from explorer.strategies.registry import get_strategy, register
+from explorer.text.chunk import END_OF_TEXT, SEMANTIC, SIZE_LIMIT, UNBREAKABLE, Span
+from explorer.text.sentences import sentence_spans
 
 if TYPE_CHECKING:
-    from ..context import Context
+    from explorer.strategies.context import Context
 
 MODES = ("percentile", "standard_deviation", "interquartile", "gradient", "threshold")
 #: Default ``breakpoint_amount`` per mode (LangChain's defaults; ``threshold`` is a similarity).
@@ -241,7 +241,7 @@ def _resolved(p: dict[str, Any]) -> tuple[str, float]:
 
 def semantic_curve(doc: Document, params: dict[str, Any] | None, ctx: Context | None = None) -> SemanticCurve:
     """The distance curve of ``doc`` under ``params`` (validated): what the app plots."""
-    from ..context import Context
+    from explorer.strategies.context import Context
 
     ctx = ctx or Context.default()
     p = get_strategy("semantic").validate(params or {})

@@ -1,6 +1,6 @@
 """Groups of N sentences, with sentence overlap and an optional size cap.
 
-Sentences come from :func:`explorer.sentences.sentence_spans` (offsets by construction). The
+Sentences come from :func:`explorer.text.sentences.sentence_spans` (offsets by construction). The
 helpers :func:`unit_lengths`, :func:`pack` and :func:`split_long` are shared with the
 ``paragraph`` strategy: they pack consecutive units (sentences, paragraphs, words) under a
 size in any length unit and guarantee the size, because token counts are not additive (two
@@ -15,12 +15,12 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
-from ..chunk import END_OF_TEXT, SENTENCE_END, SIZE_LIMIT, UNBREAKABLE, Span
-from ..errors import ParamError
-from ..length import Length
-from ..sentences import sentence_spans
-from .base import LENGTH_PARAM, Param, Strategy
-from .registry import register
+from explorer.errors import ParamError
+from explorer.strategies.base import LENGTH_PARAM, Param, Strategy
+from explorer.strategies.registry import register
+from explorer.text.chunk import END_OF_TEXT, SENTENCE_END, SIZE_LIMIT, UNBREAKABLE, Span
+from explorer.text.length import Length
+from explorer.text.sentences import sentence_spans
 
 _WORD = re.compile(r"\S+")
 Bounds = tuple[int, int]

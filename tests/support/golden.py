@@ -15,9 +15,9 @@ import json
 from pathlib import Path
 
 from explorer import Context, chunk_document
-from explorer.embed import FakeEmbedder
-from explorer.loaders import load_path
-from explorer.samples import SAMPLES, load_sample
+from explorer.documents.loaders import load_path
+from explorer.documents.samples import SAMPLES, load_sample
+from explorer.embedding.embedder import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "data" / "golden_chunks.json"

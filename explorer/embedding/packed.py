@@ -206,7 +206,7 @@ def padded_batches(
     batch holds at most ``max_tokens`` (and ``max_batch`` sequences), padded with zeros. One
     sequence longer than ``max_tokens`` gets a batch alone. Between batches a stopped job
     (:func:`explorer.jobs.checkpoint`) ends the loop, so Stop takes effect within a batch."""
-    from .jobs import checkpoint
+    from explorer.jobs import checkpoint
 
     order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
     i = 0

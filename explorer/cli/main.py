@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any, NoReturn, TextIO
 
-from .embedding.registry import BACKENDS
-from .errors import ExplorerError, ParamError
+from explorer.errors import ExplorerError, ParamError
+from explorer.models.registry import BACKENDS
 
 EXIT_BAD_INPUT = 2
 EXIT_CHECK_FAILED = 1
@@ -117,7 +117,7 @@ def _add_model_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _add_retriever_arg(p: argparse.ArgumentParser) -> None:
-    from .retrieval import RETRIEVERS
+    from explorer.retrieval.search import RETRIEVERS
 
     p.add_argument(
         "--retriever",
@@ -266,7 +266,7 @@ def parse_set(item: str) -> tuple[str, str]:
 
 def configs_from_args(args: argparse.Namespace, many: bool) -> list:
     """StrategyConfigs from the ``--strategy``/``--set`` groups (validated: ParamError)."""
-    from .config import StrategyConfig
+    from explorer.strategies.config import StrategyConfig
 
     groups = list(getattr(args, "groups", None) or [])
     loose = list(getattr(args, "loose_sets", None) or [])
@@ -294,7 +294,7 @@ def configs_from_args(args: argparse.Namespace, many: bool) -> list:
 
 
 def parse_cleanup(spec: str):
-    from .cleanup import Cleanup
+    from explorer.documents.cleanup import Cleanup
 
     names = [s.strip() for s in (spec or "").split(",") if s.strip() and s.strip() != "none"]
     valid = [f.name for f in fields(Cleanup)]
@@ -305,7 +305,7 @@ def parse_cleanup(spec: str):
 
 
 def load_docs(paths: Sequence[str], cleanup_spec: str = "") -> list:
-    from .loaders import load_path
+    from explorer.documents.loaders import load_path
 
     cleanup = parse_cleanup(cleanup_spec)
     docs = [load_path(p, cleanup) for p in paths]
@@ -316,8 +316,8 @@ def load_docs(paths: Sequence[str], cleanup_spec: str = "") -> list:
 
 
 def make_context(model: str | None, progress: Any = None, quantize: bool = False, backend: str = "auto"):
-    from .context import Context
-    from .models import resolve_model_path
+    from explorer.models.paths import resolve_model_path
+    from explorer.strategies.context import Context
 
     if model:
         resolve_model_path(model)  # a clear ModelError now, not after chunking
@@ -387,8 +387,8 @@ def _progress(args: argparse.Namespace) -> ProgressLine:
 # Commands
 # ---------------------------------------------------------------------------------------------
 def cmd_strategies(args: argparse.Namespace) -> int:
-    from .strategies import all_strategies
-    from .strategies.registry import reference_markdown
+    from explorer.strategies import all_strategies
+    from explorer.strategies.registry import reference_markdown
 
     if getattr(args, "format", "json") == "markdown":
         _write(reference_markdown())
@@ -407,8 +407,8 @@ def cmd_strategies(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from .embed import get_embedder
-    from .embedding.registry import DEFAULT_MODEL, MODELS, get_spec
+    from explorer.embedding.embedder import get_embedder
+    from explorer.models.registry import DEFAULT_MODEL, MODELS, get_spec
 
     if args.build is not None:
         for name in args.build or [m.name for m in MODELS]:
@@ -445,13 +445,13 @@ def cmd_text(args: argparse.Namespace) -> int:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
-    from .export import export_chunks
-    from .invariants import invariant_errors
+    from explorer.export.data import export_chunks
+    from explorer.text.invariants import invariant_errors
 
     (config,) = configs_from_args(args, many=False)
     ctx = make_context(args.model, quantize=args.int8, backend=args.backend)
     docs = load_docs(args.paths, args.cleanup)
-    from .strategies import get_strategy
+    from explorer.strategies import get_strategy
 
     strategy = get_strategy(config.strategy)
     chunks = []
@@ -466,8 +466,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
                 bad += 1
         chunks.extend(doc_chunks)
     if args.stats:
-        from .metrics import chunk_stats
-        from .models import max_seq_length
+        from explorer.evaluation.metrics import chunk_stats
+        from explorer.models.paths import max_seq_length
 
         stats = chunk_stats(
             chunks, docs, token_length=ctx.length("tokens"), max_tokens=max_seq_length(args.model)
@@ -479,7 +479,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .retrieval import build_index, retrieve
+    from explorer.retrieval.search import build_index, retrieve
 
     configs = configs_from_args(args, many=True)
     if args.k < 1:
@@ -509,8 +509,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _eval_setup(args: argparse.Namespace):
-    from .evaluate import load_questions
-    from .retrieval import EmbedOptions
+    from explorer.evaluation.evaluate import load_questions
+    from explorer.retrieval.search import EmbedOptions
 
     if args.k < 1:
         raise ParamError(f"--k {args.k} must be at least 1")
@@ -518,7 +518,7 @@ def _eval_setup(args: argparse.Namespace):
     progress = _progress(args)
     ctx = make_context(args.model, progress, args.int8, args.backend)
     if args.preview and args.retriever != "bm25":
-        from .retrieval import check_preview_mode
+        from explorer.retrieval.search import check_preview_mode
 
         gap = check_preview_mode(ctx, options, force=args.preview == "force")
         name = ctx.get_embedder().name
@@ -539,7 +539,7 @@ def _mode_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from .evaluate import evaluate
+    from explorer.evaluation.evaluate import evaluate
 
     configs = configs_from_args(args, many=True)
     options, progress, ctx, docs, questions = _eval_setup(args)
@@ -555,7 +555,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from .evaluate import parse_values, sweep
+    from explorer.evaluation.evaluate import parse_values, sweep
 
     (base,) = configs_from_args(args, many=False)
     param, values = parse_values(args.vary, base.strategy)
@@ -661,7 +661,7 @@ def _os_message(err: OSError) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status. Bad input gives one ``error:`` line, never a traceback;
     anything else is a bug and still raises."""
-    from .models import offline
+    from explorer.models.paths import offline
 
     offline()
     parser = build_parser()

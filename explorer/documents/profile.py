@@ -21,11 +21,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import limits
+from explorer import limits
 
 if TYPE_CHECKING:
-    from .document import Document
-    from .strategies.hybrid import Route
+    from explorer.documents.document import Document
+    from explorer.strategies.hybrid import Route
 
 SAMPLE_CHARS = 200_000
 #: A line shorter than this (characters, non-empty) counts as short.
@@ -152,7 +152,7 @@ def line_stats(text: str) -> tuple[float, float]:
 def count_tokens(text: str, model: str | None = None) -> int:
     """Word pieces of the embedding model in ``text`` (no [CLS]/[SEP]), counted in batches of
     pieces cut at whitespace so a 20 MB text never goes to the tokenizer in one call."""
-    from .length import get_length
+    from explorer.text.length import get_length
 
     length = get_length("tokens", model)
     special = getattr(length, "special", 0)
@@ -181,15 +181,15 @@ def _pieces(text: str, size: int) -> list[str]:
 
 def profile(doc: Document, model: str | None = None) -> DocProfile:
     """Measure ``doc`` (see the module docstring)."""
-    from .sentences import paragraph_spans
-    from .strategies.hybrid import describe_routes, route
+    from explorer.strategies.hybrid import describe_routes, route
+    from explorer.text.sentences import paragraph_spans
 
     text = doc.text
     script, share = dominant_script(text)
     headings = doc.headings
     n_items = 0
     if doc.kind == "markdown" and len(text) <= limits.MAX_MARKDOWN_CHARS:
-        from .markdown_structure import count_list_items
+        from explorer.documents.markdown_blocks import count_list_items
 
         n_items = count_list_items(text)
     mean_line, short_share = line_stats(text)

@@ -2,8 +2,8 @@
 
 All chunks of all documents go into one index per strategy (as in Chroma's report), every
 question retrieves its top k from that pooled index (dense, BM25 or hybrid: see
-:data:`explorer.retrieval.RETRIEVERS`), and the hits are scored in characters against the gold
-spans with :mod:`explorer.metrics`.
+:data:`explorer.retrieval.search.RETRIEVERS`), and the hits are scored in characters against the gold
+spans with :mod:`explorer.evaluation.metrics`.
 
 ``mode="preview"`` pools chunk vectors from each document's token vectors, read once by the
 model (:mod:`explorer.embedding.late`): every configuration after the first, and every sweep
@@ -23,14 +23,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import untrusted
-from .config import StrategyConfig
-from .context import Context
-from .document import Document
-from .errors import LimitError, LoadError, ParamError
-from .metrics import METRIC_NAMES, ChunkSpans, RetrievalSummary, precision_omega, retrieval_scores
-from .retrieval import check_retriever, ranked_hits, retrieve
-from .strategies import get_strategy
+from explorer import untrusted
+from explorer.documents.document import Document
+from explorer.errors import LimitError, LoadError, ParamError
+from explorer.evaluation.metrics import (
+    METRIC_NAMES,
+    ChunkSpans,
+    RetrievalSummary,
+    precision_omega,
+    retrieval_scores,
+)
+from explorer.retrieval.search import check_retriever, ranked_hits, retrieve
+from explorer.strategies import get_strategy
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.context import Context
 
 Progress = Callable[[int, int], Any]
 #: Most values one sweep may try (each one chunks and embeds the whole corpus).
@@ -346,12 +352,18 @@ def evaluate(
 
     ``retriever`` ranks the chunks (dense, bm25 or hybrid; bm25 embeds nothing).
     ``mode="preview"`` pools the chunk vectors from one-pass token vectors (approximate; see
-    :func:`explorer.retrieval.build_index`; ``force_preview`` runs it for a model outside the
+    :func:`explorer.retrieval.search.build_index`; ``force_preview`` runs it for a model outside the
     measured gap); questions are embedded exactly either way.
     ``progress(done, total)`` follows the embedding of chunks; ``on_step(label)`` is told which
     step starts (for a progress line or bar).
     """
-    from .retrieval import EmbedOptions, build_index, check_mode, check_preview_mode, preview_vectors
+    from explorer.retrieval.search import (
+        EmbedOptions,
+        build_index,
+        check_mode,
+        check_preview_mode,
+        preview_vectors,
+    )
 
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ParamError(f"k={k!r} must be a whole number of at least 1")

@@ -31,10 +31,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
-from . import limits
-from .cleanup import Cleanup, clean_pages
-from .document import Document, Page
-from .errors import LoadError
+from explorer import limits
+from explorer.documents.cleanup import Cleanup, clean_pages
+from explorer.documents.document import Document, Page
+from explorer.errors import LoadError
 
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkd")
 PAGE_SEPARATOR = "\n\n"
@@ -155,7 +155,7 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
             f"limit {limits.MAX_MARKDOWN_CHARS:,}): headings, code and tables are not detected"
         )
     elif kind == "markdown":
-        from .markdown_structure import markdown_blocks
+        from explorer.documents.markdown_blocks import markdown_blocks
 
         blocks = markdown_blocks(text)
     return Document(

@@ -44,7 +44,7 @@ FLAG_LABELS = {
 
 
 class ChunkLike(Protocol):
-    """What rendering needs from a chunk (:class:`explorer.chunk.Chunk` fits)."""
+    """What rendering needs from a chunk (:class:`explorer.text.chunk.Chunk` fits)."""
 
     index: int
     start: int

@@ -1,5 +1,5 @@
 """The models a shared app offers, picked by name only: the registered ones
-(:mod:`explorer.embedding.registry`) and the sentence-transformers folders under the directory
+(:mod:`explorer.models.registry`) and the sentence-transformers folders under the directory
 named by the environment variable ``CHUNK_EXPLORER_MODELS`` (shown by folder name).
 
 A name that comes from a user (a widget, a link) is looked up in this list; it never becomes a
@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .embedding.registry import BACKENDS, DEFAULT_MODEL, MODELS, ModelSpec, find_spec
+from explorer.models.registry import BACKENDS, DEFAULT_MODEL, MODELS, ModelSpec, find_spec
 
 MODELS_DIR_ENV = "CHUNK_EXPLORER_MODELS"
 #: At most this many folders are offered (the rest of a huge directory is ignored).

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .chunk import UNBREAKABLE, Chunk
-from .document import Document
+from explorer.documents.document import Document
+from explorer.text.chunk import UNBREAKABLE, Chunk
 
 
 def invariant_errors(doc: Document, chunks: Sequence[Chunk], size: int | None = None) -> list[str]:

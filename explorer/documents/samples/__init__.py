@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from importlib import resources
 
-from ..cleanup import Cleanup
-from ..document import Document
-from ..errors import LoadError
+from explorer.documents.cleanup import Cleanup
+from explorer.documents.document import Document
+from explorer.errors import LoadError
 
 #: Display name → file name. The names are stable: the app puts them in shared URLs.
 SAMPLES: dict[str, str] = {
@@ -36,7 +36,7 @@ def sample_bytes(name: str) -> tuple[str, bytes]:
 
 def load_sample(name: str, cleanup: Cleanup = _NO_CLEANUP) -> Document:
     """Load a bundled sample (display name or file name) like an uploaded file."""
-    from ..loaders import load_bytes
+    from explorer.documents.loaders import load_bytes
 
     filename, data = sample_bytes(name)
     return load_bytes(data, filename, cleanup)

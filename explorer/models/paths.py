@@ -1,5 +1,5 @@
 """Where embedding models live. Never downloads: a model is a registered one (see
-:mod:`explorer.embedding.registry`), a local folder, or one already in the Hugging Face cache."""
+:mod:`explorer.models.registry`), a local folder, or one already in the Hugging Face cache."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from .embedding.registry import DEFAULT_MODEL, MINILM, find_spec
-from .errors import ModelError
+from explorer.errors import ModelError
+from explorer.models.registry import DEFAULT_MODEL, MINILM, find_spec
 
 
 def offline() -> None:
@@ -36,10 +36,10 @@ def resolve_model_path(name: str | None = None) -> Path:
     model already in the local Hugging Face cache. Raises :class:`ModelError` otherwise.
 
     For multilingual-e5-small this is the rebuilt folder with its tokenizer and configs; its
-    weights are written by :func:`explorer.embedding.rebuild.ensure_weights` when first needed."""
+    weights are written by :func:`explorer.models.rebuild.ensure_weights` when first needed."""
     spec = find_spec(name)
     if spec is not None and spec.name != MINILM.name:
-        from .embedding.rebuild import ensure_folder
+        from explorer.models.rebuild import ensure_folder
 
         return ensure_folder()
     if spec is not None:

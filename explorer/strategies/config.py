@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .strategies import get_strategy
+from explorer.strategies import get_strategy
 
 
 def _freeze(value: Any) -> Any:

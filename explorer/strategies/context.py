@@ -5,16 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .length import Length, get_length
+from explorer.text.length import Length, get_length
 
 if TYPE_CHECKING:
-    from .embed import Embedder
+    from explorer.embedding.embedder import Embedder
 
 
 @dataclass
 class Context:
     """Per-run services. ``model`` names the embedding model (None = the registry's default);
-    ``backend`` how it runs (see :data:`explorer.embedding.registry.BACKENDS`); ``quantize``
+    ``backend`` how it runs (see :data:`explorer.models.registry.BACKENDS`); ``quantize``
     asks for the torch int8 variant. ``tokens_model`` names the tokenizer that ``length=tokens``
     counts in when it should not be the embedding model's (the Chroma rows count MiniLM tokens
     whatever model embeds, so every model sees the same chunks).
@@ -47,7 +47,7 @@ class Context:
 
     def get_embedder(self) -> Embedder:
         if self.embedder is None:
-            from .embed import get_embedder
+            from explorer.embedding.embedder import get_embedder
 
             self.embedder = get_embedder(self.model, quantize=self.quantize, backend=self.backend)
         return self.embedder

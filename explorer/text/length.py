@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 from typing import Protocol
 
-from .errors import ParamError
+from explorer.errors import ParamError
 
 UNITS = ("chars", "words", "tokens", "cl100k", "o200k")
 _WORD = re.compile(r"\S+")
@@ -54,7 +54,7 @@ class ModelTokenLength:
     def __init__(self, model: str | None = None) -> None:
         from tokenizers import Tokenizer
 
-        from .models import tokenizer_file
+        from explorer.models.paths import tokenizer_file
 
         tok = Tokenizer.from_file(str(tokenizer_file(model)))
         tok.no_truncation()

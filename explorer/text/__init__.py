@@ -1,0 +1,7 @@
+"""Text units with offsets: chunks and spans, sentences and paragraphs, and the length
+functions that measure them (characters, words, model and OpenAI tokens, counted in bulk).
+
+Everything here is pure and works on plain strings and offsets. It may import
+``explorer.errors``, ``explorer.limits`` and ``explorer.models`` (a tokenizer is found through
+the model registry); it never imports documents, embeddings, strategies or anything above.
+"""
