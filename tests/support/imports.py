@@ -40,7 +40,9 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
             if node.level:
                 up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join([*up, base] if base else up)
-            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+            subs = [f"{base}.{a.name}" for a in node.names]
+            # ``from pkg import mod`` names the module; ``from pkg import name`` the package
+            targets = [t for t in subs if t in known] or [base]
         else:
             continue
         for t in targets:
