@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import Context, Document, get_strategy
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ParamError
 from explorer.strategies.cluster import optimal_groups
+from explorer.strategies.invariants import invariant_errors
 from explorer.text.chunk import END_OF_TEXT
-from explorer.text.invariants import invariant_errors
 
 CLU = get_strategy("cluster")
 

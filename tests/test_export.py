@@ -10,11 +10,11 @@ import json
 import pytest
 
 from explorer import Document, ParamError, chunk_document
+from explorer.export.code import config_to_code
 from explorer.export.data import (
     chunks_to_csv,
     chunks_to_json,
     chunks_to_jsonl,
-    config_to_code,
     config_to_json,
     configs_from_json,
     export_chunks,
@@ -157,7 +157,7 @@ def test_generated_langchain_code_reproduces_recursive(tmp_path, params):
 def test_generated_langchain_code_reproduces_recursive_in_model_tokens(tmp_path):
     """length='tokens' becomes a Hugging Face tokenizer length function counting [CLS]/[SEP]."""
     pytest.importorskip("transformers")
-    from explorer.export.data import HUB_DEFAULT_MODEL
+    from explorer.export.code import HUB_DEFAULT_MODEL
     from explorer.models.paths import resolve_model_path
 
     text = TEXT * 3
@@ -186,7 +186,8 @@ def test_python_snippet_runs(tmp_path):
 
 
 def test_cli_snippet_round_trips_through_the_parser():
-    from explorer.cli.main import build_parser, configs_from_args
+    from explorer.cli.inputs import configs_from_args
+    from explorer.cli.parser import build_parser
 
     configs = [
         StrategyConfig.make(
@@ -206,7 +207,7 @@ def test_cli_snippet_round_trips_through_the_parser():
 
 def test_int8_travels_into_the_code_and_the_json():
     """The int8 option set in the app comes out in every snippet that can carry it."""
-    from explorer.cli.main import build_parser
+    from explorer.cli.parser import build_parser
 
     configs = [StrategyConfig.make("semantic", {}), StrategyConfig.make("fixed", {"chunk_size": 100})]
     code = config_to_code(configs, ["a.txt"], quantize=True)
@@ -227,7 +228,7 @@ def test_the_model_and_backend_travel_by_name_never_as_a_path():
     the caller passed; the default and ``auto`` are left out."""
     import shlex
 
-    from explorer.cli.main import build_parser
+    from explorer.cli.parser import build_parser
 
     configs = [
         StrategyConfig.make("recursive", {"chunk_size": 100, "chunk_overlap": 0, "length": "tokens"}),

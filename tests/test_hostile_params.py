@@ -16,16 +16,17 @@ from typing import Any
 import pytest
 
 import explorer.strategies.base as base
-import explorer.strategies.recursive as rec
+import explorer.strategies.splitting as splitting
 from explorer.documents.document import Document
 from explorer.documents.loaders import load_bytes
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ExplorerError, LimitError, ModelError, ParamError
 from explorer.limits import MAX_CHUNKS
 from explorer.strategies import all_strategies, get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
-from explorer.text.invariants import invariant_errors
+from explorer.strategies.invariants import invariant_errors
+from explorer.strategies.params import INT
 
 PROSE = (
     "The pump station was inspected on Monday. Operators logged every reading. "
@@ -62,10 +63,7 @@ def megabyte() -> Document:
 # -- sizes and overlaps ------------------------------------------------------------------------
 
 INT_PARAMS = [
-    (s.name, p.name, p.min)
-    for s in all_strategies()
-    for p in s.params
-    if p.type == "int" and p.min is not None
+    (s.name, p.name, p.min) for s in all_strategies() for p in s.params if p.kind is INT and p.min is not None
 ]
 
 
@@ -316,7 +314,7 @@ def test_polynomial_patterns_finish(prose):
 
 
 def test_regex_time_budget_gives_a_limit_error(monkeypatch):
-    monkeypatch.setattr(rec, "REGEX_TIME_BUDGET_S", 0.0)
+    monkeypatch.setattr(splitting, "REGEX_TIME_BUDGET_S", 0.0)
     doc = load_bytes(b"alpha beta " * 5_000, "t.txt")
     params = {"chunk_size": 100, "chunk_overlap": 0, "separators": ["\\s", ""], "is_separator_regex": True}
     refused(LimitError, lambda: get_strategy("recursive").chunk(doc, params), "'\\\\s'", "simplify")
@@ -377,7 +375,7 @@ def test_unknown_model_is_a_model_error(model, prose):
 def test_embedding_work_is_bounded(monkeypatch):
     """More new texts than MAX_EMBED_TEXTS are refused before the model runs; cached ones don't count."""
     from explorer import limits
-    from explorer.embedding.embedder import FakeEmbedder
+    from explorer.embedding.fake import FakeEmbedder
 
     monkeypatch.setattr(limits, "MAX_EMBED_TEXTS", 5)
     emb = FakeEmbedder(16)

@@ -26,14 +26,14 @@ from hostile_inputs import BY_ID, MD_HTML, Case, loadable_cases
 
 from explorer.documents.document import Document
 from explorer.documents.loaders import load_bytes
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ExplorerError, LimitError
 from explorer.limits import MAX_CHUNKS
 from explorer.render.html import facts, legend, render_chunks, render_snippet
 from explorer.strategies import all_strategies, get_strategy
 from explorer.strategies.context import Context
+from explorer.strategies.invariants import invariant_errors
 from explorer.text.chunk import Chunk
-from explorer.text.invariants import invariant_errors
 
 #: Small parameters per strategy: sizes in characters so the size cap is checkable exactly.
 SMALL: dict[str, dict[str, Any]] = {

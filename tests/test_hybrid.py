@@ -6,17 +6,16 @@ from itertools import pairwise
 
 import pytest
 from hostile_inputs import loadable_cases
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from explorer import chunk_document
 from explorer.documents.loaders import load_bytes
 from explorer.documents.samples import SAMPLES, load_sample
 from explorer.errors import LoadError, ParamError
-from explorer.strategies import hybrid
 from explorer.strategies.hybrid import CJK_SEPARATORS, route
+from explorer.strategies.invariants import invariant_errors
 from explorer.text.chunk import END_OF_TEXT, HEADING
-from explorer.text.invariants import invariant_errors
 
 PROSE = (
     "The committee met on Tuesday to review the budget. Several members raised concerns about "
@@ -215,15 +214,6 @@ def test_sentence_overlap_comes_from_chunk_overlap():
     assert any(b.start < a.end for a, b in pairwise(over))
 
 
-def test_fallback_when_a_strategy_is_missing(monkeypatch):
-    monkeypatch.setattr(hybrid, "strategy_names", lambda: ["fixed", "recursive"])
-    doc = doc_of(MD, "notes.md")
-    routes = route(doc, 500)
-    assert {r.strategy for r in routes} == {"recursive"}
-    assert "(markdown is not available: recursive instead)" in routes[0].reason
-    chunks_of(doc, chunk_size=500)
-
-
 def test_params_are_checked():
     doc = doc_of(PROSE)
     with pytest.raises(ParamError, match="chunk_overlap=100 must be smaller than chunk_size=100"):
@@ -310,7 +300,7 @@ def test_hybrid_invariants(lines, name, size, overlap, unit):
     try:
         doc = load_bytes("\n".join(lines).encode("utf-8", "surrogatepass"), name)
     except LoadError:
-        return  # empty or binary: the loader refuses it (tested elsewhere)
+        reject()  # empty or binary: the loader refuses it (tested elsewhere)
     cs = chunk_document(doc, "hybrid", {"chunk_size": size, "chunk_overlap": overlap, "length": unit})
     assert invariant_errors(doc, cs, size if unit != "words" else None) == []
     routes = route(doc, size, unit)

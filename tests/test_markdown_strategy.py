@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import explorer.strategies.recursive as rec
+import explorer.strategies.splitting as splitting
 from explorer import Block, Document, ParamError, chunk_document
-from explorer.strategies.recursive import OVER_SIZE
+from explorer.strategies.invariants import invariant_errors
+from explorer.strategies.splitting import OVER_SIZE
 from explorer.text.chunk import UNBREAKABLE
-from explorer.text.invariants import invariant_errors
 from explorer.text.length import get_length
 
 GUIDE = """# Guide
@@ -208,11 +208,11 @@ def test_token_sizes_are_exact():
 def test_token_index_gives_the_same_chunks_as_tokenizing():
     samples = pytest.importorskip("explorer.documents.samples")
     guide = samples.load_sample("guide.md")
-    assert len(guide.text) > rec.TOKEN_INDEX_MIN_CHARS  # the index is used by default here
+    assert len(guide.text) > splitting.TOKEN_INDEX_MIN_CHARS  # the index is used by default here
     tokens = get_length("tokens")
     for params in ({"chunk_size": 64}, {"chunk_size": 30, "chunk_overlap": 8}, {"chunk_size": 128}):
         fast = chunks_of(guide, length="tokens", **params)
-        with patch.object(rec, "TOKEN_INDEX_MIN_CHARS", 10**9):
+        with patch.object(splitting, "TOKEN_INDEX_MIN_CHARS", 10**9):
             slow = chunks_of(guide, length="tokens", **params)
         assert [(c.start, c.end, c.reason) for c in fast] == [(c.start, c.end, c.reason) for c in slow]
         assert not protected_cut(guide, fast, params["chunk_size"], tokens)

@@ -6,18 +6,11 @@ import pytest
 
 from explorer.documents.document import Document
 from explorer.documents.loaders import load_bytes
-from explorer.documents.profile import (
-    DocProfile,
-    count_tokens,
-    dominant_script,
-    guess_language,
-    line_stats,
-    profile,
-    sample,
-)
 from explorer.documents.samples import load_sample
 from explorer.strategies.hybrid import route
+from explorer.strategies.profile import DocProfile, profile
 from explorer.text.length import get_length
+from explorer.text.measures import dominant_script, guess_language, line_stats, sample, word_pieces
 
 
 def test_profile_of_the_markdown_sample():
@@ -52,9 +45,9 @@ def test_profile_of_the_pdf_sample():
 def test_tokens_match_the_model_tokenizer():
     text = "Chunking splits documents; the embedding model sees word pieces. " * 40
     length = get_length("tokens")
-    assert count_tokens(text) == length(text) - length.special
+    assert word_pieces(text) == length(text) - length.special
     doc = Document("t.txt", "text", text)
-    assert profile(doc).tokens == count_tokens(text)
+    assert profile(doc).tokens == word_pieces(text)
 
 
 @pytest.mark.parametrize("model", ["all-MiniLM-L6-v2", "multilingual-e5-small"])
@@ -62,8 +55,8 @@ def test_tokens_of_a_long_text_are_counted_in_pieces_exactly(model):
     para = "Word pieces are counted in batches cut at whitespace, so the sum stays exact. "
     text = para * 2_000  # ~160 KB: several 50 KB pieces
     length = get_length("tokens", model)
-    assert count_tokens(text, model) == length(text) - length.special  # the whole text at once
-    assert count_tokens("", model) == 0
+    assert word_pieces(text, model) == length(text) - length.special  # the whole text at once
+    assert word_pieces("", model) == 0
 
 
 @pytest.mark.parametrize(

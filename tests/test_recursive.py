@@ -12,11 +12,13 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from langchain_text_splitters.character import _split_text_with_regex
 
 import explorer.strategies.recursive as rec
+import explorer.strategies.splitting as splitting
 from explorer import Document, LimitError, ParamError, chunk_document
 from explorer.limits import MAX_SEPARATOR_CHARS
-from explorer.strategies.recursive import OVER_SIZE, compile_separator, split_bounds
+from explorer.strategies.invariants import invariant_errors
+from explorer.strategies.recursive import compile_separator
+from explorer.strategies.splitting import OVER_SIZE, split_bounds
 from explorer.text.chunk import UNBREAKABLE
-from explorer.text.invariants import invariant_errors
 from explorer.text.length import get_length
 
 LC_KEEP = {"start": True, "end": "end", "false": False}
@@ -299,7 +301,7 @@ def test_langchain_parity_generated_model_tokens(text, size, keep, use_index):
     """Also with the token index (counts from one pass over the text) forced on short texts."""
     if keep == "false":
         text = no_separator_runs(text, DEFAULT_SEPS)
-    with patch.object(rec, "TOKEN_INDEX_MIN_CHARS", 0 if use_index else 10**9):
+    with patch.object(splitting, "TOKEN_INDEX_MIN_CHARS", 0 if use_index else 10**9):
         mine = [c.text for c in ours(text, size, size // 4, DEFAULT_SEPS, keep, "tokens")]
     assert_same_chunks(langchain(text, size, size // 4, DEFAULT_SEPS, keep, "tokens"), mine)
 
@@ -310,8 +312,8 @@ def test_token_index_counts_are_exact_or_unknown(text, data):
     """What the splitter relies on: a count from the index is the tokenizer's own count (the
     index serves WordPiece tokenizers: MiniLM's)."""
     tokens = get_length("tokens", "all-MiniLM-L6-v2")
-    with patch.object(rec, "TOKEN_INDEX_MIN_CHARS", 0):
-        count = rec.token_counter(text, tokens)
+    with patch.object(splitting, "TOKEN_INDEX_MIN_CHARS", 0):
+        count = splitting.token_counter(text, tokens)
     assert count is not None
     s = data.draw(st.integers(0, len(text)))
     e = data.draw(st.integers(s, len(text)))
@@ -447,8 +449,6 @@ def test_unsafe_regex_is_refused_but_literal_is_fine():
 
 
 def test_regex_time_budget_gives_a_clear_error(monkeypatch):
-    import explorer.strategies.recursive as rec
-
     text = ("word " * 50 + "\n") * 2000
     params = {
         "chunk_size": 50,
@@ -457,7 +457,7 @@ def test_regex_time_budget_gives_a_clear_error(monkeypatch):
         "is_separator_regex": True,
     }
     assert chunk_document(doc(text[:5000]), "recursive", params)
-    monkeypatch.setattr(rec, "REGEX_TIME_BUDGET_S", 1e-6)
+    monkeypatch.setattr(splitting, "REGEX_TIME_BUDGET_S", 1e-6)
     with pytest.raises(LimitError, match=r"regex separators \['\\\\s\+\(\?=w\)'\] took over"):
         chunk_document(doc(text), "recursive", params)
 

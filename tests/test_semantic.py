@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import numpy as np
@@ -11,20 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import Context, Document, get_strategy
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ParamError
-from explorer.strategies.semantic import (
-    AMOUNT_RANGE,
-    DEFAULT_AMOUNT,
-    _fallback_split,
-    _merge_small,
-    breakpoint_scores,
-    clear_sentence_cache,
-    semantic_curve,
-    window_vectors,
-)
+from explorer.strategies.curve import DEFAULT_AMOUNT, breakpoint_scores, clear_sentence_cache, window_vectors
+from explorer.strategies.invariants import invariant_errors
+from explorer.strategies.semantic import AMOUNT_RANGE, _merge_small, semantic_curve
 from explorer.text.chunk import END_OF_TEXT, SEMANTIC
-from explorer.text.invariants import invariant_errors
 from explorer.text.sentences import sentence_spans
 
 SEM = get_strategy("semantic")
@@ -313,20 +304,6 @@ def test_max_chunk_size_is_respected(length):
     chunks = SEM.chunk(doc, params, _ctx())
     assert len(chunks) > 3
     assert not invariant_errors(doc, chunks, size)
-
-
-def test_fallback_splitter_holds_the_size():
-    from explorer.text.length import get_length
-
-    text = "word " * 50 + "x" * 40 + " tail end."
-    for unit, size in (("chars", 30), ("words", 7), ("tokens", 12)):
-        length = get_length(unit)
-        spans = _fallback_split(text, 0, len(text), size, length, unit)
-        assert spans[0].start == 0 and spans[-1].end == len(text.rstrip())
-        for a, b in itertools.pairwise(spans):
-            assert not text[a.end : b.start].strip()
-        for s in spans:
-            assert length(text[s.start : s.end]) <= size or s.reason.startswith("unbreakable")
 
 
 def test_empty_and_single_sentence_documents():

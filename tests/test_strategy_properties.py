@@ -16,21 +16,12 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from explorer import Context, Document, ParamError, all_strategies
-from explorer.strategies.base import Param
-from explorer.text.invariants import invariant_errors
+from explorer.documents.markdown_blocks import markdown_blocks
+from explorer.embedding.fake import FakeEmbedder
+from explorer.strategies.invariants import invariant_errors
+from explorer.strategies.params import BOOL, CHOICE, FLOAT, INT, Param
 
-try:
-    from explorer.embedding.embedder import FakeEmbedder
-except ImportError:  # pragma: no cover - the embedder module is built in parallel
-    FakeEmbedder = None
-
-try:
-    from explorer.documents.markdown_blocks import markdown_blocks
-except ImportError:  # pragma: no cover
-    markdown_blocks = None
-
-STRATEGIES = [s for s in all_strategies() if not s.needs_embedder or FakeEmbedder is not None]
-SKIPPED = [s.name for s in all_strategies() if s not in STRATEGIES]
+STRATEGIES = all_strategies()
 
 EMOJI = ["🙂", "👍🏽", "👨‍👩‍👧‍👦", "🇫🇷", "❤️", "🧪"]
 MD_LINES = [
@@ -81,15 +72,15 @@ def _int_param(p: Param, name: str) -> st.SearchStrategy[int]:
 
 
 def _param_value(p: Param) -> st.SearchStrategy:
-    if p.type == "int":
+    if p.kind is INT:
         return _int_param(p, p.name)
-    if p.type == "float":
+    if p.kind is FLOAT:
         if p.min is None or p.max is None:
             return st.just(p.default)
         return st.floats(p.min, p.max, allow_nan=False)
-    if p.type == "bool":
+    if p.kind is BOOL:
         return st.booleans()
-    if p.type == "choice":
+    if p.kind is CHOICE:
         return st.sampled_from(p.choices)
     return st.just(p.default)  # str_list, str: the default (recursive's own tests vary them)
 
@@ -101,7 +92,7 @@ def params_for(draw, strategy) -> dict:
 
 
 def make_doc(text: str, markdown: bool) -> Document:
-    if markdown and markdown_blocks is not None:
+    if markdown:
         text = text.replace("\r", "\n")  # the loader's line-end normalisation
         return Document("gen.md", "markdown", text, blocks=markdown_blocks(text))
     return Document("gen.txt", "text", text)
@@ -113,13 +104,6 @@ def size_to_check(p: dict) -> int | None:
     if size and p.get("length", "chars") == "chars":
         return size
     return None
-
-
-def test_every_builtin_strategy_is_covered():
-    names = {s.name for s in STRATEGIES}
-    assert {"fixed", "recursive", "markdown"} <= names, names
-    if SKIPPED:  # only without explorer.embedding.embedder.FakeEmbedder
-        pytest.skip(f"strategies that embed were skipped (no FakeEmbedder): {SKIPPED}")
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)

@@ -1,130 +1,78 @@
-"""The strategy contract: a typed parameter spec, validation, and offsets by construction.
+"""The strategy contract: typed parameters, validation, and offsets by construction.
 
-A strategy is one module that subclasses :class:`Strategy` and decorates it with
-:func:`explorer.strategies.registry.register`. It only returns :class:`Span` objects
-(``start``/``end`` into ``doc.text`` plus a reason); :meth:`Strategy.chunk` turns them
-into :class:`Chunk` objects and checks the invariants, so no strategy can report a
-wrong offset without failing loudly.
+A strategy is one module that subclasses :class:`Strategy`, declares its parameters as a frozen
+dataclass (:mod:`explorer.strategies.params`) and registers itself with
+:func:`explorer.strategies.registry.register`. ``split`` receives that typed object and only
+returns :class:`Span` objects (``start``/``end`` into ``doc.text`` plus a reason);
+:meth:`Strategy.chunk` turns them into :class:`Chunk` objects and checks the invariants, so no
+strategy can report a wrong offset without failing loudly.
 """
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from explorer import untrusted
 from explorer.errors import LimitError, ParamError
 from explorer.limits import MAX_CHUNKS
+from explorer.strategies.params import Param, declared, values_of
 from explorer.text.chunk import Chunk, Span
 
 if TYPE_CHECKING:
     from explorer.documents.document import Document
     from explorer.strategies.context import Context
+    from explorer.text.length import Length
+
+#: The libraries whose equivalent code a strategy can give (keys of :meth:`Strategy.peer_code`).
+PEERS = ("langchain", "llamaindex", "chonkie")
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One parameter of a strategy. The app builds its widgets from these.
+class Measured(Protocol):
+    """What every parameter object has: the unit sizes are counted in."""
 
-    ``type`` is one of ``int``, ``float``, ``bool``, ``choice``, ``str_list``, ``str``.
-    """
-
-    name: str
-    type: str
-    default: Any
-    help: str
-    min: float | None = None
-    max: float | None = None
-    choices: tuple[str, ...] = ()
-    step: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        default = list(self.default) if isinstance(self.default, tuple) else self.default
-        return {
-            "name": self.name,
-            "type": self.type,
-            "default": default,
-            "min": self.min,
-            "max": self.max,
-            "choices": list(self.choices) or None,
-            "help": self.help,
-        }
-
-    def coerce(self, value: Any) -> Any:
-        """Convert ``value`` (possibly a CLI/URL string) to this parameter's type and check bounds."""
-        name = self.name
-        try:
-            if self.type == "int":
-                if isinstance(value, bool):
-                    raise TypeError
-                if isinstance(value, str):
-                    value = float(value.strip())
-                if isinstance(value, float):
-                    if not math.isfinite(value) or value != int(value):
-                        raise ValueError
-                    value = int(value)
-                value = int(value)
-            elif self.type == "float":
-                if isinstance(value, bool):
-                    raise TypeError
-                value = float(value)
-                if not math.isfinite(value):
-                    raise ValueError
-            elif self.type == "bool":
-                if isinstance(value, str):
-                    low = value.strip().lower()
-                    if low in ("1", "true", "yes", "on"):
-                        value = True
-                    elif low in ("0", "false", "no", "off"):
-                        value = False
-                    else:
-                        raise ValueError
-                value = bool(value)
-            elif self.type == "choice":
-                value = str(value)
-                if value not in self.choices:
-                    raise ParamError(f"{name}={value!r} is not one of {', '.join(map(repr, self.choices))}")
-            elif self.type == "str_list":
-                if isinstance(value, str):
-                    value = untrusted.loads(value, f"{name}={value[:40]!r}", ParamError)
-                if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-                    raise TypeError
-                value = tuple(value)
-            elif self.type == "str":
-                value = str(value)
-        except ParamError:
-            raise
-        except (TypeError, ValueError, OverflowError):
-            raise ParamError(f"{name}={value!r} is not a valid {self.type}") from None
-        if self.type in ("int", "float"):
-            if self.min is not None and value < self.min:
-                raise ParamError(f"{name}={value} is below the minimum {self.min:g}")
-            if self.max is not None and value > self.max:
-                raise ParamError(f"{name}={value} is above the maximum {self.max:g}")
-        return value
+    @property
+    def length(self) -> str: ...
 
 
-LENGTH_PARAM = Param(
-    "length",
-    "choice",
-    "chars",
-    "Unit in which sizes are counted: characters, words, tokens of the embedding model "
-    "(with its special tokens, such as [CLS]/[SEP]), or OpenAI's cl100k / o200k tokens.",
-    choices=("chars", "words", "tokens", "cl100k", "o200k"),
-)
+P = TypeVar("P", bound=Measured)
 
 
-class Strategy(ABC):
-    """Base class of every chunking strategy."""
+class PeerKit(Protocol):
+    """How peer code names the model and the document and measures a length unit in each library
+    (written by :mod:`explorer.export.code`); a strategy's :meth:`~Strategy.peer_code` uses it."""
+
+    hub: str  # a Python expression naming the model for another library
+    read: str  # the line that reads the document into ``text``
+
+    def py(self, value: Any) -> str: ...
+    def code(self, lines: Sequence[str]) -> str: ...
+    def none(self, peer: str, strategy: str, why: str = "") -> str: ...
+    def langchain(self, note: str, cls: str, args: str, unit: str, measured: bool = True) -> str: ...
+    def lc_length(self, unit: str) -> tuple[list[str], str]: ...
+    def llamaindex(self, note: list[str], imports: list[str], body: list[str]) -> str: ...
+    def li_sentences(self, note: str, size: int, overlap: int, unit: str) -> str: ...
+    def li_tokenizer(self, unit: str) -> tuple[list[str], str]: ...
+    def chonkie(self, top: list[str], body: list[str]) -> str: ...
+    def chonkie_sentences(self, size: int, min_sentences: int, unit: str) -> str: ...
+    def chonkie_tokenizer(self, unit: str) -> str: ...
+
+
+class Strategy(ABC, Generic[P]):
+    """Base class of every chunking strategy; ``Params`` is its frozen parameter dataclass."""
 
     name: ClassVar[str]
     description: ClassVar[str]
+    Params: ClassVar[type]
+    #: The declarations of ``Params``' fields, in order (set from ``Params``).
     params: ClassVar[tuple[Param, ...]] = ()
     #: True if the strategy embeds text (semantic, cluster...): the app shows progress for it.
     needs_embedder: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "Params" in vars(cls):
+            cls.params = declared(cls.Params)
 
     # -- parameters ------------------------------------------------------------------------
     def param(self, name: str) -> Param:
@@ -139,57 +87,45 @@ class Strategy(ABC):
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
 
-    def validate(self, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Return a complete, coerced parameter dict or raise :class:`ParamError`."""
-        out = self.defaults()
-        for key, value in (values or {}).items():
-            out[key] = self.param(key).coerce(value)
-        self.check(out)
-        return out
+    def parse(self, values: Mapping[str, Any] | None = None) -> P:
+        """The typed, checked parameters from plain ``values`` (defaults filled), or ParamError."""
+        given = {key: self.param(key).coerce(value) for key, value in (values or {}).items()}
+        p = self.complete(self.Params(**given))
+        self.check(p)
+        return p
 
-    def check(self, p: dict[str, Any]) -> None:
+    def validate(self, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The complete, coerced parameters as a plain dict (for the app, URLs, CLI, configs)."""
+        return values_of(self.parse(values))
+
+    def complete(self, p: P) -> P:
+        """Fill a parameter whose default depends on another one. Override."""
+        return p
+
+    def check(self, p: P) -> None:
         """Cross-parameter checks (e.g. overlap < size). Override; raise ParamError."""
         return None
 
+    def size_cap(self, p: P) -> int:
+        """The size every chunk is held to (0 = none, or a unit can be unbreakable). Override."""
+        return 0
+
+    # -- peers -----------------------------------------------------------------------------
+    def peer_code(self, p: P, kit: PeerKit) -> dict[str, str]:
+        """Code for the closest equivalent in each of :data:`PEERS` (a comment where none is)."""
+        return {peer: kit.none(peer, self.name) for peer in PEERS}
+
     # -- splitting -------------------------------------------------------------------------
     @abstractmethod
-    def split(self, doc: Document, p: dict[str, Any], ctx: Context) -> list[Span]:
-        """Return spans of ``doc.text`` in increasing ``start`` order. ``p`` is validated."""
+    def split(self, doc: Document, p: P, ctx: Context) -> list[Span]:
+        """Return spans of ``doc.text`` in increasing ``start`` order. ``p`` is checked."""
 
-    def min_chunks(self, doc: Document, p: Mapping[str, Any], ctx: Context | None = None) -> int:
+    def min_chunks(self, doc: Document, p: P, ctx: Context | None = None) -> int:
         """A lower bound on the chunk count (0 = unknown), checked before splitting, so that
         ``chunk_size=1`` on a 5 MB text is refused at once rather than after building millions
-        of spans. Default: a ``chunk_size`` caps every chunk unless a ``separators`` list lacks
-        ``""`` (then a unit can be unbreakable), and every non-space character is in a chunk.
-        In characters the bound is the non-space count over the size. In words or tokens each
-        chunk holds at most ``chunk_size`` minus the special tokens, and every word is at least
-        one unit: the word count gives a floor for free, and only when that floor comes near
-        the limit are the units counted (about a second a megabyte). Override where
-        ``chunk_size`` means something else."""
-        size = p.get("chunk_size")
-        if not size or "" not in p.get("separators", ("",)):
-            return 0
-        unit = self.unit(p)
-        if unit == "chars":
-            if len(doc.text) <= MAX_CHUNKS * size:  # cheap: cannot be over, skip the count
-                return 0
-            return -(-sum(map(len, doc.text.split())) // size)
-        if ctx is None or len(doc.text) <= MAX_CHUNKS // 4:  # too short to come near the limit
-            return 0
-        length = ctx.length(unit)
-        room = size - getattr(length, "special", 0)
-        if room <= 0:
-            return 0
-        if (len(doc.text) // 2 + 1) / room <= MAX_CHUNKS // 4:  # words <= chars / 2: skip the split
-            return 0
-        floor = -(-len(doc.text.split()) // room)
-        if floor > MAX_CHUNKS or floor <= MAX_CHUNKS // 4:
-            return floor
-        units = length(doc.text) - getattr(length, "special", 0)
-        return int(units / room / 1.01)  # 1 % margin: units of the parts need not add up exactly
-
-    def unit(self, p: Mapping[str, Any]) -> str:
-        return str(p.get("length", "chars"))
+        of spans (see :func:`size_floor`)."""
+        size = self.size_cap(p)
+        return size_floor(doc.text, size, p.length, ctx) if size else 0
 
     def chunk(
         self, doc: Document, values: Mapping[str, Any] | None = None, ctx: Context | None = None
@@ -198,13 +134,13 @@ class Strategy(ABC):
         from explorer.strategies.context import Context
 
         ctx = ctx or Context.default()
-        p = self.validate(values)
+        p = self.parse(values)
         floor = self.min_chunks(doc, p, ctx)
         if floor > MAX_CHUNKS:
-            unit = {"chars": "characters"}.get(self.unit(p), self.unit(p))
+            unit = {"chars": "characters"}.get(p.length, p.length)
             raise LimitError(
                 f"{self.name} would make at least {floor:,} chunks of {doc.name!r} "
-                f"(chunk_size={p['chunk_size']} {unit}), over the limit of {MAX_CHUNKS:,}: "
+                f"(chunk_size={self.size_cap(p)} {unit}), over the limit of {MAX_CHUNKS:,}: "
                 "use a larger chunk size"
             )
         spans = self.split(doc, p, ctx)
@@ -213,8 +149,9 @@ class Strategy(ABC):
                 f"{self.name} would make {len(spans):,} chunks of {doc.name!r}, over the limit of "
                 f"{MAX_CHUNKS:,}: use a larger chunk size"
             )
-        unit = self.unit(p)
-        length = ctx.length(unit)
+        return self._chunks(doc, spans, p.length, ctx.length(p.length))
+
+    def _chunks(self, doc: Document, spans: list[Span], unit: str, length: Length) -> list[Chunk]:
         text = doc.text
         chunks = []
         prev_start = -1
@@ -245,6 +182,33 @@ class Strategy(ABC):
         return chunks
 
 
+def size_floor(text: str, size: int, unit: str, ctx: Context | None) -> int:
+    """A lower bound on the number of chunks of at most ``size`` units covering ``text``.
+
+    Every non-space character is in a chunk. In characters the bound is the non-space count
+    over the size. In words or tokens each chunk holds at most ``size`` minus the special
+    tokens, and every word is at least one unit: the word count gives a floor for free, and
+    only when that floor comes near the limit are the units counted (about a second a MB).
+    """
+    if unit == "chars":
+        if len(text) <= MAX_CHUNKS * size:  # cheap: cannot be over, skip the count
+            return 0
+        return -(-sum(map(len, text.split())) // size)
+    if ctx is None or len(text) <= MAX_CHUNKS // 4:  # too short to come near the limit
+        return 0
+    length = ctx.length(unit)
+    room = size - length.special
+    if room <= 0:
+        return 0
+    if (len(text) // 2 + 1) / room <= MAX_CHUNKS // 4:  # words <= chars / 2: skip the split
+        return 0
+    floor = -(-len(text.split()) // room)
+    if floor > MAX_CHUNKS or floor <= MAX_CHUNKS // 4:
+        return floor
+    units = length(text) - length.special
+    return int(units / room / 1.01)  # 1 % margin: units of the parts need not add up exactly
+
+
 def _first_non_space(text: str, start: int, end: int) -> int:
     for i in range(start, end):
         if not text[i].isspace():
@@ -261,13 +225,14 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def check_size_overlap(p: dict[str, Any]) -> None:
-    """The checks every sized strategy shares: overlap below size, room beside [CLS]/[SEP]."""
-    if p["chunk_overlap"] >= p["chunk_size"]:
-        raise ParamError(
-            f"chunk_overlap={p['chunk_overlap']} must be smaller than chunk_size={p['chunk_size']}"
-        )
-    if p["length"] == "tokens" and p["chunk_size"] <= 2:
-        raise ParamError(
-            f"chunk_size={p['chunk_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
-        )
+def check_token_room(name: str, size: int, unit: str) -> None:
+    """A size in model tokens must leave room for a word piece beside [CLS] and [SEP]."""
+    if unit == "tokens" and 0 < size <= 2:
+        raise ParamError(f"{name}={size} tokens leaves no room beside [CLS] and [SEP]; use 3 or more")
+
+
+def check_size_overlap(size: int, overlap: int, unit: str) -> None:
+    """The checks every sized strategy with an overlap shares."""
+    if overlap >= size:
+        raise ParamError(f"chunk_overlap={overlap} must be smaller than chunk_size={size}")
+    check_token_room("chunk_size", size, unit)

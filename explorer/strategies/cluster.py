@@ -24,27 +24,57 @@ Pieces in the model's own tokens (``length=tokens``) are smaller: higher precisi
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from explorer.errors import ParamError
-from explorer.strategies.base import LENGTH_PARAM, Param, Strategy
+from explorer.strategies.base import PeerKit, Strategy, check_token_room
+from explorer.strategies.params import CHOICE, CHUNK_SIZE, INT, LENGTH, Param, declare
 from explorer.strategies.registry import register
-from explorer.strategies.semantic import split_range
+from explorer.strategies.splitting import split_range
 from explorer.text.chunk import END_OF_TEXT, SEMANTIC, SIZE_LIMIT, UNBREAKABLE, Span
 
 if TYPE_CHECKING:
     from explorer.documents.document import Document
     from explorer.strategies.context import Context
+    from explorer.text.length import Length
 
 #: Separators of the report's piece splitter.
 PIECE_SEPARATORS = ("\n\n", "\n", ".", "?", "!", " ", "")
 
 
+@dataclass(frozen=True)
+class ClusterParams:
+    chunk_size: int = declare(CHUNK_SIZE.with_default(250))
+    piece_size: int = declare(
+        Param(
+            "piece_size",
+            INT,
+            50,
+            "Size of the pieces that are grouped (in `length` units, <= chunk_size).",
+            min=1,
+            max=100_000,
+            step=5,
+        )
+    )
+    size_rule: str = declare(
+        Param(
+            "size_rule",
+            CHOICE,
+            "pieces",
+            "How chunk_size limits a chunk: 'pieces' = at most chunk_size // piece_size pieces (the "
+            "rule of Chroma's ClusterSemanticChunker, best precision there); 'length' = its real "
+            "length in `length` units (larger chunks).",
+            choices=("pieces", "length"),
+        )
+    )
+    length: str = declare(LENGTH.with_default("cl100k"))
+
+
 @register
-class ClusterStrategy(Strategy):
+class ClusterStrategy(Strategy[ClusterParams]):
     name = "cluster"
     description = (
         "Cuts the text into small pieces (piece_size), embeds them, and groups neighbouring "
@@ -52,62 +82,31 @@ class ClusterStrategy(Strategy):
         "(dynamic programming; Chroma's ClusterSemanticChunker)."
     )
     needs_embedder = True
-    params = (
-        Param("chunk_size", "int", 250, "Largest chunk, in `length` units.", min=1, max=100_000, step=10),
-        Param(
-            "piece_size",
-            "int",
-            50,
-            "Size of the pieces that are grouped (in `length` units, <= chunk_size).",
-            min=1,
-            max=100_000,
-            step=5,
-        ),
-        Param(
-            "size_rule",
-            "choice",
-            "pieces",
-            "How chunk_size limits a chunk: 'pieces' = at most chunk_size // piece_size pieces (the "
-            "rule of Chroma's ClusterSemanticChunker, best precision there); 'length' = its real "
-            "length in `length` units (larger chunks).",
-            choices=("pieces", "length"),
-        ),
-        replace(LENGTH_PARAM, default="cl100k"),
-    )
+    Params = ClusterParams
 
-    def check(self, p: dict[str, Any]) -> None:
-        if p["piece_size"] > p["chunk_size"]:
-            raise ParamError(f"piece_size={p['piece_size']} must not exceed chunk_size={p['chunk_size']}")
-        if p["length"] == "tokens" and p["piece_size"] <= 2:
-            raise ParamError(
-                f"piece_size={p['piece_size']} tokens leaves no room beside [CLS] and [SEP]; use 3 or more"
-            )
+    def check(self, p: ClusterParams) -> None:
+        if p.piece_size > p.chunk_size:
+            raise ParamError(f"piece_size={p.piece_size} must not exceed chunk_size={p.chunk_size}")
+        check_token_room("piece_size", p.piece_size, p.length)
 
-    def split(self, doc: Document, p: dict[str, Any], ctx: Context) -> list[Span]:
+    def size_cap(self, p: ClusterParams) -> int:
+        return p.chunk_size
+
+    def split(self, doc: Document, p: ClusterParams, ctx: Context) -> list[Span]:
         text = doc.text
+        length = ctx.length(p.length)
         pieces = split_range(
-            doc, 0, len(text), p["piece_size"], p["length"], ctx, PIECE_SEPARATORS, "piece_size"
+            text, 0, len(text), length, p.piece_size, PIECE_SEPARATORS, doc_name=doc.name, param="piece_size"
         )
         if len(pieces) <= 1:
             return [
                 Span(s.start, s.end, END_OF_TEXT if i == len(pieces) - 1 else s.reason)
                 for i, s in enumerate(pieces)
             ]
-        length = ctx.length(p["length"])
-        size = p["chunk_size"]
         vecs = ctx.get_embedder().encode([text[s.start : s.end] for s in pieces], progress=ctx.progress)
-        special = getattr(length, "special", 0)
-        starts = np.array([s.start for s in pieces], dtype=np.int64)
-        ends = np.array([s.end for s in pieces], dtype=np.int64)
-        if p["size_rule"] == "pieces":
-            most = max(1, size // p["piece_size"])
-            groups = optimal_groups(vecs, starts, ends, np.ones(len(pieces), dtype=np.int64), most)
-        else:
-            sizes = None
-            if p["length"] != "chars":
-                sizes = np.array([length(text[s.start : s.end]) - special for s in pieces], dtype=np.int64)
-            groups = optimal_groups(vecs, starts, ends, sizes, size - special)
-        groups = _enforce_size(text, pieces, vecs, groups, size, length)
+        groups = _enforce_size(
+            text, pieces, vecs, _groups(text, pieces, vecs, p, length), p.chunk_size, length
+        )
         sims_next = np.einsum("ij,ij->i", vecs[:-1], vecs[1:])
         spans: list[Span] = []
         for gi, (a, b) in enumerate(groups):  # pieces [a, b)
@@ -119,16 +118,35 @@ class ClusterStrategy(Strategy):
             else:
                 s_next = float(sims_next[b - 1])
                 meta = (("similarity_next", round(s_next, 6)),)
-                if p["size_rule"] == "pieces":  # the next piece would make one too many
-                    full = b - a + 1 > max(1, size // p["piece_size"])
+                if p.size_rule == "pieces":  # the next piece would make one too many
+                    full = b - a + 1 > max(1, p.chunk_size // p.piece_size)
                 else:
-                    full = length(text[start : pieces[b].end]) > size
+                    full = length(text[start : pieces[b].end]) > p.chunk_size
                 if full:
                     reason = f"{SIZE_LIMIT}: the next piece would not fit (similarity {s_next:.3f})"
                 else:
                     reason = f"{SEMANTIC}: cluster boundary, similarity to the next piece {s_next:.3f}"
             spans.append(Span(start, end, reason, meta))
         return spans
+
+    def peer_code(self, p: ClusterParams, kit: PeerKit) -> dict[str, str]:
+        why = "the original is ClusterSemanticChunker in Chroma's chunking_evaluation package"
+        return {**super().peer_code(p, kit), "chonkie": kit.none("chonkie", self.name, why)}
+
+
+def _groups(
+    text: str, pieces: list[Span], vecs: np.ndarray, p: ClusterParams, length: Length
+) -> list[tuple[int, int]]:
+    """The DP's grouping under the size rule (see the module docstring)."""
+    starts = np.array([s.start for s in pieces], dtype=np.int64)
+    ends = np.array([s.end for s in pieces], dtype=np.int64)
+    if p.size_rule == "pieces":
+        most = max(1, p.chunk_size // p.piece_size)
+        return optimal_groups(vecs, starts, ends, np.ones(len(pieces), dtype=np.int64), most)
+    sizes = None
+    if p.length != "chars":
+        sizes = np.array([length(text[s.start : s.end]) - length.special for s in pieces], dtype=np.int64)
+    return optimal_groups(vecs, starts, ends, sizes, p.chunk_size - length.special)
 
 
 def optimal_groups(
@@ -181,7 +199,9 @@ def optimal_groups(
     return groups
 
 
-def _enforce_size(text, pieces, vecs, groups, size, length) -> list[tuple[int, int]]:
+def _enforce_size(
+    text: str, pieces: list[Span], vecs: np.ndarray, groups: list[tuple[int, int]], size: int, length: Length
+) -> list[tuple[int, int]]:
     """Token counts are not exactly additive: re-measure each group and split any that is
     over ``size`` at its least similar adjacent pair until it fits."""
     out: list[tuple[int, int]] = []

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from explorer.text.length import Length, get_length
 
 if TYPE_CHECKING:
-    from explorer.embedding.embedder import Embedder
+    from explorer.embedding.base import Embedder
 
 
 @dataclass

@@ -2,42 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from explorer.strategies.base import LENGTH_PARAM, Param, Strategy, check_size_overlap, trim
+from explorer.strategies.base import PeerKit, Strategy, check_size_overlap, trim
+from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
+from explorer.text.length import Length
+
+
+@dataclass(frozen=True)
+class FixedParams:
+    chunk_size: int = declare(CHUNK_SIZE.with_default(500))
+    chunk_overlap: int = declare(CHUNK_OVERLAP)
+    length: str = declare(LENGTH)
 
 
 @register
-class FixedStrategy(Strategy):
+class FixedStrategy(Strategy[FixedParams]):
     name = "fixed"
     description = (
         "Windows of exactly chunk_size units (characters, words or tokens), each starting "
         "chunk_size - chunk_overlap units after the previous one. Ignores structure: the baseline."
     )
-    params = (
-        Param("chunk_size", "int", 500, "Units per chunk.", min=1, max=100_000, step=10),
-        Param(
-            "chunk_overlap",
-            "int",
-            0,
-            "Units shared by consecutive chunks (< chunk_size).",
-            min=0,
-            max=100_000,
-            step=10,
-        ),
-        LENGTH_PARAM,
-    )
+    Params = FixedParams
 
-    def check(self, p: dict[str, Any]) -> None:
-        check_size_overlap(p)
+    def check(self, p: FixedParams) -> None:
+        check_size_overlap(p.chunk_size, p.chunk_overlap, p.length)
 
-    def split(self, doc, p, ctx) -> list[Span]:
+    def size_cap(self, p: FixedParams) -> int:
+        return p.chunk_size
+
+    def split(self, doc, p: FixedParams, ctx) -> list[Span]:
         text = doc.text
-        size, overlap = p["chunk_size"], p["chunk_overlap"]
-        length = ctx.length(p["length"])
-        if p["length"] == "chars":
+        size, overlap = p.chunk_size, p.chunk_overlap
+        length = ctx.length(p.length)
+        if p.length == "chars":
             bounds = [(i, min(i + size, len(text))) for i in _window_starts(len(text), size, size - overlap)]
         else:
             bounds = _unit_windows(text, length, size, overlap)
@@ -48,16 +48,52 @@ class FixedStrategy(Strategy):
             if e <= s or e <= last_end or (spans and s <= spans[-1].start):
                 continue  # whitespace-only window, or nothing new beyond the previous chunk
             reason = SIZE_LIMIT
-            if p["length"] != "chars" and length(text[s:e]) > size:
-                reason = f"{UNBREAKABLE}: one {p['length']} unit is longer than chunk_size"
+            if p.length != "chars" and length(text[s:e]) > size:
+                reason = f"{UNBREAKABLE}: one {p.length} unit is longer than chunk_size"
             spans.append(Span(s, e, reason))
             last_end = e
         if spans and spans[-1].reason == SIZE_LIMIT:
             spans[-1] = Span(spans[-1].start, spans[-1].end, END_OF_TEXT)
         return spans
 
+    def peer_code(self, p: FixedParams, kit: PeerKit) -> dict[str, str]:
+        unit, sizes = p.length, f"chunk_size={p.chunk_size}, chunk_overlap={p.chunk_overlap}"
+        setup, tok = kit.li_tokenizer(unit)
+        size = p.chunk_size - 2 if unit == "tokens" else p.chunk_size
+        chonkie_tok = kit.chonkie_tokenizer(unit)
+        return {
+            "langchain": _langchain(p, kit),
+            "llamaindex": kit.llamaindex(
+                ["# windows of tokens; TokenTextSplitter prefers to cut at spaces"],
+                ["from llama_index.core.node_parser import TokenTextSplitter", *setup],
+                [
+                    f"parser = TokenTextSplitter(chunk_size={size}, chunk_overlap={p.chunk_overlap}, separator=' '{tok})"
+                ],
+            ),
+            "chonkie": kit.chonkie(
+                ["from chonkie import TokenChunker"],
+                [f"chunker = TokenChunker(tokenizer={chonkie_tok}, {sizes})"],
+            ),
+        }
 
-def _unit_windows(text: str, length, size: int, overlap: int) -> list[tuple[int, int]]:
+
+def _langchain(p: FixedParams, kit: PeerKit) -> str:
+    sizes = f"chunk_size={p.chunk_size}, chunk_overlap={p.chunk_overlap}"
+    if p.length == "chars":
+        note = "# closest: windows of characters (LangChain strips whitespace at the edges)"
+        return kit.langchain(note, "CharacterTextSplitter", f"separator='', {sizes}", p.length)
+    if p.length in ("cl100k", "o200k"):
+        note = "# windows of OpenAI tokens, like explorer's `fixed` with this length unit"
+        args = f"encoding_name={p.length + '_base'!r}, {sizes}"
+        return kit.langchain(note, "TokenTextSplitter", args, p.length, measured=False)
+    if p.length == "tokens":
+        note = "# windows of model word pieces (explorer's size counts the 2 special tokens, hence - 2)"
+        args = f"model_name={kit.hub}, tokens_per_chunk={p.chunk_size - 2}, chunk_overlap={p.chunk_overlap}"
+        return kit.langchain(note, "SentenceTransformersTokenTextSplitter", args, p.length, measured=False)
+    return kit.none("langchain", "fixed")
+
+
+def _unit_windows(text: str, length: Length, size: int, overlap: int) -> list[tuple[int, int]]:
     """Windows of ``size`` words/tokens, cut at the tokenizer's own offsets.
 
     A window runs from its first unit's start (0 for the first) to the next unit's start, so
@@ -70,7 +106,7 @@ def _unit_windows(text: str, length, size: int, overlap: int) -> list[tuple[int,
     if n == 0:
         return [(0, len(text))]
     starts = [0] + [u[0] for u in units[1:]] + [len(text)]
-    room = size - getattr(length, "special", 0)  # [CLS]/[SEP] of model tokens
+    room = size - length.special  # [CLS]/[SEP] of model tokens
     overlap = min(overlap, room - 1)
     bounds = []
     i = 0

@@ -29,14 +29,20 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import replace
-from typing import Any, NamedTuple
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from explorer.documents.document import Block, Document, Page
-from explorer.documents.profile import dominant_script, line_stats, sample
-from explorer.strategies.base import LENGTH_PARAM, Param, Strategy, check_size_overlap
-from explorer.strategies.registry import get_strategy, register, strategy_names
+from explorer.strategies.base import Strategy, check_size_overlap
+from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
+from explorer.strategies.registry import get_strategy, register
 from explorer.text.chunk import END_OF_TEXT, HEADING, Span
+from explorer.text.length import get_length
+from explorer.text.measures import dominant_script, line_stats, sample
+from explorer.text.sentences import paragraph_spans, sentence_spans
+
+if TYPE_CHECKING:
+    from explorer.strategies.context import Context
 
 CJK_SEPARATORS = ("\n\n", "\n", "。", "！", "？", "；", "．", ". ", "，", "、", " ", "")
 CODE_SHARE = 0.40
@@ -54,7 +60,6 @@ _CODE_LINE = re.compile(
     r"|^\s*[\w.\[\]]+\s*(?:[+\-*/]?=|:=|=>|->)\s*\S"
     r"|^(?: {4,}|\t)\S"
 )
-_FALLBACKS = {"markdown": "recursive", "sentence": "recursive", "recursive": "fixed"}
 
 
 class Route(NamedTuple):
@@ -79,28 +84,20 @@ class _Facts(NamedTuple):
     n_tables: int
 
 
-def _size_in_chars(doc: Document, chunk_size: int, unit: str, ctx: Any) -> float:
+def _size_in_chars(doc: Document, chunk_size: int, unit: str, ctx: Context | None) -> float:
     """``chunk_size`` converted to characters with the document's own chars-per-unit ratio."""
     if unit == "chars":
         return float(chunk_size)
     probe = sample(doc.text, 20_000, 4)
-    length = ctx.length(unit) if ctx is not None else _length(unit)
-    n = length(probe) - getattr(length, "special", 0)
+    length = ctx.length(unit) if ctx is not None else get_length(unit)
+    n = length(probe) - length.special
     ratio = len(probe) / n if n > 0 else 4.0
-    return (chunk_size - getattr(length, "special", 0)) * ratio
-
-
-def _length(unit: str):
-    from explorer.text.length import get_length
-
-    return get_length(unit)
+    return (chunk_size - length.special) * ratio
 
 
 def _facts(
     doc: Document, start: int, end: int, size_chars: float, level: int, block_starts: list[int] | None = None
 ) -> _Facts:
-    from explorer.text.sentences import paragraph_spans
-
     text = doc.text
     piece = text[start:end]
     starts = block_starts if block_starts is not None else [b.start for b in doc.blocks]
@@ -182,7 +179,7 @@ def route(
     doc: Document,
     chunk_size: int = DEFAULT_SIZE,
     length: str = "chars",
-    ctx: Any = None,
+    ctx: Context | None = None,
 ) -> list[Route]:
     """Hybrid's plan for ``doc``: ranges that cover the text, each with a strategy and a reason."""
     text = doc.text
@@ -191,10 +188,10 @@ def route(
     size_chars = _size_in_chars(doc, chunk_size, length, ctx)
     headings = doc.headings
     if doc.kind == "markdown" and headings:
-        return [_available(r) for r in _route_sections(doc, headings, size_chars)]
+        return _route_sections(doc, headings, size_chars)
     f = _facts(doc, 0, len(text), size_chars, 0)
     name, why = _route_cjk(f) or _route_prose(f, size_chars, None)
-    return [_available(Route(0, len(text), name, why))]
+    return [Route(0, len(text), name, why)]
 
 
 def _route_cjk(f: _Facts) -> tuple[str, str] | None:
@@ -233,17 +230,6 @@ def _route_sections(doc: Document, headings: tuple[Block, ...], size_chars: floa
     return routes
 
 
-def _available(r: Route) -> Route:
-    """Swap in a fallback when the chosen strategy is not registered (never expected in a full
-    install; keeps hybrid usable while strategies are added)."""
-    names = strategy_names()
-    name, reason = r.strategy, r.reason
-    while name not in names and name in _FALLBACKS:
-        name = _FALLBACKS[name]
-        reason = f"{reason} ({r.strategy} is not available: {name} instead)"
-    return r._replace(strategy=name, reason=reason)
-
-
 def describe_routes(routes: tuple[Route, ...] | list[Route]) -> tuple[str, str]:
     """(choice, reason) for the document summary: the strategy, or a per-section summary."""
     if not routes:
@@ -260,26 +246,27 @@ def describe_routes(routes: tuple[Route, ...] | list[Route]) -> tuple[str, str]:
 
 
 def _sub_params(
-    strategy: Strategy, name: str, p: dict[str, Any], doc: Document, r: Route, chars_per_unit: float
+    strategy: Strategy[Any], p: HybridParams, doc: Document, r: Route, chars_per_unit: float
 ) -> dict[str, Any]:
     """Parameters for the delegated strategy, within its own bounds."""
+    name = r.strategy
     values: dict[str, Any] = {
-        "chunk_size": p["chunk_size"],
-        "chunk_overlap": p["chunk_overlap"],
-        "length": p["length"],
+        "chunk_size": p.chunk_size,
+        "chunk_overlap": p.chunk_overlap,
+        "length": p.length,
     }
     if name == "sentence":
         per = strategy.param("sentences_per_chunk")
         per_max = int(per.max) if per.max is not None else 100
         overlap = 0
-        if p["chunk_overlap"]:
+        if p.chunk_overlap:
             mean = _mean_sentence_chars(doc, r.start, r.end)
-            overlap = max(1, round(p["chunk_overlap"] * chars_per_unit / mean))
+            overlap = max(1, round(p.chunk_overlap * chars_per_unit / mean))
         values = {
             "sentences_per_chunk": per_max,  # the chunk_size cap closes each group
             "overlap_sentences": min(overlap, per_max - 1),
-            "chunk_size": p["chunk_size"],
-            "length": p["length"],
+            "chunk_size": p.chunk_size,
+            "length": p.length,
         }
     elif name == "recursive" and r.reason.startswith(CJK_REASON):
         values["separators"] = CJK_SEPARATORS
@@ -289,8 +276,6 @@ def _sub_params(
 
 
 def _mean_sentence_chars(doc: Document, start: int, end: int) -> float:
-    from explorer.text.sentences import sentence_spans
-
     spans = sentence_spans(doc.text, start, min(end, start + 20_000))
     if not spans:
         return 100.0
@@ -324,8 +309,17 @@ def _next_section_reason(doc: Document, pos: int) -> str:
     return HEADING
 
 
+@dataclass(frozen=True)
+class HybridParams:
+    chunk_size: int = declare(CHUNK_SIZE.with_default(DEFAULT_SIZE))
+    chunk_overlap: int = declare(
+        CHUNK_OVERLAP.with_default(0, note="For sentence groups it becomes a number of sentences.")
+    )
+    length: str = declare(LENGTH)
+
+
 @register
-class HybridStrategy(Strategy):
+class HybridStrategy(Strategy[HybridParams]):
     name = "hybrid"
     description = (
         "Looks at the document (headings, code, tables, line and paragraph lengths, script) and hands "
@@ -334,41 +328,22 @@ class HybridStrategy(Strategy):
         "。！？ as sentence ends for CJK), sentence groups for prose with long paragraphs. Each chunk "
         "says what was chosen and why."
     )
-    params = (
-        Param(
-            "chunk_size",
-            "int",
-            DEFAULT_SIZE,
-            "Largest chunk, in the length unit.",
-            min=1,
-            max=100_000,
-            step=10,
-        ),
-        Param(
-            "chunk_overlap",
-            "int",
-            0,
-            "Units the next chunk may repeat from the previous one (< chunk_size); for sentence "
-            "groups it becomes a number of sentences.",
-            min=0,
-            max=100_000,
-            step=10,
-        ),
-        LENGTH_PARAM,
-    )
+    Params = HybridParams
 
-    def check(self, p: dict[str, Any]) -> None:
-        check_size_overlap(p)
+    def check(self, p: HybridParams) -> None:
+        check_size_overlap(p.chunk_size, p.chunk_overlap, p.length)
 
-    def split(self, doc, p, ctx) -> list[Span]:
-        routes = route(doc, p["chunk_size"], p["length"], ctx)
-        chars_per_unit = _size_in_chars(doc, p["chunk_size"], p["length"], ctx) / p["chunk_size"]
+    def size_cap(self, p: HybridParams) -> int:
+        return p.chunk_size
+
+    def split(self, doc: Document, p: HybridParams, ctx: Context) -> list[Span]:
+        routes = route(doc, p.chunk_size, p.length, ctx)
+        chars_per_unit = _size_in_chars(doc, p.chunk_size, p.length, ctx) / p.chunk_size
         spans: list[Span] = []
         for i, r in enumerate(routes):
             strategy = get_strategy(r.strategy)
-            values = strategy.validate(_sub_params(strategy, r.strategy, p, doc, r, chars_per_unit))
-            sub = _subdoc(doc, r.start, r.end)
-            got = strategy.split(sub, values, ctx)
+            sub_p = strategy.parse(_sub_params(strategy, p, doc, r, chars_per_unit))
+            got = strategy.split(_subdoc(doc, r.start, r.end), sub_p, ctx)
             meta = (("hybrid_choice", r.strategy), ("hybrid_reason", r.reason))
             last = len(got) - 1
             for j, s in enumerate(got):

@@ -9,8 +9,8 @@
    (never with overlap across a heading).
 3. A bigger section is packed block by block (paragraphs, lists, code, tables...): blocks are
    added to a chunk while the whole chunk, measured as one text, still fits, so a code fence or
-   a table is never cut inside. A block bigger than ``chunk_size`` on its own is split by the
-   ``recursive`` splitter with separators suited to it (lines for code and tables; paragraphs,
+   a table is never cut inside. A block bigger than ``chunk_size`` on its own is split by
+   ``recursive``'s splitter with separators suited to it (lines for code and tables; paragraphs,
    lines, sentences, words for prose). Headings stick to what follows them: when the next
    block does not fit beside its heading, the block (unless it is code or a table) is split so
    that its first part opens with the heading. ``chunk_overlap`` repeats whole trailing blocks
@@ -29,20 +29,16 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import accumulate, pairwise
-from typing import Any
 
 from explorer.documents.document import Block, Document
-from explorer.strategies.base import LENGTH_PARAM, Param, Strategy, check_size_overlap
-from explorer.strategies.recursive import (
-    DEFAULT_SEPARATORS,
-    Piece,
-    RecursiveSplitter,
-    pieces_to_spans,
-    token_counter,
-)
+from explorer.strategies.base import PeerKit, Strategy, check_size_overlap, trim
+from explorer.strategies.params import BOOL, CHUNK_OVERLAP, CHUNK_SIZE, INT, LENGTH, Param, declare
 from explorer.strategies.registry import register
+from explorer.strategies.splitting import Piece, RecursiveSplitter, pieces_to_spans, token_counter
 from explorer.text.chunk import HEADING, SIZE_LIMIT, UNBREAKABLE, Span
+from explorer.text.length import Length
 
 #: Blocks never cut inside unless bigger than chunk_size.
 PROTECTED = ("code", "table")
@@ -74,74 +70,117 @@ def heading_reason(h: Block) -> str:
     return f"{HEADING}: {'#' * max(h.level, 1)} {h.info}".rstrip()
 
 
+@dataclass(frozen=True)
+class MarkdownParams:
+    max_heading_level: int = declare(
+        Param(
+            "max_heading_level",
+            INT,
+            3,
+            "Cut before headings of this level or higher (1 = only #, 3 = #, ## and ###).",
+            min=1,
+            max=6,
+            step=1,
+        )
+    )
+    chunk_size: int = declare(CHUNK_SIZE)
+    chunk_overlap: int = declare(
+        CHUNK_OVERLAP.with_default(0, note="Used only inside a section bigger than chunk_size.")
+    )
+    merge_small_sections: bool = declare(
+        Param(
+            "merge_small_sections",
+            BOOL,
+            False,
+            "Merge consecutive small sections into one chunk while they fit in chunk_size.",
+        )
+    )
+    length: str = declare(LENGTH)
+
+
 @register
-class MarkdownStrategy(Strategy):
+class MarkdownStrategy(Strategy[MarkdownParams]):
     name = "markdown"
     description = (
         "Sections cut before Markdown headings (up to a level), each chunk carrying its heading "
         "path; code fences and tables stay whole unless bigger than chunk_size; long sections "
         "are packed block by block. Plain text falls back to recursive."
     )
-    params = (
-        Param(
-            "max_heading_level",
-            "int",
-            3,
-            "Cut before headings of this level or higher (1 = only #, 3 = #, ## and ###).",
-            min=1,
-            max=6,
-            step=1,
-        ),
-        Param("chunk_size", "int", 1000, "Largest chunk, in the length unit.", min=1, max=100_000, step=10),
-        Param(
-            "chunk_overlap",
-            "int",
-            0,
-            "Units a chunk may repeat from the previous one inside a long section (< chunk_size).",
-            min=0,
-            max=100_000,
-            step=10,
-        ),
-        Param(
-            "merge_small_sections",
-            "bool",
-            False,
-            "Merge consecutive small sections into one chunk while they fit in chunk_size.",
-        ),
-        LENGTH_PARAM,
-    )
+    Params = MarkdownParams
 
-    def check(self, p: dict[str, Any]) -> None:
-        check_size_overlap(p)
+    def check(self, p: MarkdownParams) -> None:
+        check_size_overlap(p.chunk_size, p.chunk_overlap, p.length)
 
-    def split(self, doc, p, ctx) -> list[Span]:
-        length = ctx.length(p["length"])
+    def size_cap(self, p: MarkdownParams) -> int:
+        return p.chunk_size
+
+    def split(self, doc, p: MarkdownParams, ctx) -> list[Span]:
+        length = ctx.length(p.length)
         if not doc.blocks:
             splitter = RecursiveSplitter(
                 doc.text,
-                chunk_size=p["chunk_size"],
-                chunk_overlap=p["chunk_overlap"],
-                separators=DEFAULT_SEPARATORS,
+                chunk_size=p.chunk_size,
+                chunk_overlap=p.chunk_overlap,
                 length=length,
-                unit=p["length"],
                 span_length=token_counter(doc.text, length),
             )
             return pieces_to_spans(splitter.split())
-        packer = _Packer(doc, p["chunk_size"], p["chunk_overlap"], length, p["length"])
-        return pieces_to_spans(packer.run(p["max_heading_level"], p["merge_small_sections"]))
+        packer = _Packer(doc, p.chunk_size, p.chunk_overlap, length)
+        return pieces_to_spans(packer.run(p.max_heading_level, p.merge_small_sections))
+
+    def peer_code(self, p: MarkdownParams, kit: PeerKit) -> dict[str, str]:
+        tok = kit.chonkie_tokenizer(p.length)
+        return {
+            "langchain": _langchain(p, kit),
+            "llamaindex": kit.llamaindex(
+                ["# split before every heading (no size limit, no heading-level choice)"],
+                ["from llama_index.core.node_parser import MarkdownNodeParser"],
+                ["parser = MarkdownNodeParser()"],
+            ),
+            "chonkie": kit.chonkie(
+                [
+                    "# closest: RecursiveChunker's Markdown recipe (splits at headings first, no heading path)",
+                    "from chonkie import RecursiveChunker",
+                ],
+                [
+                    f"chunker = RecursiveChunker.from_recipe('markdown', tokenizer={tok}, "
+                    f"chunk_size={p.chunk_size})"
+                ],
+            ),
+        }
+
+
+def _langchain(p: MarkdownParams, kit: PeerKit) -> str:
+    headers = [("#" * i, f"h{i}") for i in range(1, p.max_heading_level + 1)]
+    setup, length_kw = kit.lc_length(p.length)
+    tik = p.length in ("cl100k", "o200k")
+    make = ".from_tiktoken_encoder(encoding_name=" + repr(p.length + "_base") + ", " if tik else "("
+    return kit.code(
+        [
+            "# closest: split before headings, then by size inside each section",
+            "from langchain_text_splitters import MarkdownHeaderTextSplitter, RecursiveCharacterTextSplitter",
+            *setup,
+            "",
+            f"by_heading = MarkdownHeaderTextSplitter(headers_to_split_on={headers!r}, strip_headers=False)",
+            kit.read,
+            "sections = by_heading.split_text(text)",
+            f"by_size = RecursiveCharacterTextSplitter{make}chunk_size={p.chunk_size}, "
+            f"chunk_overlap={p.chunk_overlap}{length_kw})",
+            "chunks = [d.page_content for d in by_size.split_documents(sections)]",
+        ]
+    )
 
 
 class _Packer:
     """Greedy packing of trimmed pieces into chunks, measured as whole texts (exact sizes)."""
 
-    def __init__(self, doc: Document, size: int, overlap: int, length: Callable[[str], int], unit: str):
+    def __init__(self, doc: Document, size: int, overlap: int, length: Length):
         self.doc = doc
         self.text = doc.text
         self.size = size
         self.overlap = overlap
         self.length = length
-        self.unit = unit
-        self.chars = unit == "chars"
+        self.chars = length.name == "chars"
         self._cache: dict[tuple[int, int], int] = {}
         self._fast = None if self.chars else token_counter(self.text, length)
         self._blocks = sorted(doc.blocks, key=lambda b: (b.start, -b.end))
@@ -162,12 +201,7 @@ class _Packer:
         return n
 
     def trim(self, s: int, e: int) -> tuple[int, int]:
-        text = self.text
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        return s, e
+        return trim(self.text, s, e)
 
     # -- sections --------------------------------------------------------------------------
     def run(self, max_level: int, merge_small: bool) -> list[Piece]:
@@ -249,7 +283,6 @@ class _Packer:
                 separators=seps,
                 keep_separator=keep,
                 length=self.length,
-                unit=self.unit,
                 span_length=self._fast,
             ).split(a, e)
 
@@ -332,14 +365,7 @@ class _Packer:
                     lead = pieces[t][0] if t < k else None
                     i = None
                 else:
-                    j = t
-                    while (
-                        overlap
-                        and j - 1 > i
-                        and measure(pieces[j - 1][0], pieces[t - 1][1]) <= overlap
-                        and measure(pieces[j - 1][0], e) <= size
-                    ):
-                        j -= 1
+                    j = self._overlap_start(pieces, i, t, e, overlap)
                     i = j if j < k else None
             if big:
                 n0 = len(out)
@@ -350,6 +376,19 @@ class _Packer:
                 i = k
         if i is not None:
             self._emit(pieces[i][0], pieces[n - 1][1], between[n - 1])
+
+    def _overlap_start(self, pieces: list[tuple[int, int]], i: int, t: int, e: int, overlap: int) -> int:
+        """First piece of the next chunk: the closed chunk's (pieces i..t-1) last pieces that fit
+        in ``overlap`` and leave room for the piece ending at ``e``."""
+        j = t
+        while (
+            overlap
+            and j - 1 > i
+            and self.measure(pieces[j - 1][0], pieces[t - 1][1]) <= overlap
+            and self.measure(pieces[j - 1][0], e) <= self.size
+        ):
+            j -= 1
+        return j
 
     def _emit(self, s: int, e: int, why: str | None) -> None:
         self.out.append((s, e, why))

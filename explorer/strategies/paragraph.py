@@ -2,16 +2,17 @@
 
 A chunk holds as many whole consecutive paragraphs as fit in ``chunk_size`` (measured whole in
 the length unit). A paragraph over the size on its own is cut into runs of whole sentences that
-fit, and a sentence over the size is cut at words (see ``sentence.split_long``).
+fit, and a sentence over the size is cut at words (see :func:`.packing.split_long`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from explorer.strategies.base import LENGTH_PARAM, Param, Strategy
+from explorer.strategies.base import PeerKit, Strategy, check_token_room
+from explorer.strategies.packing import Packer, long_unit_spans, pack, plural
+from explorer.strategies.params import CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import register
-from explorer.strategies.sentence import Packer, check_token_size, long_unit_spans, pack
 from explorer.text.chunk import END_OF_TEXT, PARAGRAPH_END, SENTENCE_END, Span
 from explorer.text.length import Length
 from explorer.text.sentences import paragraph_spans, sentence_spans
@@ -20,28 +21,30 @@ from explorer.text.sentences import paragraph_spans, sentence_spans
 SENTENCE_IN_LONG_PARAGRAPH = f"{SENTENCE_END} (paragraph over size)"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
+@dataclass(frozen=True)
+class ParagraphParams:
+    chunk_size: int = declare(CHUNK_SIZE)
+    length: str = declare(LENGTH)
 
 
 @register
-class ParagraphStrategy(Strategy):
+class ParagraphStrategy(Strategy[ParagraphParams]):
     name = "paragraph"
     description = (
         "Whole paragraphs (separated by blank lines) merged greedily up to chunk_size; a paragraph "
         "over the size is split by sentences, and a sentence over the size by words."
     )
-    params = (
-        Param("chunk_size", "int", 1000, "Largest chunk, in the length unit.", min=1, max=100_000, step=10),
-        LENGTH_PARAM,
-    )
+    Params = ParagraphParams
 
-    def check(self, p: dict[str, Any]) -> None:
-        check_token_size(p, p["chunk_size"])
+    def check(self, p: ParagraphParams) -> None:
+        check_token_room("chunk_size", p.chunk_size, p.length)
 
-    def split(self, doc, p, ctx) -> list[Span]:
-        text, size, unit = doc.text, p["chunk_size"], p["length"]
-        length = ctx.length(unit)
+    def size_cap(self, p: ParagraphParams) -> int:
+        return p.chunk_size
+
+    def split(self, doc, p: ParagraphParams, ctx) -> list[Span]:
+        text, size = doc.text, p.chunk_size
+        length = ctx.length(p.length)
         paras = paragraph_spans(text)
         n = len(paras)
         if n == 0:
@@ -52,19 +55,30 @@ class ParagraphStrategy(Strategy):
         while i < n:
             last = END_OF_TEXT if i == n - 1 else PARAGRAPH_END
             if packer.lens[i] > size:
-                spans += _split_paragraph(text, *paras[i], length, size, unit, last)
+                spans += _split_paragraph(text, *paras[i], length, size, last)
                 i += 1
                 continue
             j = packer.extend(i, i + 1, n)
             why = END_OF_TEXT if j == n else PARAGRAPH_END
-            spans.append(Span(paras[i][0], paras[j - 1][1], f"{why}: {_plural(j - i, 'paragraph')}"))
+            spans.append(Span(paras[i][0], paras[j - 1][1], f"{why}: {plural(j - i, 'paragraph')}"))
             i = j
         return spans
 
+    def peer_code(self, p: ParagraphParams, kit: PeerKit) -> dict[str, str]:
+        lc_note = (
+            "# closest: paragraphs merged up to chunk_size "
+            "(explorer also splits an over-long paragraph by sentences)"
+        )
+        lc_args = f"separator='\\n\\n', chunk_size={p.chunk_size}, chunk_overlap=0"
+        li_note = "# closest: SentenceSplitter prefers paragraph breaks, then sentences"
+        return {
+            "langchain": kit.langchain(lc_note, "CharacterTextSplitter", lc_args, p.length),
+            "llamaindex": kit.li_sentences(li_note, p.chunk_size, 0, p.length),
+            "chonkie": kit.chonkie_sentences(p.chunk_size, 1, p.length),
+        }
 
-def _split_paragraph(
-    text: str, ps: int, pe: int, length: Length, size: int, unit: str, last: str
-) -> list[Span]:
+
+def _split_paragraph(text: str, ps: int, pe: int, length: Length, size: int, last: str) -> list[Span]:
     """Runs of whole sentences of an over-size paragraph; over-size sentences cut at words."""
     sents = sentence_spans(text, ps, pe)
     packer = Packer(text, sents, length, size)
@@ -73,7 +87,7 @@ def _split_paragraph(
     for k, (i, j) in enumerate(runs):
         why = last if k == len(runs) - 1 else SENTENCE_IN_LONG_PARAGRAPH
         if j - i == 1 and packer.lens[i] > size:
-            spans += long_unit_spans(text, *sents[i], length, size, unit, "sentence", why)
+            spans += long_unit_spans(text, *sents[i], length, size, "sentence", why)
         else:
             spans.append(Span(sents[i][0], sents[j - 1][1], why))
     return spans

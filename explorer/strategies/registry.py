@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from explorer.errors import ParamError
 from explorer.strategies.base import Strategy
 
-_REGISTRY: dict[str, Strategy] = {}
+_REGISTRY: dict[str, Strategy[Any]] = {}
 #: Modules imported on first look-up; each registers its strategy. Order = display order.
 BUILTIN_MODULES = (
     "fixed",
@@ -25,7 +25,7 @@ _loaded = False
 _load_lock = threading.Lock()
 _loading = threading.local()
 
-S = TypeVar("S", bound=type[Strategy])
+S = TypeVar("S", bound=type[Strategy[Any]])
 
 
 def register(cls: S) -> S:
@@ -50,17 +50,13 @@ def _load_builtins() -> None:
         _loading.active = True
         try:
             for mod in BUILTIN_MODULES:
-                try:
-                    importlib.import_module(f"{__package__}.{mod}")
-                except ModuleNotFoundError as err:  # a strategy module not written yet
-                    if err.name != f"{__package__}.{mod}":
-                        raise
+                importlib.import_module(f"{__package__}.{mod}")
         finally:
             _loading.active = False
         _loaded = True
 
 
-def get_strategy(name: str) -> Strategy:
+def get_strategy(name: str) -> Strategy[Any]:
     _load_builtins()
     try:
         return _REGISTRY[name]
@@ -68,7 +64,7 @@ def get_strategy(name: str) -> Strategy:
         raise ParamError(f"unknown strategy {name!r}; choose one of {', '.join(strategy_names())}") from None
 
 
-def all_strategies() -> list[Strategy]:
+def all_strategies() -> list[Strategy[Any]]:
     """Every strategy, built-ins in display order (BUILTIN_MODULES) whatever imported them
     first, then any others in the order they registered."""
     _load_builtins()
@@ -101,7 +97,8 @@ def reference_markdown() -> str:
     out = []
     for s in all_strategies():
         rows = [
-            f"| `{p.name}` | {p.type} | `{default(p.default)}` | {bounds(p)} | {p.help} |" for p in s.params
+            f"| `{p.name}` | {p.kind.name} | `{default(p.default)}` | {bounds(p)} | {p.help} |"
+            for p in s.params
         ]
         out.append(
             f"### `{s.name}`\n\n{s.description}\n\n"

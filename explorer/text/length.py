@@ -19,8 +19,14 @@ _SAFE_CUT = re.compile(r"[^\W_]\s")
 
 class Length(Protocol):
     name: str
+    #: Units every input counts besides its text ([CLS] and [SEP] of model tokens; 0 elsewhere).
+    special: int
 
     def __call__(self, text: str) -> int: ...
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        """``[self(t) for t in texts]``, in one tokenizer call where there is one."""
+        ...
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Character spans of the units of ``text`` (tokens or words), in order."""
@@ -29,9 +35,13 @@ class Length(Protocol):
 
 class CharLength:
     name = "chars"
+    special = 0
 
     def __call__(self, text: str) -> int:
         return len(text)
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        return list(map(len, texts))
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         return [(i, i + 1) for i in range(len(text))]
@@ -39,9 +49,13 @@ class CharLength:
 
 class WordLength:
     name = "words"
+    special = 0
 
     def __call__(self, text: str) -> int:
         return len(text.split())
+
+    def count_batch(self, texts: list[str]) -> list[int]:
+        return [len(t.split()) for t in texts]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         return [m.span() for m in _WORD.finditer(text)]
@@ -59,24 +73,26 @@ class ModelTokenLength:
         tok = Tokenizer.from_file(str(tokenizer_file(model)))
         tok.no_truncation()
         tok.no_padding()
-        self._tok = tok
+        self.tokenizer = tok
         self.name = "tokens"
         self.special = tok.post_processor.num_special_tokens_to_add(False) if tok.post_processor else 0
 
     def __call__(self, text: str) -> int:
-        return len(self._tok.encode(text, add_special_tokens=False).ids) + self.special
+        return len(self.tokenizer.encode(text, add_special_tokens=False).ids) + self.special
 
     def count_batch(self, texts: list[str]) -> list[int]:
-        encs = self._tok.encode_batch(texts, add_special_tokens=False)
+        encs = self.tokenizer.encode_batch(texts, add_special_tokens=False)
         return [len(e.ids) + self.special for e in encs]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        offs = self._tok.encode(text, add_special_tokens=False).offsets
+        offs = self.tokenizer.encode(text, add_special_tokens=False).offsets
         return _monotone([o for o in offs if o[1] > o[0]])
 
 
 class OpenAITokenLength:
     """cl100k / o200k via ``bpe-openai``, which bundles its tables (tiktoken downloads them)."""
+
+    special = 0
 
     def __init__(self, name: str) -> None:
         import bpe_openai
@@ -87,6 +103,9 @@ class OpenAITokenLength:
     def __call__(self, text: str) -> int:
         return len(self._encode(text))
 
+    def count_batch(self, texts: list[str]) -> list[int]:
+        return [len(self._encode(t)) for t in texts]
+
     def _encode(self, text: str) -> list[int]:
         """Token ids of ``text``. bpe-openai refuses inputs of 1,000,000+ characters or
         200,000+ tokens, so a long text is encoded in pieces cut between a letter and a space (where
@@ -95,7 +114,7 @@ class OpenAITokenLength:
         if len(text) <= OPENAI_PIECE_CHARS:
             return self._enc.encode_ordinary(text)
         ids: list[int] = []
-        for a, b in _pieces(text, OPENAI_PIECE_CHARS):
+        for a, b in pieces(text, OPENAI_PIECE_CHARS):
             ids.extend(self._enc.encode_ordinary(text[a:b]))
         return ids
 
@@ -124,10 +143,11 @@ class OpenAITokenLength:
 OPENAI_PIECE_CHARS = 100_000
 
 
-def _pieces(text: str, size: int) -> list[tuple[int, int]]:
+def pieces(text: str, size: int) -> list[tuple[int, int]]:
     """Cut ``text`` into consecutive ranges of at most ``size`` characters, each cut between a
-    letter or digit and a whitespace character (where the cl100k/o200k pre-tokenizer, which has
-    no look-behind, always cuts too), else anywhere."""
+    letter or digit and a whitespace character (where tokenizers cut anyway: cl100k/o200k's
+    pre-tokenizer, which has no look-behind, and the word splitting of model tokenizers), else
+    anywhere. Long texts are tokenized piece by piece."""
     out: list[tuple[int, int]] = []
     a, n = 0, len(text)
     while n - a > size:

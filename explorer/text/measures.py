@@ -1,7 +1,7 @@
-"""A document's profile: size, structure, script and language, and what ``hybrid`` would do.
+"""Cheap measurements of a text: script, language guess, line lengths, sampling, word pieces.
 
-The same measurements drive the ``hybrid`` strategy's router, so the summary the user reads
-and the routing decision cannot disagree.
+The document profile shows them and the ``hybrid`` strategy routes on them, so they live once,
+here, below both.
 
 - *Script*: letters are counted by Unicode block (Latin, CJK = Han + kana + Hangul, Arabic,
   Cyrillic, Greek, Hebrew, Devanagari, Thai); the dominant script is the one with most letters.
@@ -10,26 +10,21 @@ and the routing decision cannot disagree.
   not count); the best list wins if it covers at least 8% of the words and clearly beats the
   runner-up, else ``other``. For CJK text: ``ja`` if kana are present, ``ko`` for Hangul, else
   ``zh``. Other scripts: ``other``.
-- Large documents are measured on a sample of evenly spaced windows (``SAMPLE_CHARS`` in all)
-  for script and language; counts of characters, words, tokens and blocks are exact.
+- Large texts are measured on a sample of evenly spaced windows (``SAMPLE_CHARS`` in all).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from explorer import limits
-
-if TYPE_CHECKING:
-    from explorer.documents.document import Document
-    from explorer.strategies.hybrid import Route
+from explorer.text.length import get_length, pieces
 
 SAMPLE_CHARS = 200_000
 #: A line shorter than this (characters, non-empty) counts as short.
 SHORT_LINE = 40
+#: Characters given to the tokenizer at once when counting the word pieces of a whole text.
+TOKEN_PIECE_CHARS = 50_000
 
 _SCRIPT_RANGES = {
     "Latin": "A-Za-z\u00aa\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff",
@@ -62,33 +57,6 @@ STOPWORDS = {
     lang: frozenset(w for w in words.split() if _ALL[w] == 1) for lang, words in _STOPWORDS_RAW.items()
 }
 _WORD = re.compile(r"[^\W\d_]+")
-
-
-@dataclass(frozen=True)
-class DocProfile:
-    """What the document summary shows. ``routes`` is hybrid's plan, per section."""
-
-    name: str
-    kind: str
-    chars: int
-    words: int
-    tokens: int  # word pieces of the embedding model, without [CLS]/[SEP]
-    pages: int
-    n_headings: int
-    max_heading_depth: int
-    n_code_blocks: int
-    n_tables: int
-    n_list_items: int
-    n_paragraphs: int
-    mean_line_length: float  # non-empty lines, in characters
-    short_line_share: float  # non-empty lines shorter than SHORT_LINE characters
-    script: str
-    script_share: float  # share of the letters in the dominant script
-    language: str
-    encoding: str
-    hybrid_choice: str
-    hybrid_reason: str
-    routes: tuple[Route, ...] = ()
 
 
 def sample(text: str, budget: int = SAMPLE_CHARS, windows: int = 10) -> str:
@@ -149,72 +117,11 @@ def line_stats(text: str) -> tuple[float, float]:
     return sum(lengths) / len(lengths), sum(1 for n in lengths if n < SHORT_LINE) / len(lengths)
 
 
-def count_tokens(text: str, model: str | None = None) -> int:
-    """Word pieces of the embedding model in ``text`` (no [CLS]/[SEP]), counted in batches of
-    pieces cut at whitespace so a 20 MB text never goes to the tokenizer in one call."""
-    from explorer.text.length import get_length
-
+def word_pieces(text: str, model: str | None = None) -> int:
+    """Word pieces of the embedding model in ``text`` (no [CLS]/[SEP]), counted in pieces cut at
+    whitespace so a 20 MB text never goes to the tokenizer in one call."""
     length = get_length("tokens", model)
-    special = getattr(length, "special", 0)
-    pieces = _pieces(text, 50_000)
-    if not pieces:
+    parts = [text[a:b] for a, b in pieces(text, TOKEN_PIECE_CHARS)] if text else []
+    if not parts:
         return 0
-    batch = getattr(length, "count_batch", None)
-    counts = batch(pieces) if batch else [length(p) for p in pieces]
-    return sum(counts) - special * len(pieces)
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    out = []
-    pos = 0
-    while pos < len(text):
-        end = min(pos + size, len(text))
-        if end < len(text):
-            cut = text.rfind(" ", pos + size // 2, end)
-            cut = max(cut, text.rfind("\n", pos + size // 2, end))
-            if cut > pos:
-                end = cut
-        out.append(text[pos:end])
-        pos = end
-    return out
-
-
-def profile(doc: Document, model: str | None = None) -> DocProfile:
-    """Measure ``doc`` (see the module docstring)."""
-    from explorer.strategies.hybrid import describe_routes, route
-    from explorer.text.sentences import paragraph_spans
-
-    text = doc.text
-    script, share = dominant_script(text)
-    headings = doc.headings
-    n_items = 0
-    if doc.kind == "markdown" and len(text) <= limits.MAX_MARKDOWN_CHARS:
-        from explorer.documents.markdown_blocks import count_list_items
-
-        n_items = count_list_items(text)
-    mean_line, short_share = line_stats(text)
-    routes = tuple(route(doc))
-    choice, reason = describe_routes(routes)
-    return DocProfile(
-        name=doc.name,
-        kind=doc.kind,
-        chars=len(text),
-        words=len(text.split()),
-        tokens=count_tokens(text, model),
-        pages=doc.n_pages,
-        n_headings=len(headings),
-        max_heading_depth=max((h.level for h in headings), default=0),
-        n_code_blocks=len(doc.blocks_of("code")),
-        n_tables=len(doc.blocks_of("table")),
-        n_list_items=n_items,
-        n_paragraphs=len(paragraph_spans(text)),
-        mean_line_length=round(mean_line, 1),
-        short_line_share=round(short_share, 3),
-        script=script,
-        script_share=round(share, 3),
-        language=guess_language(text, script),
-        encoding=doc.encoding,
-        hybrid_choice=choice,
-        hybrid_reason=reason,
-        routes=routes,
-    )
+    return sum(length.count_batch(parts)) - length.special * len(parts)

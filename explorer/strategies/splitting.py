@@ -1,0 +1,377 @@
+"""LangChain's recursive character splitting, replayed on offsets (shared by ``recursive``,
+``markdown``, ``semantic`` and ``cluster``).
+
+The algorithm is LangChain's ``RecursiveCharacterTextSplitter`` step by step: pick the first
+separator present in the piece, split, merge the pieces shorter than ``chunk_size`` greedily with
+``chunk_overlap``, recurse into the longer ones with the remaining separators. What is carried
+around differs: every piece is a ``(start, end)`` slice of the document, so each chunk's offsets
+are known by construction. The merge works on cumulative lengths (one ``bisect`` per chunk end
+and overlap start), with ``chars`` no piece string is built, and with token units the pieces of
+one level are measured in one batch call. See :mod:`explorer.strategies.recursive` for the
+deviations from LangChain and the regex separator rules.
+"""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate
+from operator import sub
+from typing import Any
+
+from explorer.errors import LimitError
+from explorer.limits import MAX_CHUNKS, REGEX_TIME_BUDGET_S
+from explorer.text.chunk import END_OF_TEXT, SEPARATOR, SIZE_LIMIT, UNBREAKABLE, Span
+from explorer.text.length import CharLength, Length, ModelTokenLength
+from explorer.text.token_counts import TokenIndex
+
+DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
+#: Shorter texts are simply tokenized piece by piece (building the token index costs a pass).
+TOKEN_INDEX_MIN_CHARS = 2_000
+#: Added to the reason of a token-unit chunk that measures over size as a whole (see below).
+OVER_SIZE = "over size as LangChain counts pieces one by one"
+
+CHARS = CharLength()
+
+#: (start, end, reason); reason None means "ends where the range ends" (the caller knows why).
+Piece = tuple[int, int, "str | None"]
+
+
+def separator_reason(sep: str) -> str:
+    """Reason of a chunk that ends at a boundary made by ``sep`` ("" = between two characters)."""
+    return SIZE_LIMIT if sep == "" else f"{SEPARATOR} {sep!r}"
+
+
+def split_bounds(
+    text: str, a: int, b: int, sep: str, keep: str, pattern: Any = None, timeout: float | None = None
+) -> tuple[list[int], list[int]]:
+    """Starts and ends of the non-empty pieces LangChain's ``_split_text_with_regex`` returns
+    for ``text[a:b]`` (``pattern``: the compiled regex separator; None: ``sep`` is literal)."""
+    if sep == "":
+        return list(range(a, b)), list(range(a + 1, b + 1))
+    if pattern is not None:
+        sub_text = text[a:b]  # a substring, as LangChain splits: lookbehinds stop at its start
+        matches = pattern.finditer(sub_text, timeout=timeout) if timeout else pattern.finditer(sub_text)
+        spans = [m.span() for m in matches]
+        ms = [a + s for s, _ in spans]
+        me = [a + t for _, t in spans]
+    else:
+        sl = len(sep)
+        lens = list(map(len, text[a:b].split(sep)))
+        ms = list(accumulate(map(sl.__add__, lens[1:-1]), initial=a + lens[0])) if len(lens) > 1 else []
+        me = list(map(sl.__add__, ms)) if keep != "start" else ms
+    if keep == "start":
+        starts, ends = [a, *ms], [*ms, b]
+    elif keep == "end":
+        starts, ends = [a, *me], [*me, b]
+    else:
+        starts, ends = [a, *me], [*ms, b]
+    if keep != "false" and pattern is None:
+        # Literal separators: only the first or last piece can be empty.
+        if ends[-1] == starts[-1]:
+            starts.pop()
+            ends.pop()
+        if starts and ends[0] == starts[0]:
+            del starts[0], ends[0]
+        return starts, ends
+    kept = [i for i, (s, t) in enumerate(zip(starts, ends, strict=True)) if t > s]
+    if len(kept) == len(starts):
+        return starts, ends
+    return [starts[i] for i in kept], [ends[i] for i in kept]
+
+
+class RecursiveSplitter:
+    """LangChain's ``RecursiveCharacterTextSplitter`` replayed on ``(start, end)`` slices.
+
+    ``split(start, end)`` returns pieces of ``text[start:end]`` as ``(start, end, reason)``;
+    the last reason is None when the chunk ends where the range ends.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        chunk_size: int,
+        chunk_overlap: int,
+        separators: Sequence[str] = DEFAULT_SEPARATORS,
+        keep_separator: str = "start",
+        patterns: Mapping[str, Any] | None = None,
+        length: Length = CHARS,
+        span_length: Callable[[int, int], int | None] | None = None,
+    ) -> None:
+        """``separators`` and ``keep_separator`` are checked by the caller; ``patterns`` holds the
+        compiled regex separators (None: the separators are literal)."""
+        self.text = text
+        self.size = chunk_size
+        self.overlap = chunk_overlap
+        self.separators = tuple(separators)
+        self.keep = keep_separator
+        self.regex = patterns is not None
+        self.length = length
+        self.unit = length.name
+        #: chars: lengths are offset differences (exact and fast); else call ``length``.
+        self.chars = self.unit == "chars"
+        #: chars and words: a merged chunk never measures more than LangChain's running total.
+        self.additive = self.chars or self.unit == "words"
+        self._patterns = dict(patterns or {})
+        #: exact ``length(text[s:t])`` from offsets, or None where it cannot tell (token_counter)
+        self._span_length = None if self.chars else span_length
+        self._len_cache: dict[str, int] = {}
+
+    # -- public ----------------------------------------------------------------------------
+    def split(self, start: int = 0, end: int | None = None) -> list[Piece]:
+        end = len(self.text) if end is None else end
+        out: list[Piece] = []
+        self._deadline = time.monotonic() + REGEX_TIME_BUDGET_S
+        if end > start:
+            try:
+                self._split(start, end, self.separators, out)
+            except TimeoutError:
+                raise LimitError(
+                    f"the regex separators {list(self._patterns)!r} took over {REGEX_TIME_BUDGET_S:g} s "
+                    "on this document (catastrophic backtracking?): simplify them or use plain separators"
+                ) from None
+        if not self.additive:
+            self._flag_oversize(out)
+        return out
+
+    def _flag_oversize(self, out: list[Piece]) -> None:
+        """Token units: say so where a chunk measured whole is over size.
+
+        LangChain adds up the lengths of the pieces it merges; a token count is not additive
+        (stripping " renewable" to "renewable" can turn one token into two), so a chunk can
+        come out a token or two over. We keep LangChain's chunk and say it in the reason.
+        """
+        size = self.size
+        counts = self._span_lengths([s for s, _, _ in out], [t for _, t, _ in out])
+        for i, n in enumerate(counts):
+            s, t, why = out[i]
+            if n > size and not (why or "").startswith(UNBREAKABLE):
+                out[i] = (s, t, f"{why or END_OF_TEXT}; {OVER_SIZE}: {n} {self.unit} measured whole")
+
+    # -- LangChain's _split_text -----------------------------------------------------------
+    def _has(self, sep: str, a: int, b: int) -> bool:
+        if self.regex:
+            return self._patterns[sep].search(self.text[a:b], timeout=self._time_left()) is not None
+        return self.text.find(sep, a, b) >= 0
+
+    def _time_left(self) -> float:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+    def _split(self, a: int, b: int, seps: tuple[str, ...], out: list[Piece]) -> None:
+        sep, rest = seps[-1], ()
+        for i, s in enumerate(seps):
+            if not s:
+                sep = s
+                break
+            if self._has(s, a, b):
+                sep, rest = s, seps[i + 1 :]
+                break
+        starts, ends = self._pieces(a, b, sep)
+        if not starts:
+            return
+        q, e, lens = self._coords(starts, ends, sep)
+        m = len(starts)
+        size = self.size
+        reason = separator_reason(sep)
+        run = 0
+        big = [k for k, n in enumerate(lens) if n >= size] if max(lens) >= size else []
+        for k in big:
+            if run < k:
+                self._merge(run, k, starts, ends, q, e, reason, reason, out)
+            if not rest:
+                if lens[k] > size:
+                    why = f"{UNBREAKABLE}: {lens[k]} {self.unit} and no separator left to split it"
+                else:
+                    why = reason if k < m - 1 else None
+                self._emit_raw(starts[k], ends[k], why, out)
+            else:
+                n0 = len(out)
+                self._split(starts[k], ends[k], rest, out)
+                if k < m - 1 and len(out) > n0 and out[-1][2] is None:
+                    out[-1] = (out[-1][0], out[-1][1], reason)
+            run = k + 1
+        if run < m:
+            self._merge(run, m, starts, ends, q, e, reason, None, out)
+
+    def _pieces(self, a: int, b: int, sep: str) -> tuple[list[int], list[int]]:
+        if self.regex and sep:
+            return split_bounds(self.text, a, b, sep, self.keep, self._patterns[sep], self._time_left())
+        return split_bounds(self.text, a, b, sep, self.keep)
+
+    def _coords(self, starts: list[int], ends: list[int], sep: str) -> tuple[list[int], list[int], list[int]]:
+        """Cumulative "length coordinates" q (piece start), e (piece end) and piece lengths.
+
+        LangChain's running total of pieces i..j (lengths plus the separator length between
+        them) is ``e[j] - q[i]``. With chars that is exactly ``ends[j] - starts[i]``.
+        """
+        if self.chars:
+            return starts, ends, list(map(sub, ends, starts))
+        lens = self._span_lengths(starts, ends)
+        text = self.text
+        if self.keep != "false":
+            gap = self._len("")  # LangChain joins kept-separator pieces with "" (not free for tokens)
+            gaps = [gap] * len(starts)
+        else:
+            gaps = [self._len(text[t:s]) for t, s in zip(ends, starts[1:], strict=False)]
+            gaps.insert(0, 0)
+        q: list[int] = []
+        e: list[int] = []
+        pos = 0
+        for n, g in zip(lens, gaps, strict=True):
+            pos += g if q else 0
+            q.append(pos)
+            pos += n
+            e.append(pos)
+        return q, e, lens
+
+    def _span_lengths(self, starts: list[int], ends: list[int]) -> list[int]:
+        """``length(text[s:t])`` for each piece: long pieces from the token index when there is
+        one (no tokenizing), the others (and index misses) through ``_lengths``."""
+        text, fast = self.text, self._span_length
+        if fast is None:
+            return self._lengths([text[s:t] for s, t in zip(starts, ends, strict=True)])
+        lens: list[int | None] = [
+            fast(s, t) if t - s > 64 else None for s, t in zip(starts, ends, strict=True)
+        ]
+        todo = [i for i, n in enumerate(lens) if n is None]
+        if todo:
+            for i, n in zip(todo, self._lengths([text[starts[i] : ends[i]] for i in todo]), strict=True):
+                lens[i] = n
+        return lens  # type: ignore[return-value]
+
+    def _lengths(self, strings: list[str]) -> list[int]:
+        """``length`` of each string: repeated pieces (words) are measured once, the rest in
+        one batch call where the length function has one."""
+        cache = self._len_cache
+        todo = [s for s in dict.fromkeys(strings) if s not in cache]
+        if todo:
+            counts = self.length.count_batch(todo)
+            cache.update(zip(todo, counts, strict=True))
+        return list(map(cache.__getitem__, strings))
+
+    def _len(self, s: str) -> int:
+        n = self._len_cache.get(s)
+        if n is None:
+            n = self._len_cache[s] = self.length(s)
+        return n
+
+    # -- LangChain's _merge_splits ---------------------------------------------------------
+    def _merge(
+        self,
+        lo: int,
+        hi: int,
+        starts: list[int],
+        ends: list[int],
+        q: list[int],
+        e: list[int],
+        reason: str,
+        last_reason: str | None,
+        out: list[Piece],
+    ) -> None:
+        """Greedy merge of pieces lo..hi-1 (each shorter than size) with overlap.
+
+        Replays LangChain's loop: a chunk takes pieces while the total stays <= size; then
+        pieces are dropped from its front while the total is over the overlap or the next
+        piece would not fit. Both ends are found by bisection on the cumulative coordinates.
+        """
+        size, overlap, chars, text = self.size, self.overlap, self.chars, self.text
+        append = out.append
+        prev = out[-1][0] if out else -1
+        i, nxt = lo, lo + 1
+        while True:
+            k = bisect_right(e, q[i] + size, nxt, hi)
+            last = k >= hi
+            s, t = starts[i], ends[hi - 1 if last else k - 1]
+            while s < t and text[s].isspace():  # LangChain's strip(), on offsets
+                s += 1
+            while t > s and text[t - 1].isspace():
+                t -= 1
+            if s < t:
+                if s == prev:  # same start as the previous chunk, which it contains
+                    out[-1] = (s, t, last_reason if last else reason)
+                else:
+                    append((s, t, last_reason if last else reason))
+                    prev = s
+            if last:
+                return
+            j = bisect_left(q, max(e[k - 1] - overlap, e[k] - size), i, k)
+            if not chars:  # LangChain also stops when the total is 0 (zero-length pieces)
+                j = min(j, bisect_left(q, e[k - 1], i, k))
+            i, nxt = j, k + 1
+
+    def _emit_raw(self, s: int, t: int, reason: str | None, out: list[Piece]) -> None:
+        """A piece LangChain returns as is (unstripped); dropped if only whitespace."""
+        if self.text[s:t].isspace():
+            return
+        if out and out[-1][0] == s:
+            out[-1] = (s, t, reason)
+        else:
+            out.append((s, t, reason))
+
+
+def token_counter(text: str, length: Length) -> Callable[[int, int], int | None] | None:
+    """Exact model-token counts of slices of ``text`` without tokenizing them, or None.
+
+    For the WordPiece tokenizers of BERT-style models (the bundled default), a slice whose
+    edges fall between words has exactly the pieces the whole text has there
+    (:class:`~explorer.text.token_counts.TokenIndex`, which returns None for a slice that cuts a
+    word). One pass over the document replaces tokenizing every paragraph, line and chunk again.
+    """
+    if not isinstance(length, ModelTokenLength) or len(text) < TOKEN_INDEX_MIN_CHARS:
+        return None
+    index = TokenIndex(text, length.tokenizer)
+    return index.fast_count if index.word_piece else None
+
+
+def pieces_to_spans(pieces: list[Piece], last: str = END_OF_TEXT) -> list[Span]:
+    """Spans from splitter pieces; the final chunk's open reason becomes ``last``."""
+    spans = [Span(s, t, r if r is not None else last) for s, t, r in pieces]
+    if spans and not spans[-1].reason.startswith(UNBREAKABLE):
+        note = spans[-1].reason.partition("; ")[2]  # keep an over-size note
+        spans[-1] = Span(spans[-1].start, spans[-1].end, f"{last}; {note}" if note else last)
+    return spans
+
+
+def chars_over_limit(text: str, size: int, limit: int) -> int:
+    """The non-space characters of ``text`` when they cannot fit in ``limit`` chunks of ``size``
+    characters (every one is in a chunk), else 0: cheap, so checked before splitting."""
+    if len(text) <= limit * size:
+        return 0
+    nonspace = sum(map(len, text.split()))
+    return nonspace if nonspace > limit * size else 0
+
+
+def split_range(
+    text: str,
+    start: int,
+    end: int,
+    length: Length,
+    size: int,
+    separators: Sequence[str] = DEFAULT_SEPARATORS,
+    *,
+    doc_name: str,
+    param: str,
+) -> list[Span]:
+    """Spans of at most ``size`` units covering ``text[start:end]``, cut as ``recursive`` cuts
+    with these separators and no overlap (``semantic``'s long chunks, ``cluster``'s pieces).
+    ``param`` names the caller's size parameter if the pieces would be too many."""
+    sub_text = text[start:end]
+    if length.name == "chars" and "" in separators and chars_over_limit(sub_text, size, MAX_CHUNKS):
+        raise LimitError(
+            f"{param}={size} {length.name} would cut {doc_name!r} into over {MAX_CHUNKS:,} pieces: "
+            f"use a larger {param}"
+        )
+    splitter = RecursiveSplitter(
+        sub_text,
+        chunk_size=size,
+        chunk_overlap=0,
+        separators=separators,
+        length=length,
+        span_length=token_counter(sub_text, length),
+    )
+    return [Span(s.start + start, s.end + start, s.reason, s.meta) for s in pieces_to_spans(splitter.split())]
