@@ -5,16 +5,36 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.documents import samples
-from explorer.documents.document import Document
-from explorer.documents.profile import profile
-from explorer.errors import ExplorerError
 from explorer.limits import MAX_FILE_BYTES
 from explorer.render.html import facts as render_facts
-from pages import _common as c
+from pages.ui.compute import summary
+from pages.ui.frame import page_header
+from pages.ui.model import model_arg
+from pages.ui.nav import PAGES
+from pages.ui.safe import md
+from pages.ui.sources import (
+    CLEANUP_FLAGS,
+    add_upload,
+    load,
+    open_source,
+    remove_source,
+    sample_names,
+    set_samples,
+)
+from pages.ui.state import W, session
+from pages.ui.widgets import synced
 
-S = st.session_state
+LANGUAGES = {
+    "en": "English",
+    "fr": "French",
+    "de": "German",
+    "es": "Spanish",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+}
 
-c.page_header(
+page_header(
     "Documents",
     "Upload PDF, Markdown or text files, or open a bundled sample. Files stay in your browser "
     "session only; nothing is sent anywhere.",
@@ -26,7 +46,7 @@ with left:
         "Upload files",
         type=["pdf", "md", "markdown", "txt"],
         accept_multiple_files=True,
-        key=f"w.upload{S.uploader_gen}",
+        key=W.UPLOAD(session.uploader_gen),
         help=f"PDF, Markdown or plain text, up to {MAX_FILE_BYTES // 2**20} MB each. "
         "Several files at once are fine.",
     )
@@ -36,103 +56,67 @@ with left:
     )
     if files:
         for f in files:
-            S.doc_key = c.add_upload(f.name, f.getvalue())
-        S.pop("chunk_sel", None)
-        S.uploader_gen += 1  # a fresh, empty uploader: the list below is the source of truth
+            session.doc_key = add_upload(f.name, f.getvalue())
+        del session.chunk_sel
+        session.uploader_gen += 1  # a fresh, empty uploader: the list below is the source of truth
         st.rerun()
-    names = list(samples.SAMPLES)
-    S["w.samples"] = [s["sample"] for s in S.sources if s["kind"] == "sample"]
-
-    def _on_samples() -> None:
-        chosen = S["w.samples"]
-        for s in [s for s in S.sources if s["kind"] == "sample" and s["sample"] not in chosen]:
-            c.remove_source(s["key"])
-        for name in chosen:
-            c.add_sample(name)
-        if chosen and not c.current_source():
-            S.doc_key = f"sample:{chosen[-1]}"
-
+    session.seed(W.SAMPLES, sample_names())
     st.multiselect(
         "Bundled samples",
-        names,
-        key="w.samples",
-        on_change=_on_samples,
+        list(samples.SAMPLES),
+        key=W.SAMPLES,
+        on_change=set_samples,
         help="Original texts written for Chunk Explorer: a French report, a Markdown guide "
         "and a multi-page PDF.",
     )
 
 with right:
     st.markdown("**Clean-up** (applies to every document)")
-    for short, (field, label, help_) in c.CLEANUP_FLAGS.items():
-        key = f"w.clean.{short}"
-        S[key] = bool(S.cleanup.get(field))
-        st.toggle(
+    for short, (field, label, help_) in CLEANUP_FLAGS.items():
+        synced(
+            st.toggle,
             label,
-            key=key,
+            key=W.CLEAN(short),
+            value=bool(session.cleanup.get(field)),
             help=help_ + " Offsets always index the cleaned text you see.",
-            on_change=lambda f=field, k=key: S.cleanup.__setitem__(f, bool(S[k])),
+            on_change=lambda on, f=field: session.cleanup.__setitem__(f, bool(on)),
         )
 
 st.divider()
-if not S.sources:
+if not session.sources:
     st.info("No documents yet: upload a file or pick a sample above.")
     st.stop()
 
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _summary(doc_id: str, model: str, _doc: Document):
-    """The document's profile, tokens in the picked model's word pieces (cached by id and model:
-    counting tokens of a long text takes a moment)."""
-    try:
-        return profile(_doc, model or None)
-    except ExplorerError:  # a local model without a fast tokenizer: count with the default one
-        return profile(_doc)
-
-
-def _open(key: str, page: str) -> None:
-    S.doc_key = key
-    S.pop("chunk_sel", None)
-
-
-for src in list(S.sources):
-    doc, error = c.load(src)
+for src in list(session.sources):
+    doc, error = load(src)
     with st.container(border=True):
         head = st.columns([0.64, 0.18, 0.18], vertical_alignment="center")
         kind = "sample" if src["kind"] == "sample" else "upload"
         n = len(src["data"] or b"")
         size = "" if not n else f" · {n:,} bytes" if n < 1024 else f" · {n / 1024:,.0f} KB"
         title = doc.name if doc is not None else src["name"]
-        head[0].markdown(f"**{c.md(title)}**  \n:gray[{kind}{size}]")
+        head[0].markdown(f"**{md(title)}**  \n:gray[{kind}{size}]")
         if doc is not None and head[1].button(
             "Explore",
-            key=f"w.open.{src['key']}",
+            key=W.OPEN_SOURCE(src["key"]),
             icon=":material/view_agenda:",
             width="stretch",
-            on_click=_open,
-            args=(src["key"], "explore"),
+            on_click=open_source,
+            args=(src["key"],),
         ):
-            st.switch_page(c.PAGES["explore"])
+            st.switch_page(PAGES["explore"])
         head[2].button(
             "Remove",
-            key=f"w.rm.{src['key']}",
+            key=W.REMOVE_SOURCE(src["key"]),
             icon=":material/delete:",
             width="stretch",
-            on_click=c.remove_source,
+            on_click=remove_source,
             args=(src["key"],),
         )
         if doc is None:
             st.error(error, icon=":material/error:")
             continue
-        p = _summary(doc.id, c.model_arg() or "", doc)
-        lang = {
-            "en": "English",
-            "fr": "French",
-            "de": "German",
-            "es": "Spanish",
-            "zh": "Chinese",
-            "ja": "Japanese",
-            "ko": "Korean",
-        }.get(p.language, p.language)
+        p = summary(doc.id, model_arg() or "", doc)
         facts = [
             ("Characters", f"{p.chars:,}"),
             ("Tokens", f"{p.tokens:,}"),
@@ -140,12 +124,12 @@ for src in list(S.sources):
             ("Headings", f"{p.n_headings:,}"),
             ("Code blocks", f"{p.n_code_blocks:,}"),
             ("Tables", f"{p.n_tables:,}"),
-            ("Script · language", f"{p.script} · {lang}"),
+            ("Script · language", f"{p.script} · {LANGUAGES.get(p.language, p.language)}"),
         ]
-        c.html(render_facts(facts))
+        st.html(render_facts(facts))
         if p.hybrid_choice:
             st.markdown(
-                f":material/alt_route: **hybrid** would use **{c.md(p.hybrid_choice)}**: {c.md(p.hybrid_reason)}"
+                f":material/alt_route: **hybrid** would use **{md(p.hybrid_choice)}**: {md(p.hybrid_reason)}"
             )
         if doc.cleanup:
             st.caption("Clean-up: " + " · ".join(doc.cleanup))

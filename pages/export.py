@@ -6,34 +6,32 @@ import re
 
 import streamlit as st
 
-from explorer.errors import ExplorerError
-from explorer.export import data as export
-from pages import _common as c
+from explorer.export.code import config_to_code
+from explorer.export.data import config_to_json, export_chunks
+from pages.ui.compute import chunk, embed_options
+from pages.ui.configs import config_label, valid_configs
+from pages.ui.frame import page_header
+from pages.ui.model import backend_choice, model_label
+from pages.ui.safe import md
+from pages.ui.state import W, session
+from pages.ui.widgets import documents_or_stop
 
-S = st.session_state
-
-c.page_header(
+page_header(
     "Export",
     "Download the chunks with their offsets and metadata, the configuration as JSON, or the same "
     "setup as code for the CLI, Python, LangChain, LlamaIndex or Chonkie.",
 )
-docs = c.documents()
-if not docs:
-    c.doc_picker()
-    st.stop()
-
-valid = []
-for i, cfg in enumerate(S.configs):
-    try:
-        valid.append((cfg, c.config_of(cfg)))
-    except ExplorerError as err:
-        st.warning(f"{c.config_label(cfg, i + 1)} is left out: {err}", icon=":material/tune:")
+docs = documents_or_stop()
+valid = valid_configs(
+    session.configs,
+    lambda cfg, i, err: st.warning(f"{config_label(cfg, i + 1)} is left out: {err}", icon=":material/tune:"),
+)
 if not valid:
     st.stop()
 
-cleanup_steps = [field for field, on in S.cleanup.items() if on]
-model = c.model_label()  # its registered name or its folder's name: never a server path
-backend = c.backend_choice()
+cleanup_steps = [field for field, on in session.cleanup.items() if on]
+model = model_label()  # its registered name or its folder's name: never a server path
+backend = backend_choice()
 
 # -- chunks ------------------------------------------------------------------------------------
 st.subheader("Chunks", anchor=False)
@@ -43,23 +41,23 @@ cid = top[0].selectbox(
     "Configuration",
     [cfg["id"] for cfg, _ in valid],
     format_func=labels.get,
-    index=next((i for i, (cfg, _) in enumerate(valid) if cfg["id"] == S.active_cfg), 0),
-    key="w.exp_cfg",
+    index=next((i for i, (cfg, _) in enumerate(valid) if cfg["id"] == session.active_cfg), 0),
+    key=W.EXP_CFG,
 )
 config = next(conf for cfg, conf in valid if cfg["id"] == cid)
 names = [d.name for d in docs]
-chosen = top[1].multiselect("Documents", names, default=names, key="w.exp_docs")
+chosen = top[1].multiselect("Documents", names, default=names, key=W.EXP_DOCS)
 
 chunks = []
 problems = []
 for d in docs:
     if d.name not in chosen:
         continue
-    out = c.chunk(d, config)
+    out = chunk(d, config)
     if out.ok:
         chunks.extend(out.chunks)
     elif out.pending:
-        problems.append(f"{c.md(d.name)}: the chunks are not ready yet (embedding at the top of the page)")
+        problems.append(f"{md(d.name)}: the chunks are not ready yet (embedding at the top of the page)")
     else:
         problems.append(f"{d.name}: {out.error}")
 for p in problems:
@@ -75,12 +73,12 @@ for col, (fmt, mime) in zip(
 ):
     col.download_button(
         f"Download {fmt.upper()}",
-        data=lambda fmt=fmt: export.export_chunks(chunks, fmt),
+        data=lambda fmt=fmt: export_chunks(chunks, fmt),
         file_name=f"{stem}.{fmt}",
         mime=mime,
         icon=":material/download:",
         disabled=not chunks,
-        key=f"w.exp_{fmt}",
+        key=W.DOWNLOAD(fmt),
         on_click="ignore",
         width="stretch",
     )
@@ -88,10 +86,8 @@ for col, (fmt, mime) in zip(
 # -- configuration -----------------------------------------------------------------------------
 st.subheader("Configuration", anchor=False)
 configs = [conf for _, conf in valid]
-from explorer.retrieval.search import EmbedOptions  # noqa: E402
-
-options = EmbedOptions(**(S.get("embed_opts") or {}))
-cfg_json = export.config_to_json(
+options = embed_options()
+cfg_json = config_to_json(
     configs, names, model=model, cleanup=cleanup_steps, options=options, backend=backend
 )
 left, right = st.columns([1, 3])
@@ -101,7 +97,7 @@ left.download_button(
     file_name="chunk-explorer-config.json",
     mime="application/json",
     icon=":material/settings:",
-    key="w.exp_cfgjson",
+    key=W.EXP_CFGJSON,
     on_click="ignore",
 )
 right.caption(
@@ -113,7 +109,7 @@ with st.expander("Configuration JSON", icon=":material/data_object:"):
 
 # -- code ------------------------------------------------------------------------------------
 st.subheader("As code", anchor=False)
-code = export.config_to_code(configs, names, model=model, cleanup=cleanup_steps, backend=backend)
+code = config_to_code(configs, names, model=model, cleanup=cleanup_steps, backend=backend)
 tabs = st.tabs(["CLI", "Python", "LangChain", "LlamaIndex", "Chonkie"])
 for tab, (key, lang) in zip(
     tabs,

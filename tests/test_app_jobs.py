@@ -27,9 +27,9 @@ def slow_fake(monkeypatch):
 
 
 def _slow_embedder():
-    from pages import _common
+    from pages.ui.model import make_embedder
 
-    return _common._embedder("", True, "auto", DELAY)
+    return make_embedder("", True, "auto", DELAY)
 
 
 def start(page: str | None = None, **params) -> AppTest:
@@ -117,9 +117,9 @@ def test_status_at_the_top_with_stop_while_a_job_runs_and_stop_stops_it():
 
 
 def test_loading_the_model_shows_only_while_it_loads():
-    from pages import _common
+    from pages.ui.model import make_embedder
 
-    _common._embedder.clear()  # a fresh slow fake: its "model" is not loaded yet
+    make_embedder.clear()  # a fresh slow fake: its "model" is not loaded yet
     at = start("semantic")
     ok(at)
     emb = _slow_embedder()

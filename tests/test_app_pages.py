@@ -1,7 +1,7 @@
 """Every page of the Streamlit app through ``streamlit.testing.v1.AppTest``.
 
 Pages that embed run on the deterministic FakeEmbedder (``CHUNK_EXPLORER_FAKE_EMBEDDER=1``,
-documented in ``pages/_common.py``); one test per embedding page also runs on the real model
+documented in ``pages/ui/model.py``); one test per embedding page also runs on the real model
 (``@pytest.mark.model``).
 """
 
@@ -27,7 +27,7 @@ HOSTILE = (
 @pytest.fixture(autouse=True)
 def fake_embedder(monkeypatch):
     monkeypatch.setenv("CHUNK_EXPLORER_FAKE_EMBEDDER", "1")
-    # background jobs (pages/_common.py): a page waits for the job it starts, so each run shows
+    # background jobs (pages/ui/background.py): a page waits for the job it starts, so each run shows
     # its results; no warm-up embedding behind the tests' backs (tests/test_app_jobs.py has both)
     monkeypatch.setenv("CHUNK_EXPLORER_JOB_WAIT", "60")
     monkeypatch.setenv("CHUNK_EXPLORER_WARM", "0")
@@ -59,19 +59,12 @@ def count(value: str) -> int:
 
 
 def text_views(at: AppTest) -> list[dict]:
-    """The data sent to every interactive text view (pages/_textview.py) in this run."""
-    found: list[dict] = []
-
-    def walk(node) -> None:
-        children = getattr(node, "children", None)
-        for child in children.values() if isinstance(children, dict) else ():
-            proto = getattr(child, "proto", None)
-            if getattr(proto, "component_name", "") == "chunk_explorer.text_view":
-                found.append(json.loads(proto.json))
-            walk(child)
-
-    walk(at._tree)
-    return found
+    """The data sent to every interactive text view (pages/ui/textview.py) in this run."""
+    return [
+        json.loads(e.proto.json)
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "chunk_explorer.text_view"
+    ]
 
 
 def rendered(at: AppTest) -> str:
@@ -93,9 +86,10 @@ def chunk_badges(html: str) -> int:
     return len(re.findall(r'<span class="ce-idx[ "]', html))
 
 
-def active_key(at: AppTest, param: str) -> str:
-    cfg = next(c for c in at.session_state["configs"] if c["id"] == at.session_state["active_cfg"])
-    return f"p.{cfg['id']}.{cfg['strategy']}.{param}"
+def param(at: AppTest, kind: str, label: str):
+    """The sidebar widget of a strategy parameter (the configuration being edited), by its label."""
+    (widget,) = [w for w in at.sidebar.get(kind) if w.label == label]
+    return widget
 
 
 # -- Explore ----------------------------------------------------------------------------------
@@ -106,7 +100,7 @@ def test_explore_opens_on_a_sample_and_reacts_to_parameters():
     n1 = count(metric(at, "Chunks"))
     html1 = rendered(at)
     assert n1 > 1 and chunk_badges(html1) == n1  # the sample fits one window: every chunk drawn
-    at.slider(key=active_key(at, "chunk_size")).set_value(300).run()
+    param(at, "slider", "Chunk size").set_value(300).run()
     ok(at)
     n2 = count(metric(at, "Chunks"))
     assert n2 > n1
@@ -119,8 +113,8 @@ def test_explore_opens_on_a_sample_and_reacts_to_parameters():
 
 def test_explore_invalid_parameters_show_a_message_not_a_traceback():
     at = start()
-    at.slider(key=active_key(at, "chunk_size")).set_value(100).run()
-    at.slider(key=active_key(at, "chunk_overlap")).set_value(200).run()
+    param(at, "slider", "Chunk size").set_value(100).run()
+    param(at, "slider", "Chunk overlap").set_value(200).run()
     ok(at)
     msgs = [e.value for e in at.sidebar.error]
     assert any("chunk_overlap" in m for m in msgs), msgs
@@ -129,8 +123,7 @@ def test_explore_invalid_parameters_show_a_message_not_a_traceback():
 
 def test_explore_strategy_switch_and_chunk_selection():
     at = start()
-    cfg_id = at.session_state["active_cfg"]
-    at.selectbox(key=f"p.{cfg_id}.strategy").set_value("fixed").run()
+    param(at, "selectbox", "Strategy").set_value("fixed").run()
     ok(at)
     assert at.session_state["configs"][0]["strategy"] == "fixed"
     n = count(metric(at, "Chunks"))
@@ -142,12 +135,11 @@ def test_explore_strategy_switch_and_chunk_selection():
 
 def test_explore_separator_editor_accepts_json_lines_and_reports_bad_ones():
     at = start()
-    key = active_key(at, "separators")
-    at.text_area(key=key).set_value('"\\n\\n"\n". "\n""').run()
+    param(at, "text_area", "Separators").set_value('"\\n\\n"\n". "\n""').run()
     ok(at)
     cfg = at.session_state["configs"][0]
     assert cfg["params"]["separators"] == ["\n\n", ". ", ""]
-    at.text_area(key=key).set_value('"\\n\\n\n').run()
+    param(at, "text_area", "Separators").set_value('"\\n\\n\n').run()
     ok(at)
     assert any("not a valid JSON string" in e.value for e in at.sidebar.error)
 
@@ -240,7 +232,7 @@ def test_compare_side_by_side_and_parameter_change():
     assert len([h for h in at.html if 'class="ce-text"' in h.value]) == 2
     second = at.session_state["configs"][1]
     at.selectbox(key="w.cfg").set_value(second["id"]).run()
-    at.slider(key=f"p.{second['id']}.{second['strategy']}.chunk_size").set_value(200).run()
+    param(at, "slider", "Chunk size").set_value(200).run()
     ok(at)
     caps2 = [c.value for c in at.caption if "chunks · mean" in c.value]
     assert caps2[0] == caps[0] and caps2[1] != caps[1]
@@ -267,12 +259,12 @@ def test_semantic_curve_and_threshold_change_without_new_embedding():
     sentences = count(metric(at, "Sentences"))
     breaks1 = count(metric(at, "Breakpoints"))
     assert sentences > 10 and breaks1 >= 1
-    from pages import _common
+    from pages.ui.model import make_embedder
 
-    emb = _common._embedder("", True)
+    emb = make_embedder("", True)
     encoded = emb.stats.encoded
-    at.selectbox(key="p.sem.semantic.breakpoint_mode").set_value("threshold").run()
-    at.number_input(key="p.sem.semantic.breakpoint_amount").set_value(0.9).run()
+    param(at, "selectbox", "Breakpoint mode").set_value("threshold").run()
+    param(at, "number_input", "Breakpoint amount").set_value(0.9).run()
     ok(at)
     breaks2 = count(metric(at, "Breakpoints"))
     assert breaks2 != breaks1
@@ -285,7 +277,7 @@ def test_semantic_curve_and_threshold_change_without_new_embedding():
 
 def test_semantic_bad_amount_is_refused_beside_the_parameter():
     at = start("semantic")
-    at.number_input(key="p.sem.semantic.breakpoint_amount").set_value(250.0).run()
+    param(at, "number_input", "Breakpoint amount").set_value(250.0).run()
     ok(at)
     assert any("breakpoint_amount" in e.value for e in at.sidebar.error)
 
@@ -347,7 +339,7 @@ def test_retrieve_scores_a_selected_span_where_typed_text_would_be_ambiguous():
     second = text.index(header, first + 1)
     ask(at, "Who publishes the handbook?", header)
     assert any("occurs more than once" in w.value for w in at.warning)
-    # what the text view sends when the second header is selected (see pages/_textview.py)
+    # what the text view sends when the second header is selected (see pages/ui/textview.py)
     at.session_state["ret_pending"] = {"answer": header, "ref": [doc_id, second, second + len(header)]}
     at.run()
     assert at.text_area(key="w.answer").value == header
@@ -481,13 +473,13 @@ def test_models_directory_offers_its_model_folders_by_name_only(tmp_path, monkey
 
 def test_model_errors_never_show_a_server_path():
     from explorer.errors import LoadError, ModelError
-    from pages import _common
+    from pages.ui.safe import MODEL_PROBLEM, err_text, safe_error
 
-    msg = _common.err_text(ModelError("could not load embedding model '/srv/m/x' from /srv/m/x: boom"))
-    assert msg == _common.MODEL_PROBLEM and "/srv" not in msg
-    assert _common.err_text(LoadError("cannot read '/home/me/a.txt': gone")) == "cannot read '…': gone"
-    assert _common.err_text("chunk_size=3 and/or 2 / 4 words") == "chunk_size=3 and/or 2 / 4 words"
-    safe = _common.safe_error(ModelError("model '/root/x' has no tokenizer.json"))
+    msg = err_text(ModelError("could not load embedding model '/srv/m/x' from /srv/m/x: boom"))
+    assert msg == MODEL_PROBLEM and "/srv" not in msg
+    assert err_text(LoadError("cannot read '/home/me/a.txt': gone")) == "cannot read '…': gone"
+    assert err_text("chunk_size=3 and/or 2 / 4 words") == "chunk_size=3 and/or 2 / 4 words"
+    safe = safe_error(ModelError("model '/root/x' has no tokenizer.json"))
     assert isinstance(safe, ModelError) and "/root" not in str(safe)
 
 
@@ -621,7 +613,7 @@ def test_explore_large_document_renders_a_window_and_flags():
     ok(at)
     assert f">{n - 1}</span>" in rendered(at)  # the window moved to the last chunk
     # a size over the model's 512-token input (e5, the default) flags every full chunk in the text
-    at.slider(key=active_key(at, "chunk_size")).set_value(3000).run()
+    param(at, "slider", "Chunk size").set_value(3000).run()
     ok(at)
     assert count(metric(at, "Over token limit")) > 0
     assert 'class="ce-warn"' in rendered(at) and "over the model" in rendered(at)
@@ -633,9 +625,9 @@ def test_retriever_selector_on_retrieve_and_evaluate():
     ok(at)
     sel = at.segmented_control(key="w.retriever")
     assert list(sel.options) == ["Dense", "BM25", "Hybrid"] and sel.value == "dense"
-    from pages import _common
+    from pages.ui.model import make_embedder
 
-    emb = _common._embedder("", True)
+    emb = make_embedder("", True)
     sel.set_value("bm25").run()
     before = emb.stats.requested
     ask(at, "How often are the filters backwashed?")
@@ -679,14 +671,14 @@ def test_crafted_links_never_crash_and_their_text_stays_inert(query):
 
 def test_sample_names_with_commas_survive_the_link():
     from explorer.documents.samples import SAMPLES
-    from pages._common import _sample_names
+    from pages.ui.url import samples_in
 
     names = list(SAMPLES)
     assert any("," in n for n in names)  # the case that broke links
-    assert _sample_names(",".join(names[:2]), names) == names[:2]  # links made before the fix
-    assert _sample_names(names[0], names) == [names[0]]
-    assert _sample_names("none", names) == []
-    assert _sample_names(f"{names[0]},Nope, really", names) == [names[0], "Nope, really"]
+    assert samples_in(",".join(names[:2]), names) == names[:2]  # links made before the fix
+    assert samples_in(names[0], names) == [names[0]]
+    assert samples_in("none", names) == []
+    assert samples_in(f"{names[0]},Nope, really", names) == [names[0], "Nope, really"]
     at = start()  # the app's own first-load link, as a colleague opens it
     link = at.query_params["samples"]
     assert sorted(link if isinstance(link, list) else [link]) == sorted(names)

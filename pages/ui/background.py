@@ -1,0 +1,285 @@
+"""Background work: one job per session (:mod:`explorer.jobs`), its status at the top of the page, Stop.
+
+Work that embeds runs off the script thread: it is tried on the script thread first and handed
+to the session's job only when it would really embed. Pages that need vectors show the job at
+the top (status line, progress bar, Stop). ``CHUNK_EXPLORER_JOB_WAIT=SECONDS`` is how long a
+page waits for a job it started before it shows the status bar (default 0.3).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from explorer import jobs
+from explorer.errors import ExplorerError
+from pages.ui.safe import err_text, md, safe_error
+from pages.ui.state import W, session
+
+JOB_WAIT_ENV = "CHUNK_EXPLORER_JOB_WAIT"
+#: Seconds between two looks at a running job (only the status bar reruns).
+POLL_S = 0.5
+#: Texts a page may embed on its own thread (a question) when the model is loaded and idle.
+INLINE_TEXTS = 16
+#: Jobs started by a button (their stopped or failed state stays on the page until dismissed).
+EXPLICIT_KINDS = ("eval", "sweep", "batch", "cohesion")
+_RUN = threading.local()  # this script run's slot at the top of the page, and what was drawn in it
+
+
+def open_job_slot() -> None:
+    """Keep a place at the top of the page (under its title) for the job's status bar."""
+    _RUN.top = st.container()
+    _RUN.bar = _RUN.polling = False
+
+
+def _job_wait() -> float:
+    """Seconds a page waits for a job it has just started before it shows the status bar (a
+    question on a loaded model is answered within it: no flicker). Tests raise it."""
+    try:
+        return max(0.0, float(os.environ.get(JOB_WAIT_ENV, "") or 0.3))
+    except ValueError:
+        return 0.3
+
+
+def session_job() -> jobs.Job | None:
+    """This session's background job (running or the last one), if any."""
+    return session.job
+
+
+class _Inline:
+    """What a job's work gets when it is first tried on the script thread: a progress callback
+    that raises :class:`explorer.jobs.WouldEmbed` before any real model work."""
+
+    def __init__(self, emb: Any) -> None:
+        self.progress = jobs.inline_progress(emb, INLINE_TEXTS)
+        self.partial: Any = None
+
+    def step(self, label: str) -> None:
+        pass
+
+
+def submit(kind: str, key: Any, title: str, work: Callable, emb: Any, *, replace: bool) -> jobs.Job | None:
+    """Make ``work`` the session's job. A running job of the session is stopped first if
+    ``replace`` (the user asked for this one) or if it is only the warm-up; otherwise this waits
+    (None) and the bar shows the running one."""
+    old = session_job()
+    if old is not None and not old.finished:
+        if old.key == key:
+            return old
+        if not replace and old.kind != "warm":
+            return None
+        old.cancel()
+    elif old is not None and old.kind in EXPLICIT_KINDS and not getattr(old, "taken", False):
+        session.unclaimed[old.kind] = old  # its page has not shown it yet: keep it
+    try:
+        job = jobs.submit(_safe_work(work), label=title, key=key, kind=kind, embedder=emb)
+    except ExplorerError as err:  # too many jobs queued on this server
+        st.toast(str(err), icon=":material/hourglass_disabled:")
+        return None
+    session.job = job
+    return job
+
+
+def _safe_work(work: Callable) -> Callable:
+    """``work`` whose errors never show a server path (see :func:`pages.ui.safe.err_text`)."""
+    if getattr(work, "_safe", False):
+        return work
+
+    def safe(job: Any) -> Any:
+        try:
+            return work(job)
+        except ExplorerError as err:
+            raise safe_error(err) from None
+
+    safe._safe = True  # type: ignore[attr-defined]
+    return safe
+
+
+def _after_submit(job: jobs.Job | None) -> None:
+    """Wait a moment for a job just started; if the status bar is already drawn without
+    polling, rerun so that it follows the new job."""
+    if job is None:
+        return
+    job.wait(_job_wait())
+    if getattr(_RUN, "bar", False) and not getattr(_RUN, "polling", False) and not job.finished:
+        st.rerun()
+
+
+def background(
+    kind: str, key: Any, title: str, work: Callable, *, emb: Any, replace: bool = False
+) -> tuple[str, Any]:
+    """The result of ``work(job)`` for ``key``, without blocking the page on embedding.
+
+    ``work`` is first tried here (its ``job.progress`` raises before any real model work);
+    if it would embed, it becomes the session's background job and the status bar shows at
+    the top of the page. Returns ``(jobs.DONE, result)``, or ``(phase, job.partial)`` while the job
+    waits or runs, or after it stopped or failed (the bar says which; a stopped job is not
+    restarted until the user resumes it). ``work`` runs on another thread: it must not touch
+    ``st`` or session state (capture what it needs, e.g. with :func:`pages.ui.model.context_maker`).
+    """
+    job = session_job()
+    if job is None or job.key != key:
+        try:
+            return jobs.DONE, work(_Inline(emb))
+        except jobs.WouldEmbed:
+            pass
+        except ExplorerError as err:
+            raise safe_error(err) from None
+        job = submit(kind, key, title, work, emb, replace=replace)
+        _after_submit(job)
+    if job is not None and job.key == key and job.status().phase == jobs.DONE:
+        return jobs.DONE, job.result
+    job_bar(show_finished=True)
+    if job is not None and job.key == key:
+        return job.status().phase, job.partial  # what it finished so far (a work may publish it)
+    return jobs.QUEUED, None
+
+
+def start_job(kind: str, key: Any, title: str, work: Callable, *, emb: Any) -> None:
+    """Start ``work(job)`` in the background at the user's request (a button): it replaces the
+    session's running job. Its result comes from :func:`job_result`."""
+    job = session_job()
+    if job is not None and job.key == key and not job.finished:
+        return
+    _after_submit(submit(kind, key, title, work, emb, replace=True))
+
+
+def job_result(kind: str) -> tuple[str, Any]:
+    """Once, when the session's job of ``kind`` has finished: ``("done", result)``, or
+    ``("stopped", what it finished)`` / ``("failed", None)``. Else ``("", None)``."""
+    job = session_job()
+    if job is None or job.kind != kind or not job.finished or getattr(job, "taken", False):
+        job = session.unclaimed.pop(kind, None)  # finished before another job replaced it
+        if job is None or getattr(job, "taken", False):
+            return "", None
+    job.taken = True
+    phase = job.status().phase
+    return phase, job.result if phase == jobs.DONE else job.partial
+
+
+def waiting(phase: str, what: str) -> None:
+    """Where a page's results will be, while its background job runs or after it stopped."""
+    if phase == jobs.FAILED:
+        return  # the bar at the top shows the message
+    if phase == jobs.STOPPED:
+        st.info(
+            f"Stopped: {what} will show here when you resume (at the top of the page).",
+            icon=":material/pause_circle:",
+        )
+    else:
+        st.info(
+            f"{what} will show here when the embedding at the top of the page is done.",
+            icon=":material/hourglass_top:",
+        )
+
+
+# -- the status bar -------------------------------------------------------------------------
+def job_bar(show_finished: bool = False) -> None:
+    """Draw the session's job at the top of the page (once per run): a status line, a progress
+    bar and Stop while it runs, polled every ``POLL_S`` s without rerunning the page; a full
+    rerun when it ends, so the page shows what it made. A stopped or failed job shows with
+    Resume when ``show_finished`` (the page needs its result) or it was started by a button."""
+    if getattr(_RUN, "bar", True):
+        return  # drawn already in this run, or no page header (no slot)
+    _RUN.bar = True
+    job = session_job()
+    _RUN.polling = job is not None and not job.finished
+    with _RUN.top:
+        st.fragment(run_every=POLL_S if _RUN.polling else None)(_job_bar_body)(show_finished)
+
+
+def _in_fragment_rerun() -> bool:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "fragment_ids_this_run", None))
+
+
+def _job_bar_body(show_finished: bool) -> None:
+    job = session_job()
+    if job is None:
+        return
+    s = job.status()
+    if s.finished:
+        if session.bar_live == id(job):
+            session.bar_live = None
+            if _in_fragment_rerun():
+                st.rerun()  # the whole page: it shows what the job made
+        if s.phase == jobs.DONE or getattr(job, "dismissed", False):
+            return
+        if show_finished or job.kind in EXPLICIT_KINDS:
+            _finished_bar(job, s)
+        return
+    session.bar_live = id(job)
+    done = len(job.partial) if isinstance(job.partial, dict) else 0
+    if done != session.bar_partial:
+        session.bar_partial = done
+        if done and _in_fragment_rerun():
+            st.rerun()  # the whole page: results stream in as each configuration is ready
+    with st.container(border=True, key=W.JOB_BAR):
+        left, right = st.columns([0.85, 0.15], vertical_alignment="center")
+        left.progress(s.fraction, text=status_line(job.title, s))
+        right.button(
+            "Stop",
+            icon=":material/stop_circle:",
+            key=W.JOB_STOP,
+            on_click=job.cancel,
+            disabled=s.phase == jobs.STOPPING,
+            width="stretch",
+            help="Stops after the batch being embedded; everything embedded so far stays in the cache, "
+            "so running it again starts where it stopped.",
+        )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60):02d} s"
+
+
+def status_line(title: str, s: jobs.JobStatus) -> str:
+    """One line for a running job: what, which step, and where it is."""
+    step = f" · {md(s.label)}" if s.label and s.label != title else ""
+    if s.phase == jobs.QUEUED:
+        n = s.ahead
+        tail = f"waiting for {n} other job{'s' if n != 1 else ''} on this server to finish"
+    elif s.phase == jobs.LOADING:
+        tail = "loading the model…"
+    elif s.phase == jobs.EMBEDDING:
+        left = f" · about {_duration(s.eta)} left" if s.eta is not None and s.done < s.total else ""
+        tail = f"{s.done:,} / {s.total:,} texts embedded{left}"
+    elif s.phase == jobs.STOPPING:
+        tail = "stopping after the current batch…"
+    else:
+        tail = "chunking and checking the cache…"
+    return f"**{md(title)}**{step} — {tail}"
+
+
+def _finished_bar(job: jobs.Job, s: jobs.JobStatus) -> None:
+    with st.container(border=True, key=W.JOB_BAR):
+        left, mid, right = st.columns([0.7, 0.15, 0.15], vertical_alignment="center")
+        if s.phase == jobs.STOPPED:
+            at = f" at {md(s.label)}" if s.label and s.label != job.title else ""
+            texts = (
+                f" ({s.done:,} of {s.total:,} texts of that step embedded)" if 0 < s.done < s.total else ""
+            )
+            left.markdown(
+                f":material/pause_circle: Stopped: **{md(job.title)}**{at}{texts}. What was embedded is "
+                "kept: resuming starts there."
+            )
+            label, icon = "Resume", ":material/play_arrow:"
+        else:
+            left.error(f"**{md(job.title)}** failed: {md(err_text(s.error))}", icon=":material/error:")
+            label, icon = "Retry", ":material/replay:"
+        if mid.button(label, icon=icon, key=W.JOB_RESUME, width="stretch"):
+            submit(job.kind, job.key, job.title, job.work, job.embedder, replace=True)
+            st.rerun()
+        if job.kind in EXPLICIT_KINDS and right.button(
+            "Dismiss", icon=":material/close:", key=W.JOB_DISMISS, width="stretch"
+        ):
+            job.dismissed = True
+            st.rerun()

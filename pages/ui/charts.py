@@ -1,0 +1,172 @@
+"""The Plotly figures of Compare, Semantic and Evaluate (built here, drawn by the pages)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+
+#: Chart colours per configuration (Okabe–Ito, as the text highlights).
+CHART_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
+MARGIN = {"t": 30, "b": 10, "l": 10, "r": 10}
+LIMIT_LINE = {"line_dash": "dash", "line_color": "#c1121f"}
+
+
+def color(i: int) -> str:
+    return CHART_COLORS[i % len(CHART_COLORS)]
+
+
+# -- Compare ----------------------------------------------------------------------------------
+def size_figures(
+    series: Sequence[tuple[str, str, list]], unit: str, limit: int
+) -> tuple[go.Figure, go.Figure]:
+    """A histogram and violins of chunk sizes, one ``(label, colour, sizes)`` per configuration;
+    in tokens, the model's limit as a red line."""
+    hist, box = go.Figure(), go.Figure()
+    for label, colour, values in series:
+        hist.add_trace(go.Histogram(x=values, name=label, marker_color=colour, opacity=0.6, nbinsx=40))
+        box.add_trace(
+            go.Violin(
+                y=values,
+                name=label,
+                line_color=colour,
+                box_visible=True,
+                meanline_visible=True,
+                points="outliers" if len(values) > 200 else "all",
+                jitter=0.3,
+            )
+        )
+    x_title = "chunk size (characters)" if unit == "characters" else "chunk size (model tokens)"
+    hist.update_layout(
+        barmode="overlay",
+        xaxis_title=x_title,
+        yaxis_title="chunks",
+        legend={"orientation": "h", "y": -0.25},
+        margin=MARGIN,
+        height=420,
+    )
+    box.update_layout(yaxis_title=x_title, showlegend=False, margin=MARGIN, height=420)
+    if unit == "tokens":
+        hist.add_vline(x=limit, annotation_text=f"model limit {limit}", **LIMIT_LINE)
+        box.add_hline(y=limit, annotation_text=f"model limit {limit}", **LIMIT_LINE)
+    return hist, box
+
+
+def metric_bars(
+    names: Sequence[str], values: Sequence[Any], colours: Sequence[str], metric: str
+) -> go.Figure:
+    """One bar per configuration, labelled with its value (none for a missing one)."""
+    fig = go.Figure(
+        go.Bar(
+            x=list(names),
+            y=list(values),
+            marker_color=list(colours),
+            text=[
+                ("" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:g}") for v in values
+            ],
+            textposition="outside",
+        )
+    )
+    fig.update_layout(yaxis_title=metric, margin=MARGIN, height=360)
+    return fig
+
+
+# -- Evaluate ---------------------------------------------------------------------------------
+def score_bars(results: Sequence[Any], metric: str, title: str) -> go.Figure:
+    """Mean ± standard deviation of one score, in %, one bar per configuration."""
+    fig = go.Figure()
+    for i, r in enumerate(results):
+        stat = getattr(r.scores, metric)
+        fig.add_trace(
+            go.Bar(
+                x=[r.name],
+                y=[100 * stat.mean],
+                error_y={"type": "data", "array": [100 * stat.std], "visible": True},
+                marker_color=color(i),
+                name=r.name,
+                text=[f"{100 * stat.mean:.1f}"],
+                textposition="outside",
+            )
+        )
+    fig.update_layout(yaxis_title=f"{title} (%)", showlegend=False, height=380, margin=MARGIN)
+    return fig
+
+
+def sweep_lines(lines: dict[str, list], param: str, metric: str, title: str) -> go.Figure:
+    """One line per configuration: the mean score (in %) at each value of the swept parameter."""
+    fig = go.Figure()
+    for i, (label, rows) in enumerate(lines.items()):
+        ok = [r for r in rows if r.result is not None]
+        fig.add_trace(
+            go.Scatter(
+                x=[r.value for r in ok],
+                y=[100 * getattr(r.result.scores, metric).mean for r in ok],
+                mode="lines+markers",
+                name=label,
+                line={"color": color(i)},
+            )
+        )
+    fig.update_layout(
+        xaxis_title=param,
+        yaxis_title=f"{title} (%)",
+        height=360,
+        margin=MARGIN,
+        legend={"orientation": "h", "y": -0.3},
+    )
+    return fig
+
+
+# -- Semantic ---------------------------------------------------------------------------------
+def curve_figures(
+    curve: Any, y_name: str, sentence: Callable[[tuple[int, int]], str]
+) -> tuple[go.Figure, go.Figure]:
+    """The distance curve between neighbouring sentences with its breakpoints and threshold, and
+    the histogram of its values; ``sentence(span)`` is the (escaped) text a point's hover shows."""
+    points, thr = curve.points, curve.threshold
+    hover = [
+        [i, sentence(p.left), sentence(p.right), p.similarity, "boundary" if p.is_break else "no boundary"]
+        for i, p in enumerate(points)
+    ]
+    scatter = go.Scattergl if len(points) > 3000 else go.Scatter
+    fig = go.Figure()
+    fig.add_trace(
+        scatter(
+            x=[p.position for p in points],
+            y=[p.score for p in points],
+            mode="lines",
+            line={"color": "#0072B2", "width": 1.4},
+            name=y_name,
+            customdata=hover,
+            hovertemplate="gap %{customdata[0]} · "
+            + y_name
+            + " %{y:.3f} · similarity %{customdata[3]:.3f}<br><b>%{customdata[4]}</b><br>"
+            "… %{customdata[1]}<br>▸ %{customdata[2]}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[p.position for p in points if p.is_break],
+            y=[p.score for p in points if p.is_break],
+            mode="markers",
+            marker={"color": "#D55E00", "size": 8, "symbol": "diamond"},
+            name="breakpoint",
+            hoverinfo="skip",
+        )
+    )
+    if not math.isnan(thr):
+        fig.add_hline(y=thr, annotation_text=f"threshold {thr:.3f}", **LIMIT_LINE)
+    fig.update_layout(
+        xaxis_title="position in the document (characters)",
+        yaxis_title=y_name,
+        height=380,
+        margin=MARGIN,
+        legend={"orientation": "h", "y": 1.08, "x": 1, "xanchor": "right"},
+        hoverlabel={"align": "left"},
+    )
+    hist = go.Figure(go.Histogram(x=[p.score for p in points], nbinsx=40, marker_color="#56B4E9"))
+    if not math.isnan(thr):
+        hist.add_vline(x=thr, **LIMIT_LINE)
+    hist.update_layout(xaxis_title=y_name, yaxis_title="gaps", height=380, margin=MARGIN)
+    return fig, hist

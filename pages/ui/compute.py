@@ -1,0 +1,295 @@
+"""Cached calls into ``explorer``: loading, chunking, analysis, indexes, and the warm-up.
+
+Loading, chunking and metrics go through ``st.cache_data`` keyed by document id (a hash of its
+content) and the frozen configuration. Strategies that embed (semantic, cluster) run outside
+Streamlit's caches, in the session's background job when they would embed, so their progress
+is live; the core's embedding cache and a small LRU here make reruns cheap. Loading documents
+starts embedding them for the session's configurations in the background (:func:`warm`;
+``CHUNK_EXPLORER_WARM=0`` turns it off).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from explorer import jobs
+from explorer.documents import samples
+from explorer.documents.cleanup import Cleanup
+from explorer.documents.document import Document
+from explorer.errors import Cancelled, ExplorerError
+from explorer.strategies import get_strategy
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.context import Context
+from explorer.strategies.profile import profile
+from explorer.text.chunk import Chunk
+from pages.ui.background import background, session_job, start_job, submit
+from pages.ui.configs import config_of
+from pages.ui.model import context_maker, embedder, max_tokens, model_arg, model_id
+from pages.ui.safe import clip, err_text, md
+from pages.ui.state import session
+
+WARM_ENV = "CHUNK_EXPLORER_WARM"
+#: The warm-up waits this long before it starts, so the page that loaded the documents paints first.
+WARM_DELAY_S = 1.0
+
+
+# -- documents ------------------------------------------------------------------------------
+@st.cache_data(max_entries=64, show_spinner=False)
+def load_upload(digest: str, name: str, clean: tuple, _data: bytes) -> tuple[Document | None, str]:
+    from explorer.documents.loaders import load_bytes
+
+    try:
+        return load_bytes(_data, name, Cleanup(*clean)), ""
+    except ExplorerError as err:
+        return None, str(err)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def load_sample(name: str, clean: tuple) -> tuple[Document | None, str]:
+    try:
+        return samples.load_sample(name, Cleanup(*clean)), ""
+    except ExplorerError as err:
+        return None, str(err)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def summary(doc_id: str, model: str, _doc: Document):
+    """The document's profile, tokens in the picked model's word pieces (cached by id and model:
+    counting tokens of a long text takes a moment)."""
+    try:
+        return profile(_doc, model or None)
+    except ExplorerError:  # a local model without a fast tokenizer: count with the default one
+        return profile(_doc)
+
+
+# -- chunking and analysis ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Outcome:
+    """Chunks of one document under one config, or the message saying why there are none."""
+
+    chunks: tuple[Chunk, ...] = ()
+    error: str = ""
+    #: Set while the chunks wait for embedding in the background: what to tell the user.
+    pending: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and not self.pending
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _chunk_cached(doc_id: str, config_json: str, model: str, _doc: Document) -> Outcome:
+    cfg = StrategyConfig.from_dict(json.loads(config_json))
+    try:
+        chunks = get_strategy(cfg.strategy).chunk(_doc, cfg.param_dict, Context(model=model or None))
+    except ExplorerError as err:
+        return Outcome(error=err_text(err))
+    return Outcome(tuple(chunks))
+
+
+_EMB_LRU: OrderedDict[tuple, Outcome] = OrderedDict()
+_EMB_LOCK = threading.Lock()
+_EMB_LRU_SIZE = 32
+
+
+def chunk(doc: Document, config: StrategyConfig) -> Outcome:
+    """Chunk ``doc``. Strategies that embed run in the background when their vectors are not
+    cached: the outcome is then ``pending`` and the status bar at the top shows the progress."""
+    if not get_strategy(config.strategy).needs_embedder:
+        return _chunk_cached(doc.id, config.to_json(), model_arg() or "", doc)
+    key = (doc.id, config, model_id())
+    with _EMB_LOCK:
+        hit = _EMB_LRU.get(key)
+        if hit is not None:
+            _EMB_LRU.move_to_end(key)
+            return hit
+    try:
+        emb = embedder()
+    except ExplorerError as err:
+        return Outcome(error=err_text(err))
+    make = context_maker(emb)
+
+    def work(job: Any) -> Outcome:
+        return chunk_now(doc, config, make(job.progress), key)
+
+    try:
+        phase, out = background(
+            "chunk", ("chunk", *key), f"Chunking {clip(doc.name, 40)} with {config.display}", work, emb=emb
+        )
+    except ExplorerError as err:
+        return Outcome(error=err_text(err))
+    if phase == jobs.DONE:
+        return out
+    if phase == jobs.FAILED:
+        job = session_job()
+        return Outcome(error=err_text(job.status().error) if job is not None else "failed")
+    what = f"The chunks of {md(config.display)}"
+    if phase == jobs.STOPPED:
+        return Outcome(pending=f"Stopped: {what} need embedding; resume at the top of the page.")
+    return Outcome(pending=f"{what} need embedding: they show here when the progress at the top is done.")
+
+
+def chunk_now(doc: Document, config: StrategyConfig, ctx: Context, key: tuple) -> Outcome:
+    """Chunk with an embedding strategy on this thread and remember the outcome under ``key``
+    (``(doc.id, config, model_id())``, taken on the script thread). Jobs call this; Cancelled
+    and WouldEmbed go through, other errors become the outcome's message."""
+    try:
+        out = Outcome(tuple(get_strategy(config.strategy).chunk(doc, config.param_dict, ctx)))
+    except Cancelled:
+        raise
+    except ExplorerError as err:
+        out = Outcome(error=err_text(err))
+    with _EMB_LOCK:
+        _EMB_LRU[key] = out
+        while len(_EMB_LRU) > _EMB_LRU_SIZE:
+            _EMB_LRU.popitem(last=False)
+    return out
+
+
+@dataclass(frozen=True)
+class Analysis:
+    tokens: tuple[int, ...]
+    flags: tuple[tuple[str, ...], ...]
+    stats: Any  # explorer.evaluation.metrics.ChunkStats
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _analyse_cached(
+    doc_id: str, config_json: str, model: str, limit: int, vectors: str, _doc: Document, _chunks: tuple
+) -> Analysis:
+    """``vectors`` (the model id) is only a key: chunks of embedding strategies depend on it."""
+    from explorer.evaluation.chunk_metrics import chunk_stats
+    from explorer.evaluation.flags import flag_chunks
+    from explorer.text.token_counts import count_chunk_tokens
+
+    chunks = list(_chunks)
+    try:
+        tokens = count_chunk_tokens(_doc, chunks, model or None)
+    except ExplorerError:  # a model without a fast tokenizer: count with the bundled one
+        tokens = count_chunk_tokens(_doc, chunks, None)
+    flags = flag_chunks(chunks, _doc, token_counts=tokens, max_tokens=limit)
+    stats = chunk_stats(chunks, _doc, token_counts=tokens, max_tokens=limit)
+    order = ("over_limit", "mid_sentence", "mid_word", "tiny", "duplicate")
+    return Analysis(tuple(tokens), tuple(tuple(f for f in order if f in fl) for fl in flags), stats)
+
+
+def analyse(doc: Document, config: StrategyConfig, out: Outcome) -> Analysis:
+    """Model-token counts, flags and structural stats of the chunks (cached)."""
+    return _analyse_cached(
+        doc.id, config.to_json(), model_arg() or "", max_tokens(), model_id(), doc, out.chunks
+    )
+
+
+# -- indexes and the warm-up: embedding starts as soon as documents are loaded ---------------
+def embed_options() -> Any:
+    """The session's ``EmbedOptions`` (what is embedded for a chunk, set on Retrieve)."""
+    from explorer.retrieval.vectors import EmbedOptions
+
+    return EmbedOptions(**session.embed_opts)
+
+
+def index_key(docs: Sequence[Document], configs: Sequence[StrategyConfig], options: Any) -> tuple:
+    """What a set of indexes depends on (the same as the core's index cache)."""
+    return (tuple((d.id, d.name) for d in docs), tuple(configs), options, model_id())
+
+
+def index_all(
+    job: Any,
+    docs: Sequence[Document],
+    configs: Sequence[StrategyConfig],
+    options: Any,
+    make: Callable,
+    retriever: str = "dense",
+    on_index: Callable[[Any, Any], Any] | None = None,
+) -> dict:
+    """``{config: StrategyIndex or error message}`` for a job (or its inline try): the core's
+    index cache makes a second call free (``retriever="bm25"`` embeds nothing). ``on_index``
+    hears about each configuration as soon as its index is ready (results stream in)."""
+    from explorer.retrieval.search import get_index
+
+    out: dict = {}
+    for i, config in enumerate(configs):
+        job.step(f"{config.display} ({i + 1}/{len(configs)})" if len(configs) > 1 else config.display)
+        try:
+            out[config] = get_index(docs, config, make(job.progress), options, job.progress, retriever)
+        except Cancelled:
+            raise
+        except ExplorerError as err:
+            out[config] = err_text(err)
+        if on_index is not None:
+            on_index(config, out[config])
+    return out
+
+
+def warm(docs: Sequence[Document]) -> None:
+    """Once per set of loaded documents (and model): embed them for the session's current
+    configurations in the background, so Retrieve and Evaluate find their vectors ready. It
+    never replaces a job the user started, and any job the user starts replaces it."""
+    if not docs or os.environ.get(WARM_ENV, "1").strip().lower() in ("0", "false", "no"):
+        return
+    try:
+        emb = embedder()
+    except ExplorerError:
+        return
+    wkey = (tuple(d.id for d in docs), model_id())
+    job = session_job()
+    if session.warmed == wkey or (job is not None and not job.finished):
+        return
+    session.warmed = wkey
+    from explorer.retrieval.vectors import EmbedOptions
+
+    configs = []
+    for cfg in session.configs:
+        try:
+            configs.append(config_of(cfg))
+        except ExplorerError:
+            continue
+    try:
+        options = embed_options()
+    except (ExplorerError, TypeError):
+        options = EmbedOptions()
+    configs = list(dict.fromkeys(configs))
+    if not configs:
+        return
+    make = context_maker(emb)
+    docs = list(docs)
+
+    def work(job: jobs.Job) -> dict:
+        job.token.sleep(WARM_DELAY_S)
+        return index_all(job, docs, configs, options, make)
+
+    title = "Embedding the loaded documents"
+    submit("warm", ("warm", *index_key(docs, configs, options)), title, work, emb, replace=False)
+
+
+def start_cohesion(doc: Document, items: Sequence[tuple[str, StrategyConfig, tuple[Chunk, ...]]]) -> None:
+    """Compare's cohesion and separation of each ``(label, config, chunks)``, in the background
+    (the embedder's errors go through); :func:`pages.ui.background.job_result` of ``"cohesion"``
+    gives them by ``(doc.id, config, model_id())``."""
+    emb = embedder()
+    mid = model_id()
+    items = list(items)
+
+    def work(job: Any) -> dict:
+        from explorer.evaluation.chunk_metrics import semantic_stats
+
+        found: dict = {}
+        job.partial = found
+        for label, config, chunks in items:
+            job.step(label)
+            found[(doc.id, config, mid)] = semantic_stats(list(chunks), doc, emb, progress=job.progress)
+        return found
+
+    n = len(items)
+    key = ("cohesion", doc.id, tuple(i[1] for i in items), mid)
+    start_job(
+        "cohesion", key, f"Cohesion and separation of {n} configuration{'s' if n != 1 else ''}", work, emb=emb
+    )

@@ -1,0 +1,247 @@
+"""The pieces of Evaluate: where the questions come from, the evaluation and sweep jobs, the results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from explorer.documents.document import Document
+from explorer.errors import ExplorerError
+from explorer.evaluation import evaluate as evaluate_mod
+from explorer.evaluation.questions import Question, load_questions
+from explorer.strategies import get_strategy
+from explorer.strategies.config import StrategyConfig
+from pages.ui.background import start_job
+from pages.ui.charts import score_bars, sweep_lines
+from pages.ui.compute import index_key
+from pages.ui.gold import answer_ref
+from pages.ui.model import context_maker
+from pages.ui.safe import clip, err_text, md
+from pages.ui.settings import RETRIEVER_LABELS
+from pages.ui.state import W, session
+
+METRICS = {
+    "recall": "Recall",
+    "precision": "Precision",
+    "iou": "IoU",
+    "precision_omega": "Precision Ω",
+    "hit_rate": "Hit rate",
+    "mrr": "MRR",
+}
+
+
+# -- questions ----------------------------------------------------------------------------------
+def file_questions(docs: Sequence[Document]) -> list:
+    """The questions of the uploaded file (or the bundled sample questions)."""
+    up = st.file_uploader(
+        "Question file",
+        type=["jsonl", "json", "csv"],
+        key=W.QFILE(session.qfile_gen),
+        help="JSONL of {question, references: [{document, start, end}]} or {question, answer}, "
+        "or Chroma's questions_df.csv.",
+    )
+    if up is not None:
+        session.qfile = (up.name, up.getvalue())
+        session.qfile_gen += 1
+        st.rerun()
+    if not session.qfile:
+        from explorer.documents.samples import sample_questions
+
+        sample = sample_questions({d.name for d in docs})
+        n = sample.count(b"\n")
+        if n and st.button(
+            f"Use the sample questions ({n})",
+            icon=":material/quiz:",
+            key=W.QSAMPLE,
+            help="Questions about the bundled samples, each with its answer quoted from the text.",
+        ):
+            session.qfile = ("sample-questions.jsonl", sample)
+            st.rerun()
+    questions: list = []
+    if session.qfile:
+        name, data = session.qfile
+        try:
+            questions = load_questions(data, docs, name)
+            st.caption(f"**{md(name)}**: {len(questions):,} questions")
+        except ExplorerError as err:
+            st.error(err_text(err), icon=":material/error:")
+    with st.expander("File formats", icon=":material/help:"):
+        st.code(
+            '{"question": "How often are filters backwashed?", "answer": "every 72 hours"}\n'
+            '{"question": "...", "references": [{"document": "handbook.pdf", "start": 1200, "end": 1350}]}',
+            language="json",
+        )
+        st.caption(
+            "One JSON object per line (or a JSON list). An answer must occur exactly once in the "
+            "loaded documents. Chroma's questions_df.csv (question, references, corpus_id) works as is."
+        )
+    return questions
+
+
+def kept_questions(docs: Sequence[Document]) -> list:
+    """The questions kept on Retrieve that have a usable expected answer."""
+    questions, skipped = [], []
+    for item in session.questions:
+        if not item["answer"]:
+            skipped.append(item["question"])
+            continue
+        try:
+            ref = answer_ref(item, docs, f"question {clip(item['question'], 40)!r}")
+        except ExplorerError as err:
+            st.warning(str(err), icon=":material/help:")
+            continue
+        questions.append(Question(item["question"], (ref,)))
+    if skipped:
+        st.caption(f"{len(skipped)} kept question(s) have no expected answer and are left out.")
+    if not session.questions:
+        st.info("Keep questions (with their expected answers) on the **Retrieve** page, or load a file.")
+    return questions
+
+
+# -- the jobs -----------------------------------------------------------------------------------
+class Run:
+    """What an evaluation or a sweep of this run is over: documents, questions, top k, retriever."""
+
+    def __init__(
+        self, docs: Sequence[Document], questions: list, k: int, options: Any, retriever: str
+    ) -> None:
+        self.docs, self.questions, self.k = list(docs), tuple(questions), k
+        self.options, self.retriever = options, retriever
+
+    def start_evaluation(self, configs: list[StrategyConfig], emb: Any) -> None:
+        make = context_maker(emb)
+        docs, qs, k, options, retriever = self.docs, self.questions, self.k, self.options, self.retriever
+
+        def work(job: Any) -> tuple:
+            results = evaluate_mod.evaluate(
+                docs,
+                configs,
+                list(qs),
+                k,
+                make(job.progress),
+                options,
+                job.progress,
+                job.step,
+                retriever=retriever,
+            )
+            return results, {"questions": len(qs), "k": k, "retriever": retriever}
+
+        n = len(configs)
+        start_job(
+            "eval",
+            ("eval", *index_key(docs, configs, options), qs, k, retriever),
+            f"Evaluating {n} configuration{'s' if n != 1 else ''} on {len(qs)} questions",
+            work,
+            emb=emb,
+        )
+
+    def start_sweep(self, plans: list[tuple], param: str, spec: str, emb: Any) -> None:
+        """One value at a time, so that Stop keeps the values already scored (``job.partial``)."""
+        make = context_maker(emb)
+        docs, qs, k, options, retriever = self.docs, self.questions, self.k, self.options, self.retriever
+        total = sum(len(values) for _, _, values in plans)
+
+        def work(job: Any) -> dict:
+            lines: dict = {}
+            job.partial = {"param": param, "lines": lines, "retriever": retriever}
+            n = 0
+            for config, name, values in plans:
+                rows = lines.setdefault(config.display, [])
+                for value in values:
+                    n += 1
+                    job.step(f"{config.display}: {name} = {value} ({n}/{total})")
+                    rows.extend(
+                        evaluate_mod.sweep(
+                            docs,
+                            config,
+                            name,
+                            [value],
+                            list(qs),
+                            k,
+                            make(job.progress),
+                            options,
+                            job.progress,
+                            retriever=retriever,
+                        )
+                    )
+            return job.partial
+
+        start_job(
+            "sweep",
+            ("sweep", *index_key(docs, [p[0] for p in plans], options), param, spec, qs, k, retriever),
+            f"Sweep of {param} ({total} runs)",
+            work,
+            emb=emb,
+        )
+
+
+def numeric_params(configs: Sequence[StrategyConfig]) -> list[str]:
+    """The numeric parameters of the configurations' strategies, each once."""
+    numeric: list[str] = []
+    for config in configs:
+        for p in get_strategy(config.strategy).params:
+            if p.type in ("int", "float") and p.name not in numeric:
+                numeric.append(p.name)
+    return numeric
+
+
+def sweep_plans(configs: Sequence[StrategyConfig], param: str, spec: str) -> list[tuple]:
+    """``(config, parameter, values)`` for each configuration whose strategy has ``param``; none
+    (after the message) when ``spec`` is not a range or list of valid values."""
+    plans = []
+    for config in dict.fromkeys(configs):
+        if param not in get_strategy(config.strategy).param_names():
+            continue
+        try:
+            plans.append((config, *evaluate_mod.parse_values(f"{param}={spec}", config.strategy)))
+        except ExplorerError as err:
+            st.error(err_text(err), icon=":material/error:")
+            return []
+    return plans
+
+
+# -- the results --------------------------------------------------------------------------------
+def results(results: list, meta: dict) -> None:
+    st.subheader("Results", anchor=False)
+    nq = meta.get("questions", 0)
+    st.caption(
+        f"{nq} question{'s' if nq != 1 else ''} · top {meta.get('k', '?')} · "
+        f"{RETRIEVER_LABELS.get(meta.get('retriever', 'dense'), 'dense')} retrieval · "
+        "mean ± standard deviation, in %"
+    )
+    rows = []
+    for r in results:
+        row = {"configuration": r.name}
+        for m, label in METRICS.items():
+            row[label] = getattr(r.scores, m).pct()
+        row.update(
+            chunks=r.chunk_count, **{"mean chars": round(r.mean_chars), "mean tokens": round(r.mean_tokens)}
+        )
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key=W.EVAL_TABLE)
+    metric = st.segmented_control(
+        "Chart", list(METRICS), default="recall", format_func=METRICS.get, key=W.EVAL_METRIC, required=True
+    )
+    st.plotly_chart(score_bars(results, metric, METRICS[metric]), key=W.EVAL_CHART)
+
+
+def sweep_results(sw: dict, k: int) -> None:
+    charts = st.columns(2)
+    for col, metric in zip(charts, ("recall", "iou"), strict=True):
+        col.plotly_chart(
+            sweep_lines(sw["lines"], sw["param"], metric, METRICS[metric]), key=W.SWEEP_CHART(metric)
+        )
+    st.caption(f"{RETRIEVER_LABELS.get(sw.get('retriever', 'dense'), 'Dense')} retrieval, top {k}.")
+    errors = [
+        f"{label}: {r.param}={r.value}: {r.error}"
+        for label, rows in sw["lines"].items()
+        for r in rows
+        if r.error
+    ]
+    for e in errors[:5]:
+        st.caption(f":material/warning: {md(e)}")
+    if sw.get("stopped"):
+        st.caption(":material/pause_circle: The sweep was stopped: the lines show the values scored before.")

@@ -1,0 +1,112 @@
+"""The frame around every page: page config, session set-up, navigation, URL state, the page header.
+
+``app.py`` calls :func:`run`. A page that Streamlit runs on its own (its legacy ``pages/``
+mode, before any session has called ``st.navigation``, and AppTest on every rerun) calls it
+too, through :func:`page_header`, so every page always runs inside the frame.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.models.local import offline
+from pages.ui import url
+from pages.ui.background import open_job_slot
+from pages.ui.configs import DEFAULT_STRATEGIES, add_config
+from pages.ui.nav import NAVIGATION
+from pages.ui.safe import md
+from pages.ui.sources import CLEANUP_FLAGS
+from pages.ui.state import session
+
+#: Small layout adjustments: less empty space above the title, tighter metric labels.
+FRAME_CSS = """<style>
+[data-testid="stMainBlockContainer"]{padding-top:2.2rem;padding-bottom:3rem}
+[data-testid="stSidebarUserContent"]{padding-top:0.5rem}
+[data-testid="stMetricValue"]{font-size:1.7rem}
+</style>"""
+
+
+def run() -> None:
+    offline()
+    st.set_page_config(
+        page_title="Chunk Explorer",
+        page_icon="🧩",  # an emoji favicon is a local data: URL; a :material/ one loads from fonts.gstatic.com
+        layout="wide",
+        initial_sidebar_state="expanded",
+    )
+    init_session()
+    pages = [
+        st.Page(file, title=title, icon=icon, default=key == "explore")
+        for key, (file, title, icon) in NAVIGATION.items()
+    ]
+    page = st.navigation(pages)
+    goto = session.take("goto")  # set by "Show in Explore" (callbacks cannot switch)
+    if goto:
+        st.switch_page(goto)
+    st.html(FRAME_CSS)
+    session.in_frame = True
+    try:
+        page.run()
+    finally:
+        session.in_frame = False
+        url.sync()
+
+
+def init_session() -> None:
+    """Once per session: the state the link holds, else every sample and two configurations."""
+    if session.ready:
+        return
+    session.sources = []
+    session.cleanup = {v[0]: False for v in CLEANUP_FLAGS.values()}
+    session.configs = []
+    session.next_cfg_id = 1
+    session.questions = []
+    session.model = ""
+    session.backend = "auto"
+    session.notices = []
+    session.uploader_gen = 0
+    session.sem_cfg = {"id": "sem", "strategy": "semantic", "params": {}}
+    url.restore()
+    if not session.configs:
+        for name in DEFAULT_STRATEGIES:
+            add_config(name, {})
+    if not session.active_cfg or not any(c["id"] == session.active_cfg for c in session.configs):
+        session.active_cfg = session.configs[0]["id"]
+    session.ready = True
+
+
+def _require_frame() -> None:
+    """Make sure this page runs inside the frame.
+
+    Until some session has called ``st.navigation``, Streamlit serves ``pages/*.py`` as a
+    legacy multipage app, so the first visitor of a deep link like ``/compare`` after a server
+    start would run this page alone; AppTest does the same on every rerun. Then run the frame
+    here (it resolves the same page and runs it inside), and stop this bare copy.
+    """
+    if session.in_frame:
+        return
+    run()
+    st.stop()
+
+
+def page_header(title: str, caption: str) -> None:
+    """Every page starts here: inside the frame, its title and caption, the place of the
+    background job's status bar, and what the link could not restore."""
+    _require_frame()
+    st.title(title, anchor=False)
+    st.caption(caption)
+    open_job_slot()
+    notices()
+
+
+def notices() -> None:
+    """Show (once) what could not be restored from the link."""
+    for msg in session.notices:  # they quote the link: inert for Markdown, whatever it holds
+        st.warning(md(msg), icon=":material/link_off:")
+    session.notices = []
+    from explorer.embedding.cache import get_cache
+
+    status = get_cache().status  # once per session: the disk cache stopped being written
+    if status and not session.cache_notice_said:
+        session.cache_notice_said = True
+        st.info(md(status[:1].upper() + status[1:] + "."), icon=":material/database:")

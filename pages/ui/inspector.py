@@ -1,0 +1,171 @@
+"""The pieces of Explore: the stats strip, the selected span's line, the chunk inspector, the table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from explorer.documents.document import Document
+from explorer.errors import ExplorerError
+from explorer.render.html import FLAG_LABELS
+from explorer.render.layout import holders
+from explorer.strategies.config import StrategyConfig
+from explorer.text.chunk import Chunk
+from pages.ui.compute import Analysis, embed_options
+from pages.ui.gold import use_as_answer
+from pages.ui.model import model_label
+from pages.ui.safe import md
+from pages.ui.state import W, session
+
+
+def stats_strip(stats: Any, n: int) -> None:
+    """Seven metrics of the chunks (``stats``: ``explorer.evaluation.metrics.ChunkStats``)."""
+    cols = st.columns(7)
+    cols[0].metric("Chunks", f"{n:,}", help="Number of chunks of this document.")
+    cols[1].metric(
+        "Mean size",
+        f"{stats.chars.mean:,.0f}",
+        help=f"Characters (mean {stats.tokens.mean:,.0f} model tokens; CV {stats.chars.cv:.2f}).",
+    )
+    cols[2].metric("Median", f"{stats.chars.median:,.0f}", help="Characters.")
+    cols[3].metric("Min – max", f"{stats.chars.min:,} – {stats.chars.max:,}", help="Characters.")
+    cols[4].metric(
+        "Over token limit",
+        f"{stats.over_limit:,}",
+        help=f"Chunks over the model's {stats.max_tokens}-token input ({md(model_label())}): the "
+        "model would cut them when it embeds them.",
+    )
+    cols[5].metric(
+        "Cut mid-sentence",
+        f"{stats.mid_sentence:,}",
+        help=f"Of which cut mid-word: {stats.mid_word:,}.",
+    )
+    cols[6].metric("Tiny", f"{stats.tiny:,}", help=f"Shorter than {stats.tiny_chars} characters.")
+
+
+def mark_line(doc: Document, chunks: Sequence[Chunk], mark: list) -> None:
+    """The text the user selected: where it is, which chunks hold it, and what to do with it."""
+    _, ms, me = mark
+    whole, part = holders([(ch.start, ch.end) for ch in chunks], ms, me)
+    where = (
+        f"whole in chunk{'s' if len(whole) > 1 else ''} {', '.join(str(chunks[i].index) for i in whole)}"
+        if whole
+        else f"spread over chunks {', '.join(str(chunks[i].index) for i in part)}"
+        if part
+        else "in no chunk"
+    )
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(f"**Selected** characters {ms:,}–{me:,} ({me - ms:,} chars) · {where}")
+        st.button(
+            "Use as expected answer",
+            key=W.MARK_USE,
+            icon=":material/flag:",
+            type="tertiary",
+            help="Open Retrieve with this exact span as the expected answer.",
+            on_click=use_as_answer,
+            args=(doc, ms, me),
+        )
+        st.button(
+            "Clear",
+            key=W.MARK_CLEAR,
+            icon=":material/close:",
+            type="tertiary",
+            on_click=lambda: delattr(session, "explore_mark"),
+        )
+
+
+def inspector(doc: Document, chunks: Sequence[Chunk], an: Analysis, sel: int) -> None:
+    """The selected chunk: where it is, why it ends, its flags, its text and its neighbours."""
+    ch, n, tok = chunks[sel], len(chunks), an.tokens[sel]
+    st.subheader(f"Chunk {ch.index} of {n}", anchor=False)
+    pages = (
+        f" · page {ch.pages[0]}"
+        if len(ch.pages) == 1
+        else (f" · pages {ch.pages[0]}–{ch.pages[-1]}" if ch.pages else "")
+    )
+    st.caption(f"Characters {ch.start:,}–{ch.end:,} · {ch.chars:,} chars · {tok:,} tokens{pages}")
+    if ch.headings:
+        st.markdown("**Section** " + " › ".join(md(h) for h in ch.headings))
+    st.markdown(f"**Ends because** {md(ch.reason)}")
+    if an.flags[sel]:
+        st.markdown(
+            " ".join(f":red-badge[:material/warning: {FLAG_LABELS.get(f, f)}]" for f in an.flags[sel])
+        )
+    st.code(ch.text, language=None, wrap_lines=True, height=240)
+    with st.expander("Neighbours", icon=":material/swap_horiz:"):
+        for label, j in (("Previous", sel - 1), ("Next", sel + 1)):
+            if 0 <= j < n:
+                _neighbour(label, ch, chunks[j], before=j < sel)
+            else:
+                st.caption(f"{label}: none")
+    with st.expander("What would be embedded", icon=":material/memory:"):
+        _embedded(doc, ch, tok, an.stats.max_tokens)
+
+
+def _neighbour(label: str, ch: Chunk, nb: Chunk, *, before: bool) -> None:
+    shared = max(0, min(ch.end, nb.end) - max(ch.start, nb.start))
+    gap = "" if shared else f" · gap of {max(nb.start - ch.end, ch.start - nb.end):,} chars"
+    st.markdown(
+        f"**{label}: chunk {nb.index}** · {nb.chars:,} chars"
+        + (f" · shares {shared:,} chars" if shared else gap)
+    )
+    edge = nb.text[-300:] if before else nb.text[:300]
+    st.code(
+        ("…" if before and nb.chars > 300 else "") + edge + ("…" if not before and nb.chars > 300 else ""),
+        language=None,
+        wrap_lines=True,
+    )
+
+
+def _embedded(doc: Document, ch: Chunk, tok: int, limit: int) -> None:
+    from explorer.retrieval.vectors import embedded_text
+
+    opts = session.embed_opts
+    try:
+        text = embedded_text(ch, doc, embed_options())
+    except ExplorerError as err:
+        st.error(str(err))
+        text = ch.text
+    st.caption(
+        f"{tok:,} tokens of the model's {limit}-token input"
+        + (" · **the model cuts the rest**" if tok > limit else "")
+        + (" · with the retrieval options of the Retrieve page" if any(opts.values()) else "")
+    )
+    st.code(text, language=None, wrap_lines=True, height=200)
+
+
+def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig) -> None:
+    """Every chunk, one row each; selecting a row inspects that chunk."""
+    st.subheader("All chunks", anchor=False)
+    table = pd.DataFrame(
+        {
+            "chunk": [ch.index for ch in chunks],
+            "start": [ch.start for ch in chunks],
+            "end": [ch.end for ch in chunks],
+            "chars": [ch.chars for ch in chunks],
+            "tokens": list(an.tokens),
+            f"length ({config.param_dict.get('length', 'chars')})": [ch.length for ch in chunks],
+            "pages": [", ".join(map(str, ch.pages)) for ch in chunks],
+            "section": [" › ".join(ch.headings) for ch in chunks],
+            "ends because": [ch.reason for ch in chunks],
+            "flags": [", ".join(f.replace("_", "-") for f in fl) for fl in an.flags],
+        }
+    )
+    st.dataframe(
+        table,
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key=W.TABLE,
+        height=320,
+        column_config={"chunk": st.column_config.NumberColumn(width="small")},
+    )
+    st.caption("Select a row to inspect that chunk.")
+
+
+def table_selection() -> list[int]:
+    """The rows selected in the chunk table (of the last run)."""
+    return (session.widget(W.TABLE) or {}).get("selection", {}).get("rows") or []

@@ -1,0 +1,60 @@
+"""What a visitor may read: text made inert for Markdown, and errors without server paths.
+
+The model picked may be a folder on the server (:func:`pages.ui.model.model_arg`): its path goes
+to ``explorer``, never to the page, and every error shown goes through :func:`err_text`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+
+from explorer.errors import Cancelled, ExplorerError, ModelError
+from explorer.models import choice as model_choices
+
+log = logging.getLogger(__name__)
+
+#: What a visitor reads when the embedding model fails (the core's message, which may name
+#: server paths, goes to the server's log).
+MODEL_PROBLEM = (
+    "The embedding model could not be used on this server. Pick another model in the sidebar, "
+    "or ask whoever runs this app to check it."
+)
+_PATH = re.compile(r"(?<![\w.:/~])(?:~/|/)[^\s'\"`:;,()\[\]]+")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=])")
+
+
+def clip(s: str, n: int = 60) -> str:
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def md(s: str) -> str:
+    """Text from a document, a file name or a parameter, made inert for ``st.markdown``: no
+    links, images, emphasis, HTML or Streamlit directives (``:red[...]``) can come from it."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(s).split()))
+
+
+def err_text(err: BaseException | str) -> str:
+    """An error as a visitor may read it (safe on any thread): a model failure becomes
+    :data:`MODEL_PROBLEM`; in any other message, a folder under the models directory is named by
+    its folder name and any other absolute path becomes "…"."""
+    if isinstance(err, ModelError):
+        if str(err) != MODEL_PROBLEM:
+            log.warning("embedding model failed: %s", err)
+        return MODEL_PROBLEM
+    msg = str(err)
+    root = model_choices.models_dir()
+    if root is not None:
+        msg = msg.replace(str(root) + os.sep, "").replace(str(root), "…")
+    return _PATH.sub("…", msg)
+
+
+def safe_error(err: ExplorerError) -> ExplorerError:
+    """``err`` again, with :func:`err_text`'s message (Cancelled goes through as it is)."""
+    if isinstance(err, Cancelled):
+        return err
+    try:
+        return type(err)(err_text(err))
+    except Exception:
+        return ExplorerError(err_text(err))

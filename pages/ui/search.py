@@ -1,0 +1,237 @@
+"""The pieces of Retrieve: the question boxes, the search job, each configuration's hits, kept questions.
+
+A search is a background job's work (:func:`search_work`): every configuration's index (the
+core caches them) and each question's top k in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from explorer.documents.document import Document
+from explorer.errors import Cancelled, ExplorerError
+from explorer.render.html import render_chunks, render_snippet
+from explorer.render.layout import MAX_RENDER_CHARS
+from explorer.strategies.config import StrategyConfig
+from pages.ui.compute import index_all, index_key
+from pages.ui.gold import answer_ref, holds, show_in_explore
+from pages.ui.model import context_maker
+from pages.ui.safe import clip, err_text, md
+from pages.ui.state import W, session
+from pages.ui.textview import text_view
+
+
+# -- the question and its expected answer ---------------------------------------------------
+def seed_boxes() -> None:
+    """The question boxes show the last search (once), or the answer selected on Explore."""
+    for key, field in ((W.QUESTION, "question"), (W.ANSWER, "answer")):
+        if not session.has_widget(key):
+            session.seed(key, (session.ret_query or {}).get(field, ""))
+    pending = session.take("ret_pending")  # an answer selected on Explore
+    if pending:
+        session.seed(W.ANSWER, pending["answer"])
+        session.ret_mark = pending["ref"]
+
+
+def mark_ref(answer: str, docs: Sequence[Document]) -> list | None:
+    """The selected span, if the answer box still holds its text."""
+    mark = session.ret_mark
+    return list(mark) if holds(mark, answer, docs) else None
+
+
+def submit(docs: Sequence[Document]) -> None:
+    """Search with what the boxes hold now (no form: a form would send back what was typed
+    before an answer was selected in the text)."""
+    question = (session.widget(W.QUESTION) or "").strip()
+    if question:
+        answer = session.widget(W.ANSWER) or ""
+        session.ret_query = {"question": question, "answer": answer.strip(), "ref": mark_ref(answer, docs)}
+        session.ret_new = True
+
+
+def keep(docs: Sequence[Document]) -> None:
+    """Search, and keep the question (with its expected answer) unless it is kept already."""
+    submit(docs)
+    query, question = session.ret_query, (session.widget(W.QUESTION) or "").strip()
+    if query and query["question"] == question and all(x["question"] != question for x in session.questions):
+        session.questions.append(dict(query))
+
+
+def ask(item: dict) -> None:
+    """Callback: search a kept question again."""
+    session.ret_query = dict(item)
+    session.ret_new = True  # the user asked: this search may replace the session's running job
+    session.seed(W.QUESTION, item["question"])
+    session.seed(W.ANSWER, item["answer"])
+    session.ret_mark = item.get("ref")
+
+
+def answer_picker(docs: Sequence[Document], mark: list | None, on_submit: Callable[[], None]) -> None:
+    """A document's text in which selecting a passage makes it the expected answer."""
+    by_id = {d.id: d for d in docs}
+    default = mark[0] if mark else docs[0].id
+    doc_id = docs[0].id
+    if len(docs) > 1:
+        doc_id = st.selectbox(
+            "Document",
+            list(by_id),
+            index=list(by_id).index(default),
+            format_func=lambda i: by_id[i].name,
+            key=W.MARK_DOC,
+        )
+    doc = by_id[doc_id]
+    lo = 0
+    if len(doc.text) > MAX_RENDER_CHARS:
+        around = mark[1] if mark and mark[0] == doc_id else 0
+        lo = st.slider(
+            "From character",
+            0,
+            max(0, len(doc.text) - MAX_RENDER_CHARS // 2),
+            max(0, around - 2_000),
+            step=1_000,
+            key=W.MARK_LO(doc_id),
+            help=f"The text is shown {MAX_RENDER_CHARS:,} characters at a time.",
+        )
+
+    def on_select(start: int, end: int) -> None:
+        session.ret_mark = [doc_id, start, end]
+        session.seed(W.ANSWER, doc.text[start:end])
+        on_submit()
+
+    marks = [(mark[1], mark[2])] if mark and mark[0] == doc_id else []
+    text_view(
+        render_chunks(doc.text, [], lo=lo, marks=marks, height=360, interactive=True, show_index=False),
+        key=W.MARK_TEXT,
+        view=f"{doc_id}:{lo}",
+        text=doc.text,
+        on_select=on_select,
+    )
+
+
+def item_ref(item: dict, docs: Sequence[Document]) -> tuple[Any, str]:
+    """A question's gold span, or None and why not (none when it has no expected answer)."""
+    if not item.get("answer"):
+        return None, ""
+    try:
+        return answer_ref(item, docs), ""
+    except ExplorerError as err:
+        return None, str(err)
+
+
+# -- the search ---------------------------------------------------------------------------------
+class Search:
+    """What every search of this run shares: documents, what is embedded, top k, the retriever."""
+
+    def __init__(self, docs: Sequence[Document], options: Any, k: int, retriever: str) -> None:
+        self.docs, self.options, self.k, self.retriever = list(docs), options, k, retriever
+
+    def key(self, kind: str, configs: list[StrategyConfig], questions: list[str]) -> tuple:
+        return (kind, *index_key(self.docs, configs, self.options), tuple(questions), self.k, self.retriever)
+
+    def work(self, configs: list[StrategyConfig], questions: list[str], emb: Any) -> Callable:
+        """Work for the background job (or its inline try): ``{config: (index, hits per question)
+        or the error message}``. Runs off the script thread: no ``st`` and no session state here."""
+        make = context_maker(emb)
+        docs, options, k, retriever = self.docs, self.options, self.k, self.retriever
+
+        def work(job: Any) -> dict:
+            out: dict = {}
+
+            def answer(config: StrategyConfig, idx: Any) -> None:  # each configuration's hits when ready
+                if isinstance(idx, str):
+                    out[config] = idx
+                else:
+                    try:
+                        out[config] = (
+                            idx,
+                            idx.search_many(questions, k, progress=job.progress, retriever=retriever),
+                        )
+                    except Cancelled:
+                        raise
+                    except ExplorerError as err:
+                        out[config] = err_text(err)
+                job.partial = dict(out)
+
+            index_all(job, docs, configs, options, make, retriever, on_index=answer)
+            return out
+
+        return work
+
+
+def scores_of(ref: Any, hits: Sequence[Any]) -> Any:
+    from explorer.evaluation.retrieval_metrics import retrieval_scores
+
+    return retrieval_scores([ref], [(h.chunk.doc_id, h.chunk.start, h.chunk.end) for h in hits])
+
+
+# -- the results --------------------------------------------------------------------------------
+def hits_column(cfg_id: Any, config: StrategyConfig, res: Any, ref: Any, docs: Sequence[Document]) -> None:
+    """One configuration's top k (or its error), scored against ``ref`` when there is one."""
+    st.markdown(f"**{md(config.display)}**")
+    if isinstance(res, str):
+        st.error(res, icon=":material/error:")
+        return
+    idx, (hits,) = res
+    if ref is not None:
+        sc = scores_of(ref, hits)
+        first = f"rank {round(1 / sc.rr)}" if sc.rr else "not retrieved"
+        st.caption(f"Recall **{sc.recall:.0%}** · IoU **{sc.iou:.1%}** · first hit: **{first}**")
+    st.caption(f"{len(idx):,} chunks indexed")
+    by_id = {d.id: d for d in docs}
+    for h in hits:
+        ch = h.chunk
+        with st.container(border=True):
+            page = f" · p. {ch.pages[0]}" if ch.pages else ""
+            st.markdown(
+                f"**#{h.rank}** · score **{h.score:.3f}**  \n"
+                f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
+            )
+            marks = []
+            if ref is not None and ref[0] == ch.doc_id:
+                s, e = max(ref[1], ch.start), min(ref[2], ch.end)
+                if e > s:
+                    marks.append((s, e))
+            text = by_id[ch.doc_id].text
+            st.html(render_snippet(text, ch.start, ch.end, marks=marks, max_chars=1200, height=180))
+            st.button(
+                "Show in Explore",
+                key=W.SHOW_HIT(cfg_id, h.rank),
+                icon=":material/open_in_new:",
+                type="tertiary",
+                on_click=show_in_explore,
+                args=(ch.doc_id, cfg_id, ch.index),
+            )
+
+
+def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> list[dict]:
+    """One row per kept question and configuration of a batch run: top score, and the scores
+    against the question's expected answer when it has one."""
+    records = []
+    for item in session.questions:
+        if item["question"] not in asked:
+            continue
+        qi = asked.index(item["question"])
+        ref, _ = item_ref(item, docs)
+        for config, res in found.items():
+            if isinstance(res, str):
+                continue
+            hits = res[1][qi]
+            rec = {
+                "question": clip(item["question"], 70),
+                "configuration": config.display,
+                "top score": round(hits[0].score, 3) if hits else None,
+            }
+            if ref is not None:
+                sc = scores_of(ref, hits)
+                rec.update(
+                    {
+                        "recall %": round(100 * sc.recall, 1),
+                        "IoU %": round(100 * sc.iou, 1),
+                        "first hit": round(1 / sc.rr) if sc.rr else None,
+                    }
+                )
+            records.append(rec)
+    return records

@@ -1,0 +1,144 @@
+"""Sidebar settings shared by several pages: the embedding model, and retrieval (Retrieve, Evaluate)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from explorer.models import choice as model_choices
+from pages.ui.compute import embed_options
+from pages.ui.configs import config_labels
+from pages.ui.model import (
+    BACKEND_LABELS,
+    backend_choice,
+    choice_label,
+    model_caption,
+    model_choice,
+    model_label,
+    pick_model,
+)
+from pages.ui.state import ConfigDict, W, session
+from pages.ui.widgets import choose, synced
+
+RETRIEVER_LABELS = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid"}
+
+
+def retriever_choice() -> str:
+    """How chunks are ranked on Retrieve and Evaluate (``explorer.retrieval.search.RETRIEVERS``)."""
+    from explorer.retrieval.ranking import RETRIEVERS
+
+    r = session.retriever
+    return r if r in RETRIEVERS else "dense"
+
+
+def retrieval_settings() -> tuple[list[ConfigDict], int, Any]:
+    """Sidebar: which configurations, top-k, what is embedded, and the model.
+    Returns (chosen config dicts, k, EmbedOptions)."""
+    sb = st.sidebar
+    sb.subheader("Retrieval")
+    ids = [cfg["id"] for cfg in session.configs]
+    choose(
+        sb.multiselect,
+        "Configurations",
+        config_labels(),
+        key=W.RET_CFGS,
+        value=[i for i in (session.ret_sel or ids) if i in ids] or ids,
+        on_change=lambda chosen: setattr(session, "ret_sel", list(chosen)),
+        help="Each gets its own FAISS index over the chunks of every loaded document. Edit them on Explore or Compare.",
+    )
+    synced(
+        sb.slider, "Top k", 1, 20, key=W.K, value=int(session.k), on_change=lambda k: setattr(session, "k", k)
+    )
+    retriever_widget(sb)
+    with sb.expander("What is embedded", icon=":material/memory:"):
+        _embed_widgets(session.embed_opts)
+    model_settings()
+    chosen_cfgs = [cfg for cfg in session.configs if cfg["id"] in (session.ret_sel or ids)]
+    return chosen_cfgs, int(session.k), embed_options()
+
+
+def _embed_widgets(opts: dict[str, Any]) -> None:
+    from explorer.retrieval.vectors import MAX_CONTEXT_CHARS
+
+    synced(
+        st.toggle,
+        "Prepend the heading path",
+        key=W.PREPEND,
+        value=bool(opts["prepend_headings"]),
+        on_change=lambda on: opts.__setitem__("prepend_headings", bool(on)),
+        help="Embed 'Section › Subsection' before the chunk text (offsets do not change).",
+    )
+    synced(
+        st.number_input,
+        "Neighbouring characters",
+        0,
+        MAX_CONTEXT_CHARS,
+        step=100,
+        key=W.CONTEXT,
+        value=int(opts["context_chars"]),
+        on_change=lambda n: opts.__setitem__("context_chars", int(n)),
+        help="Add this many characters of the document on each side of the chunk before embedding.",
+    )
+
+
+def _setting(
+    draw: Any, label: str, options: Any, labels: dict, *, name: str, default: str, **kwargs: Any
+) -> None:
+    """A choice among ``options`` kept as the session's ``name`` (``default`` when cleared)."""
+    shown = {o: labels.get(o, o) for o in options}
+    choose(draw, label, shown, on_change=lambda v: setattr(session, name, v or default), **kwargs)
+
+
+def retriever_widget(where: Any) -> None:
+    from explorer.retrieval.ranking import RETRIEVERS
+
+    _setting(
+        where.segmented_control,
+        "Retriever",
+        RETRIEVERS,
+        RETRIEVER_LABELS,
+        key=W.RETRIEVER,
+        value=retriever_choice(),
+        name="retriever",
+        default="dense",
+        required=True,
+        help="Dense: cosine similarity of the model's vectors (FAISS). BM25: the question's words "
+        "in the chunk (no model, nothing embedded). Hybrid: both rankings fused by reciprocal rank.",
+    )
+
+
+def model_settings() -> None:
+    """Sidebar: the embedding model, picked from the models on offer (the registered ones and the
+    folders under ``CHUNK_EXPLORER_MODELS``, by name), what it reads, and how it runs."""
+    sb = st.sidebar
+    sb.subheader("Embedding model")
+    offered = model_choices.choices()
+    labels = {ch.name: choice_label(ch) for ch in offered}
+    choose(
+        sb.selectbox,
+        "Model",
+        labels,
+        key=W.MODEL,
+        value=model_label() if model_label() in labels else offered[0].name,
+        on_change=pick_model,
+        help="The registered models (`python -m explorer models`) and the local models this "
+        "server offers. Vectors are cached per model: switching back costs nothing.",
+    )
+    sb.caption(model_caption())
+    backends = model_choice().backends
+    if len(backends) > 1:
+        with sb.expander("Advanced", icon=":material/tune:"):
+            _setting(
+                st.radio,
+                "Backend",
+                backends,
+                BACKEND_LABELS,
+                help="auto: the int8 ONNX graph when its build passes its check against float32 "
+                "(about 2x faster on CPU), else sentence-transformers in float32. Each backend's "
+                "vectors are cached apart.",
+                key=W.BACKEND,
+                value=backend_choice(),
+                name="backend",
+                default="auto",
+            )

@@ -1,0 +1,127 @@
+"""Documents: the visitor's sources (samples, uploads) in the session, loaded with the clean-up."""
+
+from __future__ import annotations
+
+import hashlib
+
+from explorer.documents.cleanup import Cleanup
+from explorer.documents.document import Document
+from pages.ui.compute import load_sample, load_upload, warm
+from pages.ui.state import Source, W, session
+
+#: URL short name -> (Cleanup field, toggle label, help).
+CLEANUP_FLAGS = {
+    "blank": ("collapse_blank_lines", "Collapse blank lines", "Runs of blank lines become one blank line."),
+    "hyphen": (
+        "join_hyphenated",
+        "Join hyphenated words",
+        "Words split with a hyphen at a PDF line end are joined again.",
+    ),
+    "headers": (
+        "drop_headers_footers",
+        "Drop page headers/footers",
+        "Lines repeated at the top or bottom of most PDF pages are removed.",
+    ),
+}
+
+
+def add_sample(name: str) -> None:
+    key = f"sample:{name}"
+    if any(s["key"] == key for s in session.sources):
+        return
+    session.sources.append(
+        {"key": key, "name": name, "kind": "sample", "sample": name, "data": None, "digest": ""}
+    )
+
+
+def add_upload(name: str, data: bytes) -> str:
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    key = f"upload:{digest}:{name}"
+    if not any(s["key"] == key for s in session.sources):
+        session.sources.append(
+            {"key": key, "name": name, "kind": "upload", "sample": "", "data": data, "digest": digest}
+        )
+    return key
+
+
+def remove_source(key: str) -> None:
+    session.sources = [s for s in session.sources if s["key"] != key]
+    if session.doc_key == key:
+        session.doc_key = session.sources[0]["key"] if session.sources else None
+
+
+def sample_names() -> list[str]:
+    """The samples among the sources, in order."""
+    return [s["sample"] for s in session.sources if s["kind"] == "sample"]
+
+
+def set_samples() -> None:
+    """Callback of the samples multiselect: the sources follow what it holds."""
+    chosen = session.widget(W.SAMPLES)
+    for s in [s for s in session.sources if s["kind"] == "sample" and s["sample"] not in chosen]:
+        remove_source(s["key"])
+    for name in chosen:
+        add_sample(name)
+    if chosen and not current_source():
+        session.doc_key = f"sample:{chosen[-1]}"
+
+
+def open_source(key: str) -> None:
+    """Make ``key`` the document the pages work on (from its first chunk)."""
+    session.doc_key = key
+    del session.chunk_sel
+
+
+def cleanup() -> Cleanup:
+    return Cleanup(**session.cleanup)
+
+
+def _clean_tuple() -> tuple:
+    c = cleanup()
+    return (c.collapse_blank_lines, c.join_hyphenated, c.drop_headers_footers)
+
+
+def load(source: Source) -> tuple[Document | None, str]:
+    """The source's document with the current clean-up, or (None, the loader's message)."""
+    if source["kind"] == "sample":
+        return load_sample(source["sample"], _clean_tuple())
+    return load_upload(source["digest"], source["name"], _clean_tuple(), source["data"])
+
+
+def loaded() -> list[tuple[Source, Document]]:
+    """Every source that loads, with its document, in order (failed ones are reported on the
+    Documents page). Loading a new set of documents starts embedding them in the background."""
+    out = []
+    for src in session.sources:
+        doc, _ = load(src)
+        if doc is not None:
+            out.append((src, doc))
+    warm([d for _, d in out])
+    return out
+
+
+def documents() -> list[Document]:
+    """Every document that loads, in order (see :func:`loaded`)."""
+    return [d for _, d in loaded()]
+
+
+def current_source() -> Source | None:
+    key = session.doc_key
+    for s in session.sources:
+        if s["key"] == key:
+            return s
+    return None
+
+
+def source_key_of(doc_id: str) -> str | None:
+    for s in session.sources:
+        doc, _ = load(s)
+        if doc is not None and doc.id == doc_id:
+            return s["key"]
+    return None
+
+
+def doc_label(source: Source, doc: Document) -> str:
+    kind = {"pdf": "PDF", "markdown": "Markdown", "text": "text"}.get(doc.kind, doc.kind)
+    pages = f", {doc.n_pages} p." if doc.n_pages else ""
+    return f"{doc.name} ({kind}{pages})"

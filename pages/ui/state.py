@@ -1,0 +1,238 @@
+"""One visitor's state: the only module that touches ``st.session_state``.
+
+Per-user data (uploaded bytes, strategy configurations, kept questions) lives in
+``st.session_state``, so two users never see each other's documents and nothing is lost when a
+user changes page. :data:`session` reads and writes it through typed attributes (the key names
+are kept here, and are the ones tests and links have always seen); :class:`W` names every widget
+key, and widgets are re-seeded from the session each time they are drawn (:meth:`Session.seed`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypedDict, TypeVar
+
+import streamlit as st
+
+T = TypeVar("T")
+
+
+class Source(TypedDict):
+    """A document the visitor added: a bundled sample (by name) or an upload (its bytes)."""
+
+    key: str
+    name: str
+    kind: str  # "sample" or "upload"
+    sample: str
+    data: bytes | None
+    digest: str
+
+
+class ConfigDict(TypedDict, total=False):
+    """A strategy configuration as the sidebar edits it (validated into ``StrategyConfig``)."""
+
+    id: Any  # a number; "sem" for the Semantic page's own
+    strategy: str
+    params: dict[str, Any]
+    error: str
+
+
+class _Template(str):
+    """A key with parts that vary: ``_Template("w.q.rm.{}")(2) == "w.q.rm.2"``."""
+
+    def __call__(self, *parts: Any) -> str:
+        return self.format(*parts)
+
+
+class W:
+    """Widget keys (``key=``). A widget's value is read with :meth:`Session.widget`."""
+
+    # sidebar
+    DOC = "w.doc"
+    CFG = "w.cfg"
+    CFG_ADD = "w.cfg_add"
+    CFG_REMOVE = "w.cfg_remove"
+    RET_CFGS = "w.ret_cfgs"
+    K = "w.k"
+    RETRIEVER = "w.retriever"
+    PREPEND = "w.prepend"
+    CONTEXT = "w.context"
+    MODEL = "w.model"
+    BACKEND = "w.backend"
+    # the background job's bar
+    JOB_BAR = "w.job_bar"
+    JOB_STOP = "w.job_stop"
+    JOB_RESUME = "w.job_resume"
+    JOB_DISMISS = "w.job_dismiss"
+    # Documents
+    SAMPLES = "w.samples"
+    # Explore
+    CHUNK = "w.chunk"
+    PAGE = "w.page"
+    SHOW_INDEX = "w.show_index"
+    TEXT = "w.text"
+    TABLE = "w.table"
+    MARK_USE = "w.mark.use"
+    MARK_CLEAR = "w.mark.clear"
+    # Compare
+    CMP_ADD = "w.cmp_add"
+    CMP_WIDTH = "w.cmp_width"
+    CMP_PAGE = "w.cmp_page"
+    CMP_LO = "w.cmp_lo"
+    CMP_UNIT = "w.cmp_unit"
+    CMP_HIST = "w.cmp_hist"
+    CMP_VIOLIN = "w.cmp_violin"
+    CMP_TABLE = "w.cmp_table"
+    CMP_SEM = "w.cmp_sem"
+    CMP_METRIC = "w.cmp_metric"
+    CMP_BAR = "w.cmp_bar"
+    # Semantic
+    SEM_CURVE = "w.sem_curve"
+    SEM_HIST = "w.sem_hist"
+    SEM_ADD = "w.sem_add"
+    # Retrieve
+    QUESTION = "w.question"
+    ANSWER = "w.answer"
+    SEARCH = "w.search"
+    KEEP = "w.keep"
+    MARK_DOC = "w.mark_doc"
+    MARK_TEXT = "w.mark_text"
+    Q_RUNALL = "w.q.runall"
+    Q_DOWNLOAD = "w.q.download"
+    Q_TABLE = "w.q.table"
+    # Evaluate
+    EVAL_SRC = "w.eval_src"
+    QSAMPLE = "w.qsample"
+    EVAL_RUN = "w.eval_run"
+    EVAL_TABLE = "w.eval_table"
+    EVAL_METRIC = "w.eval_metric"
+    EVAL_CHART = "w.eval_chart"
+    SWEEP_PARAM = "w.sweep_param"
+    SWEEP_VALUES = "w.sweep_values"
+    SWEEP_RUN = "w.sweep_run"
+    # Export
+    EXP_CFG = "w.exp_cfg"
+    EXP_DOCS = "w.exp_docs"
+    EXP_CFGJSON = "w.exp_cfgjson"
+
+    # keys with parts that vary, e.g. W.PARAM(cid, strategy, name)
+    STRATEGY = _Template("p.{}.strategy")  # configuration id
+    PARAM = _Template("p.{}.{}.{}")  # configuration id, strategy, parameter
+    UPLOAD = _Template("w.upload{}")  # generation (a fresh uploader after each upload)
+    CLEAN = _Template("w.clean.{}")  # clean-up flag
+    OPEN_SOURCE = _Template("w.open.{}")  # source key
+    REMOVE_SOURCE = _Template("w.rm.{}")  # source key
+    MARK_LO = _Template("w.mark_lo.{}")  # document id
+    SHOW_HIT = _Template("w.goto.{}.{}")  # configuration id, rank
+    ASK_KEPT = _Template("w.q.ask.{}")  # place in the kept questions
+    REMOVE_KEPT = _Template("w.q.rm.{}")  # place in the kept questions
+    QFILE = _Template("w.qfile{}")  # generation
+    SWEEP_CHART = _Template("w.sweep_{}")  # metric
+    DOWNLOAD = _Template("w.exp_{}")  # format
+
+
+class _Slot(Generic[T]):
+    """One key of the session: read with its default (a ``factory``'s value is stored on first
+    read, so it can be changed in place), written, and deleted (``del``: gone if there)."""
+
+    def __init__(self, key: str, default: Any = None, factory: Callable[[], T] | None = None) -> None:
+        self.key, self.default, self.factory = key, default, factory
+
+    def __get__(self, obj: Any, owner: Any = None) -> T:
+        if obj is None:
+            return self  # type: ignore[return-value]  # on the class: the slot itself
+        if self.factory is not None:
+            return st.session_state.setdefault(self.key, self.factory())
+        return st.session_state.get(self.key, self.default)
+
+    def __set__(self, obj: Any, value: T) -> None:
+        st.session_state[self.key] = value
+
+    def __delete__(self, obj: Any) -> None:
+        st.session_state.pop(self.key, None)
+
+
+def _default_embed_opts() -> dict[str, Any]:
+    return {"prepend_headings": False, "context_chars": 0}
+
+
+class Session:
+    """The current visitor's session (``st.session_state`` is per session, so is this)."""
+
+    # set up once per session (pages.ui.frame)
+    ready: _Slot[bool] = _Slot("_ready", False)
+    in_frame: _Slot[bool] = _Slot("_in_frame", False)
+    notices: _Slot[list[str]] = _Slot("notices", factory=list)
+    cache_notice_said: _Slot[bool] = _Slot("_cache_notice", False)
+    goto: _Slot[str | None] = _Slot("goto")
+    # documents
+    sources: _Slot[list[Source]] = _Slot("sources", factory=list)
+    doc_key: _Slot[str | None] = _Slot("doc_key")
+    cleanup: _Slot[dict[str, bool]] = _Slot("cleanup", factory=dict)
+    uploader_gen: _Slot[int] = _Slot("uploader_gen", 0)
+    # strategy configurations
+    configs: _Slot[list[ConfigDict]] = _Slot("configs", factory=list)
+    next_cfg_id: _Slot[int] = _Slot("next_cfg_id", 1)
+    active_cfg: _Slot[Any] = _Slot("active_cfg")
+    sem_cfg: _Slot[ConfigDict] = _Slot("sem_cfg")
+    # the embedding model
+    model: _Slot[str] = _Slot("model", "")
+    backend: _Slot[str] = _Slot("backend", "auto")
+    # background jobs (pages.ui.background)
+    job: _Slot[Any] = _Slot("_job")
+    unclaimed: _Slot[dict[str, Any]] = _Slot("_unclaimed", factory=dict)
+    bar_live: _Slot[Any] = _Slot("_bar_live")
+    bar_partial: _Slot[int] = _Slot("_bar_partial", 0)
+    warmed: _Slot[Any] = _Slot("_warmed")
+    # Explore
+    chunk_sel: _Slot[int | None] = _Slot("chunk_sel")
+    table_last: _Slot[list[int] | None] = _Slot("table_last")
+    explore_mark: _Slot[list | None] = _Slot("explore_mark")
+    # Compare: cohesion and separation by (document id, config, model id)
+    sem_stats: _Slot[dict[tuple, Any]] = _Slot("sem_stats", factory=dict)
+    # retrieval settings (Retrieve, Evaluate)
+    ret_sel: _Slot[list | None] = _Slot("ret_sel")
+    k: _Slot[int] = _Slot("k", 5)
+    retriever: _Slot[str] = _Slot("retriever", "dense")
+    embed_opts: _Slot[dict[str, Any]] = _Slot("embed_opts", factory=_default_embed_opts)
+    # Retrieve
+    questions: _Slot[list[dict[str, Any]]] = _Slot("questions", factory=list)
+    ret_query: _Slot[dict[str, Any] | None] = _Slot("ret_query")
+    ret_mark: _Slot[list | None] = _Slot("ret_mark")
+    ret_new: _Slot[bool] = _Slot("ret_new", False)
+    ret_pending: _Slot[dict[str, Any] | None] = _Slot("ret_pending")
+    ret_batch: _Slot[list[dict[str, Any]] | None] = _Slot("ret_batch")
+    # Evaluate
+    qfile: _Slot[tuple[str, bytes] | None] = _Slot("qfile")
+    qfile_gen: _Slot[int] = _Slot("qfile_gen", 0)
+    eval_results: _Slot[list | None] = _Slot("eval_results")
+    eval_meta: _Slot[dict[str, Any]] = _Slot("eval_meta", factory=dict)
+    sweep_results: _Slot[dict[str, Any] | None] = _Slot("sweep_results")
+
+    def take(self, name: str) -> Any:
+        """The value of attribute ``name`` (its default when unset), then forget it."""
+        value = getattr(self, name)
+        delattr(self, name)
+        return value
+
+    # -- widgets ------------------------------------------------------------------------------
+    def widget(self, key: str) -> Any:
+        """A widget's current value (None before it is drawn)."""
+        return st.session_state.get(key)
+
+    def has_widget(self, key: str) -> bool:
+        return key in st.session_state
+
+    def seed(self, key: str, value: Any) -> None:
+        """Set the value the widget ``key`` shows when it is drawn next (in this run)."""
+        st.session_state[key] = value
+
+    def forget_params(self, cid: Any) -> None:
+        """Drop the parameter widgets of configuration ``cid`` (its strategy changed or it went)."""
+        prefix = f"p.{cid}."  # its W.STRATEGY and W.PARAM keys
+        for k in [k for k in st.session_state if isinstance(k, str) and k.startswith(prefix)]:
+            del st.session_state[k]
+
+
+#: The session of the script run that reads it.
+session = Session()
