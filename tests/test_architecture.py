@@ -36,6 +36,9 @@ STRATEGY_SUPPORT = {
     "context",
     "params",
     "splitting",
+    "packing",
+    "curve",
+    "adapt",
     "profile",
     "invariants",
 }
