@@ -14,6 +14,7 @@ from explorer.evaluation import evaluate as evaluate_mod
 from explorer.evaluation.questions import Question, load_questions
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
+from explorer.strategies.params import FLOAT, INT
 from pages.ui.background import start_job
 from pages.ui.charts import score_bars, sweep_lines
 from pages.ui.compute import index_key
@@ -183,7 +184,7 @@ def numeric_params(configs: Sequence[StrategyConfig]) -> list[str]:
     numeric: list[str] = []
     for config in configs:
         for p in get_strategy(config.strategy).params:
-            if p.type in ("int", "float") and p.name not in numeric:
+            if p.kind in (INT, FLOAT) and p.name not in numeric:
                 numeric.append(p.name)
     return numeric
 

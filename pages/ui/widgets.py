@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -16,7 +17,17 @@ from explorer.documents.document import Document
 from explorer.errors import ParamError
 from explorer.strategies import get_strategy, strategy_names
 from explorer.strategies.config import StrategyConfig
-from explorer.strategies.params import Param
+from explorer.strategies.params import (
+    FLOAT,
+    STR_LIST,
+    BoolKind,
+    ChoiceKind,
+    FloatKind,
+    IntKind,
+    Param,
+    StrKind,
+    StrListKind,
+)
 from pages.ui.configs import (
     MAX_CONFIGS,
     active_config_dict,
@@ -169,58 +180,91 @@ def param_widget(p: Param, cfg: ConfigDict, where: Any) -> Any:
     key = W.PARAM(cfg["id"], cfg["strategy"], p.name)
     current = cfg["params"].get(p.name, p.default)
     seen = session.widget(key)  # the user's latest change (or the same value, re-seeded last run)
-    if session.has_widget(key) and p.type != "str_list" and (seen is not None or p.type == "float"):
+    if session.has_widget(key) and p.kind is not STR_LIST and (seen is not None or p.kind is FLOAT):
         current = seen
     label = p.name.replace("_", " ").capitalize()
-    if p.type == "int":
-        try:
-            current = int(current)
-        except (TypeError, ValueError):
-            current = int(p.default)
-        rng = _soft_int_range(p, current)
-        if rng is None:
-            session.seed(key, current)
-            return where.number_input(label, step=int(p.step or 1), key=key, help=p.help)
-        lo, hi, step = rng
-        session.seed(key, min(max(current, lo), hi))
-        return where.slider(label, lo, hi, step=step, key=key, help=p.help)
-    if p.type == "float":
-        try:
-            value = None if current is None else float(current)
-        except (TypeError, ValueError):
-            value = p.default
-        if value is not None:  # a widget value must lie inside its bounds
-            value = min(
-                max(value, p.min if p.min is not None else value), p.max if p.max is not None else value
-            )
-        session.seed(key, value)
-        kwargs: dict[str, Any] = {"step": float(p.step or 0.05), "format": "%g"}
-        if p.min is not None:
-            kwargs["min_value"] = float(p.min)
-        if p.max is not None:
-            kwargs["max_value"] = float(p.max)
-        placeholder = "default" if p.default is None else None
-        return where.number_input(label, key=key, help=p.help, placeholder=placeholder, **kwargs)
-    if p.type == "bool":
-        session.seed(key, bool(current))
-        return where.toggle(label, key=key, help=p.help)
-    if p.type == "choice":
-        session.seed(key, current if current in p.choices else p.default)
-        return where.selectbox(label, list(p.choices), key=key, help=p.help)
-    if p.type == "str_list":
-        session.seed(key, seen if isinstance(seen, str) else separators_to_text(current or ()))
-        text = where.text_area(
-            label,
-            key=key,
-            height=120,
-            help=(
-                p.help + ' One separator per line, as a JSON string ("\\n\\n", ". ", ""); '
-                "an unquoted line is taken literally."
-            ),
-        )
-        return text_to_separators(text or "", p.name)
-    session.seed(key, "" if current is None else str(current))
-    return where.text_input(label, key=key, help=p.help)
+    return _WIDGETS.get(type(p.kind), _str_widget)(p, Field(key, label, current, seen), where)
+
+
+@dataclass(frozen=True)
+class Field:
+    """What every parameter widget needs: its key, label, the value to show and the widget's own."""
+
+    key: str
+    label: str
+    current: Any
+    seen: Any
+
+
+def _int_widget(p: Param, f: Field, where: Any) -> Any:
+    try:
+        current = int(f.current)
+    except (TypeError, ValueError):
+        current = int(p.default)
+    rng = _soft_int_range(p, current)
+    if rng is None:
+        session.seed(f.key, current)
+        return where.number_input(f.label, step=int(p.step or 1), key=f.key, help=p.help)
+    lo, hi, step = rng
+    session.seed(f.key, min(max(current, lo), hi))
+    return where.slider(f.label, lo, hi, step=step, key=f.key, help=p.help)
+
+
+def _float_widget(p: Param, f: Field, where: Any) -> Any:
+    try:
+        value = None if f.current is None else float(f.current)
+    except (TypeError, ValueError):
+        value = p.default
+    if value is not None:  # a widget value must lie inside its bounds
+        value = min(max(value, p.min if p.min is not None else value), p.max if p.max is not None else value)
+    session.seed(f.key, value)
+    kwargs: dict[str, Any] = {"step": float(p.step or 0.05), "format": "%g"}
+    if p.min is not None:
+        kwargs["min_value"] = float(p.min)
+    if p.max is not None:
+        kwargs["max_value"] = float(p.max)
+    placeholder = "default" if p.default is None else None
+    return where.number_input(f.label, key=f.key, help=p.help, placeholder=placeholder, **kwargs)
+
+
+def _bool_widget(p: Param, f: Field, where: Any) -> Any:
+    session.seed(f.key, bool(f.current))
+    return where.toggle(f.label, key=f.key, help=p.help)
+
+
+def _choice_widget(p: Param, f: Field, where: Any) -> Any:
+    session.seed(f.key, f.current if f.current in p.choices else p.default)
+    return where.selectbox(f.label, list(p.choices), key=f.key, help=p.help)
+
+
+def _str_list_widget(p: Param, f: Field, where: Any) -> Any:
+    session.seed(f.key, f.seen if isinstance(f.seen, str) else separators_to_text(f.current or ()))
+    text = where.text_area(
+        f.label,
+        key=f.key,
+        height=120,
+        help=(
+            p.help + ' One separator per line, as a JSON string ("\\n\\n", ". ", ""); '
+            "an unquoted line is taken literally."
+        ),
+    )
+    return text_to_separators(text or "", p.name)
+
+
+def _str_widget(p: Param, f: Field, where: Any) -> Any:
+    session.seed(f.key, "" if f.current is None else str(f.current))
+    return where.text_input(f.label, key=f.key, help=p.help)
+
+
+#: The widget for each kind of parameter (a kind not listed gets a text box).
+_WIDGETS: dict[type, Callable[[Param, Field, Any], Any]] = {
+    IntKind: _int_widget,
+    FloatKind: _float_widget,
+    BoolKind: _bool_widget,
+    ChoiceKind: _choice_widget,
+    StrListKind: _str_list_widget,
+    StrKind: _str_widget,
+}
 
 
 def separators_to_text(values: Sequence[str]) -> str:
