@@ -34,8 +34,10 @@ os.environ["CHUNK_EXPLORER_CACHE"] = tempfile.mkdtemp(prefix="bench-app-cache-")
 from common import ROOT, chroma_text, median_time, table
 
 from explorer import Context, Document, get_strategy
-from explorer.evaluation.metrics import chunk_stats, flag_chunks
-from explorer.render.html import render_chunks, window_around
+from explorer.evaluation.chunk_metrics import chunk_stats
+from explorer.evaluation.flags import flag_chunks
+from explorer.render.html import render_chunks
+from explorer.render.layout import window_around
 from explorer.strategies.config import StrategyConfig
 from explorer.text.token_counts import count_chunk_tokens
 
@@ -179,7 +181,7 @@ def main() -> None:
             )
 
     if args.fake:
-        from explorer.embedding.embedder import FakeEmbedder
+        from explorer.embedding.fake import FakeEmbedder
 
         ctx = Context(embedder=FakeEmbedder(64))
     else:

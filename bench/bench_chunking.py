@@ -23,7 +23,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "true")
 from common import chroma_text, median_time, megabytes, table
 
 from explorer import Context, Document, get_strategy
-from explorer.strategies.recursive import RecursiveSplitter
+from explorer.strategies.splitting import RecursiveSplitter
 from explorer.text.length import get_length
 
 

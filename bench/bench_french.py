@@ -23,9 +23,10 @@ from common import ROOT, table
 from explorer.documents.loaders import load_path
 from explorer.embedding.cache import EmbeddingCache
 from explorer.embedding.embedder import get_embedder
-from explorer.evaluation.evaluate import evaluate, load_questions
+from explorer.evaluation.evaluate import evaluate
+from explorer.evaluation.questions import load_questions
 from explorer.models.registry import MODELS
-from explorer.retrieval.search import RETRIEVERS
+from explorer.retrieval.ranking import RETRIEVERS
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
 

@@ -37,7 +37,8 @@ from explorer.documents.loaders import load_path
 from explorer.embedding import late
 from explorer.embedding.cache import EmbeddingCache
 from explorer.embedding.embedder import get_embedder
-from explorer.evaluation.evaluate import evaluate, load_questions
+from explorer.evaluation.evaluate import evaluate
+from explorer.evaluation.questions import load_questions
 from explorer.models.registry import MODELS, find_spec
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context

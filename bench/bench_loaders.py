@@ -20,8 +20,8 @@ from hostile_inputs import make_pdf, numbered_pages
 from explorer.documents.cleanup import Cleanup
 from explorer.documents.loaders import load_bytes
 from explorer.documents.markdown_blocks import _structure
-from explorer.documents.profile import profile
 from explorer.documents.samples import sample_bytes
+from explorer.strategies.profile import profile
 
 ALL = Cleanup(True, True, True)
 

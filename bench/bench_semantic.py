@@ -30,7 +30,8 @@ from common import CORPORA, median_time, table
 from explorer import Context, Document, get_strategy
 from explorer.embedding.cache import EmbeddingCache
 from explorer.embedding.embedder import get_embedder
-from explorer.strategies.semantic import breakpoint_scores, clear_sentence_cache, semantic_curve
+from explorer.strategies.curve import breakpoint_scores, clear_sentence_cache
+from explorer.strategies.semantic import semantic_curve
 from explorer.text.sentences import sentence_spans
 
 

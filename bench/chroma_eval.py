@@ -3,7 +3,7 @@
 The setting of *Evaluating Chunking Strategies for Retrieval* (Smith & Troynikov, Chroma, 2024):
 the five corpora of ``../shared/benchmarks/chroma/`` pooled into one index per strategy, the 472
 questions of ``questions_df.csv``, top k = 5, all-MiniLM-L6-v2 (the bundled copy), exact cosine
-search, metrics counted in characters (``explorer.evaluation.metrics``). Rows that mirror a row of the
+search, metrics counted in characters (``explorer.evaluation.retrieval_metrics``). Rows that mirror a row of the
 report print the report's numbers right under ours:
 
 - Recursive = our ``recursive`` with separators ["\\n\\n", "\\n", ".", "?", "!", " ", ""] and sizes in
@@ -41,9 +41,10 @@ from typing import Any
 
 from common import CHROMA, CORPORA
 
-from explorer.cli.main import ProgressLine
+from explorer.cli.output import ProgressLine
 from explorer.documents.loaders import load_path
-from explorer.evaluation.evaluate import evaluate, load_questions
+from explorer.evaluation.evaluate import evaluate
+from explorer.evaluation.questions import load_questions
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
 

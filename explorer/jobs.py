@@ -3,7 +3,7 @@
 - :class:`CancelToken` is a thread-safe flag. :func:`cancellable` wraps a ``progress(done,
   total)`` callback so that it raises :class:`~explorer.errors.Cancelled` once the token is set.
   The embedder calls progress before its first model call and after every step of texts
-  (``explorer.embedding.embedder.PROGRESS_STEP``), each time after that step's vectors are in the cache: a
+  (``explorer.embedding.base.PROGRESS_STEP``), each time after that step's vectors are in the cache: a
   stopped run keeps them, and running it again resumes where it stopped.
 - :func:`submit` runs a :class:`Job` on a process-wide worker (``MAX_WORKERS`` daemon thread at
   a lowered CPU priority, so a page another visitor opens is served first), with at most

@@ -6,14 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from explorer.errors import ExplorerError
-from explorer.render.html import legend, render_chunks
 from pages.ui.background import job_bar, job_result, session_job
 from pages.ui.charts import color, metric_bars, size_figures
+from pages.ui.compareview import Panel, side_by_side
 from pages.ui.compute import analyse, chunk, start_cohesion
-from pages.ui.configs import config_label, config_of, duplicate_active
+from pages.ui.configs import config_labels, config_of, duplicate_active
 from pages.ui.frame import page_header
 from pages.ui.model import model_id
-from pages.ui.safe import err_text, md
+from pages.ui.safe import err_text
 from pages.ui.settings import model_settings
 from pages.ui.state import ConfigDict, W, session
 from pages.ui.widgets import config_editor, doc_picker
@@ -38,20 +38,33 @@ if len(session.configs) < 2:
     st.stop()
 
 
-def _row(i: int, cfg: ConfigDict) -> dict:
+def _row(i: int, cfg: ConfigDict, label: str) -> dict:
     """One configuration's chunks and analysis, or why there are none."""
-    row = {"label": config_label(cfg, i + 1), "color": color(i), "error": ""}
+    row = {"id": cfg["id"], "label": label, "color": color(i), "error": ""}
     try:
         config = config_of(cfg)
     except ExplorerError as err:
         return {**row, "error": str(err)}
-    row["label"] = f"{i + 1}. {config.display}"
     out = chunk(doc, config)
     if out.pending:
         return {**row, "pending": out.pending}
     if not out.ok:
         return {**row, "error": out.error}
     return {**row, "config": config, "out": out, "an": analyse(doc, config, out) if out.chunks else None}
+
+
+def _panel(i: int, r: dict) -> Panel:
+    """What the side-by-side view shows of a row: its chunks, or why there are none."""
+    p = Panel(r["label"], r["color"], number=str(i + 1))
+    if r.get("pending"):
+        p.message, p.kind = r["pending"], "pending"
+    elif r["error"]:
+        p.message, p.kind = r["error"], "error"
+    elif r["an"] is None:
+        p.message, p.kind = "No chunks.", "empty"
+    else:
+        p.chunks, p.analysis = r["out"].chunks, r["an"]
+    return p
 
 
 def _record(r: dict, sem) -> dict:
@@ -73,47 +86,6 @@ def _record(r: dict, sem) -> dict:
         "cohesion": None if sem is None or sem.cohesion is None else round(sem.cohesion, 3),
         "separation": None if sem is None or sem.separation is None else round(sem.separation, 3),
     }
-
-
-def _side_by_side(rows: list[dict]) -> None:
-    n_text = len(doc.text)
-    ctl = st.columns([1, 1, 3], vertical_alignment="bottom")
-    width = ctl[0].selectbox(
-        "Window",
-        [2_000, 5_000, 10_000, 20_000],
-        index=1,
-        format_func=lambda w: f"{w:,} characters",
-        key=W.CMP_WIDTH,
-    )
-    if doc.pages:
-        page = ctl[1].number_input("Page", 1, doc.pages[-1].number, step=1, key=W.CMP_PAGE)
-        lo = next(p.start for p in doc.pages if p.number == page)
-    else:
-        max_lo = max(0, n_text - width)
-        lo = ctl[1].number_input("Start at character", 0, max_lo, step=500, key=W.CMP_LO) if max_lo else 0
-    hi = min(n_text, lo + width)
-    ctl[2].caption(f"Characters {lo:,}–{hi:,} of {n_text:,}: the same window for every configuration.")
-    st.html(legend(selection=False))
-    per_row = 2 if len(rows) == 4 else min(3, len(rows))
-    for start in range(0, len(rows), per_row):
-        for col, r in zip(st.columns(per_row, gap="small"), rows[start : start + per_row], strict=False):
-            with col:
-                st.markdown(f"**{md(r['label'])}**")
-                if r.get("pending"):
-                    st.info(r["pending"], icon=":material/hourglass_top:")
-                elif r["error"]:
-                    st.error(r["error"], icon=":material/error:")
-                elif r["an"] is None:
-                    st.info("No chunks.")
-                else:
-                    chunks, an = r["out"].chunks, r["an"]
-                    st.caption(f"{len(chunks):,} chunks · mean {an.stats.chars.mean:,.0f} chars")
-                    flags = {i: f for i, f in enumerate(an.flags) if f}
-                    st.html(
-                        render_chunks(
-                            doc.text, chunks, lo=lo, hi=hi, flags=flags, tokens=an.tokens, height=520
-                        )
-                    )
 
 
 def _sizes(good: list[dict]) -> None:
@@ -174,11 +146,12 @@ def _metrics(good: list[dict]) -> None:
     st.plotly_chart(fig, key=W.CMP_BAR)
 
 
-rows = [_row(i, cfg) for i, cfg in enumerate(session.configs)]
+labels = config_labels()
+rows = [_row(i, cfg, labels[cfg["id"]]) for i, cfg in enumerate(session.configs)]
 good = [r for r in rows if not r["error"] and not r.get("pending") and r["an"] is not None]
 view, sizes, metrics = st.tabs(["Side by side", "Chunk sizes", "Metrics"])
 with view:
-    _side_by_side(rows)
+    side_by_side(doc, [_panel(i, r) for i, r in enumerate(rows)], [r["id"] for r in rows])
 for tab, draw in ((sizes, _sizes), (metrics, _metrics)):
     with tab:
         if good:

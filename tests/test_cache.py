@@ -14,14 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.embedding.cache import (
-    DB_NAME,
-    CacheWarning,
-    EmbeddingCache,
-    default_cache_dir,
-    get_cache,
-    text_hash,
-)
+from explorer.embedding.cache import DB_NAME, CacheWarning, EmbeddingCache, get_cache, text_hash
+from explorer.models.local import default_cache_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,6 +176,7 @@ _CHILD = textwrap.dedent(
     import os, sys
     import numpy as np
     sys.path.insert(0, {root!r})
+    from explorer.embedding import cache_file
     from explorer.embedding.cache import EmbeddingCache, text_hash
     c = EmbeddingCache({dir!r})
     rng = np.random.default_rng(0)
@@ -193,7 +188,7 @@ _CHILD = textwrap.dedent(
                 if i == 2500:
                     os._exit(3)  # dies inside the open write transaction
                 yield ("m", text_hash(f"lost{{i}}"), rng.standard_normal(32).astype("float32").tobytes())
-        c._db_call(c._insert, rows())
+        c._db_call(cache_file.insert, rows())
     else:
         print("ready", flush=True)
         i = 0

@@ -12,8 +12,11 @@ from __future__ import annotations
 import pytest
 
 from explorer import Context
-from explorer.evaluation.evaluate import evaluate, load_questions
-from explorer.evaluation.metrics import ChunkSpans, Stat, precision_omega
+from explorer.evaluation.evaluate import evaluate
+from explorer.evaluation.intervals import ChunkSpans
+from explorer.evaluation.questions import load_questions
+from explorer.evaluation.retrieval_metrics import precision_omega
+from explorer.evaluation.stats import Stat
 from explorer.retrieval.search import chunk_documents
 from explorer.strategies.config import StrategyConfig
 
@@ -21,6 +24,7 @@ from explorer.strategies.config import StrategyConfig
 def report_context() -> Context:
     """The report's setting: all-MiniLM-L6-v2 in float32 sentence-transformers, sizes in its tokens."""
     return Context(model="all-MiniLM-L6-v2", backend="torch")
+
 
 SEPARATORS = ["\n\n", "\n", ".", "?", "!", " ", ""]
 

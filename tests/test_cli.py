@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from explorer import Context
-from explorer.cli import main as cli_mod
-from explorer.cli.main import ProgressLine, main
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.cli import inputs as cli_inputs
+from explorer.cli.main import main
+from explorer.cli.output import ProgressLine
+from explorer.embedding.fake import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "Hello world. This is a test.\n\nSecond paragraph here, with more words. Été « déjà »."
@@ -37,7 +38,7 @@ def fake_ctx(monkeypatch):
         emb.asked_int8 = quantize
         return Context(model=model, embedder=emb, progress=progress, quantize=quantize)
 
-    monkeypatch.setattr(cli_mod, "make_context", make_context)
+    monkeypatch.setattr(cli_inputs, "make_context", make_context)
     return emb
 
 
@@ -225,25 +226,15 @@ def _questions(tmp_path) -> Path:
     return q
 
 
+def _scoring(command: str, txt: Path, q: Path, *rest: str) -> list[str]:
+    """``evaluate`` or ``sweep`` of ``txt`` against the questions ``q``, recursive first."""
+    return [command, "--corpus", str(txt), "--questions", str(q), "--strategy", "recursive", *rest]
+
+
 def test_evaluate_json_and_table(capsysbinary, txt, tmp_path, fake_ctx):
     q = _questions(tmp_path)
-    args = [
-        "evaluate",
-        "--corpus",
-        str(txt),
-        "--questions",
-        str(q),
-        "--strategy",
-        "recursive",
-        "--set",
-        "chunk_size=30",
-        "--set",
-        "chunk_overlap=0",
-        "--strategy",
-        "fixed",
-        "--k",
-        "1",
-    ]
+    recursive = ["--set", "chunk_size=30", "--set", "chunk_overlap=0"]
+    args = _scoring("evaluate", txt, q, *recursive, "--strategy", "fixed", "--k", "1")
     rc, out, err = run_main(capsysbinary, *args, "--format", "json", "--per-question")
     assert rc == 0
     data = json.loads(out)
@@ -268,22 +259,8 @@ def test_evaluate_json_and_table(capsysbinary, txt, tmp_path, fake_ctx):
 
 def test_sweep_table_and_json(capsysbinary, txt, tmp_path, fake_ctx):
     q = _questions(tmp_path)
-    args = [
-        "sweep",
-        "--corpus",
-        str(txt),
-        "--questions",
-        str(q),
-        "--strategy",
-        "recursive",
-        "--set",
-        "chunk_overlap=20",
-        "--vary",
-        "chunk_size=10:50:20",
-        "--k",
-        "1",
-        "-q",
-    ]
+    vary = ["--vary", "chunk_size=10:50:20"]
+    args = _scoring("sweep", txt, q, "--set", "chunk_overlap=20", *vary, "--k", "1", "-q")
     rc, out, _ = run_main(capsysbinary, *args)
     assert rc == 0
     lines = out.splitlines()

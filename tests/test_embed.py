@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from explorer.embedding.cache import EmbeddingCache
-from explorer.embedding.embedder import FakeEmbedder, SentenceTransformerEmbedder, get_embedder
+from explorer.embedding.embedder import get_embedder
+from explorer.embedding.fake import FakeEmbedder
+from explorer.embedding.torch_embedder import SentenceTransformerEmbedder
 from explorer.errors import ModelError
 
 MINILM = "all-MiniLM-L6-v2"  # the torch path and its packed pass are tested on the Chroma model

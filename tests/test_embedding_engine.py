@@ -10,12 +10,9 @@ import pytest
 
 from explorer.embedding import backends, onnx_backend
 from explorer.embedding.cache import EmbeddingCache
-from explorer.embedding.embedder import (
-    FakeEmbedder,
-    SentenceTransformerEmbedder,
-    _make_embedder,
-    get_embedder,
-)
+from explorer.embedding.embedder import _make_embedder, get_embedder
+from explorer.embedding.fake import FakeEmbedder
+from explorer.embedding.torch_embedder import SentenceTransformerEmbedder
 from explorer.errors import ModelError
 from explorer.models import rebuild
 from explorer.models.registry import DEFAULT_MODEL, E5_SMALL, MINILM, check_backend, find_spec, get_spec

@@ -7,15 +7,9 @@ import json
 import pytest
 
 from explorer import Context, Document, LoadError, ParamError
-from explorer.embedding.embedder import FakeEmbedder
-from explorer.evaluation.evaluate import (
-    Question,
-    evaluate,
-    load_questions,
-    locate_answer,
-    parse_values,
-    sweep,
-)
+from explorer.embedding.fake import FakeEmbedder
+from explorer.evaluation.evaluate import evaluate, parse_values, sweep
+from explorer.evaluation.questions import Question, load_questions, locate_answer
 from explorer.strategies.config import StrategyConfig
 
 #             0         1         2         3         4         5         6
@@ -238,7 +232,7 @@ def test_sweep_rows_and_invalid_values(doc_a):
 def test_ties_go_to_the_first_copy():
     """Identical texts score the same: the copy that comes first wins, whatever FAISS returns,
     even when more copies tie than the first fetch holds."""
-    from explorer.evaluation.evaluate import ranked_hits
+    from explorer.retrieval.ranking import ranked_hits
     from explorer.retrieval.search import build_index
 
     text = "\n\n".join(["alpha beta"] * 40 + ["gamma delta"])
@@ -266,7 +260,7 @@ def test_ties_go_to_the_first_copy():
 def test_questions_round_trip_through_a_question_file():
     """What the app's kept questions download as: read back to the same spans, with the text
     checked, even for a passage that occurs twice (a typed answer could not say which)."""
-    from explorer.evaluation.evaluate import questions_to_jsonl
+    from explorer.evaluation.questions import questions_to_jsonl
 
     text = "Header line.\nBody one.\nHeader line.\nBody two."
     a = Document("a.txt", "text", text)

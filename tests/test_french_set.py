@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from explorer.documents.loaders import load_path
-from explorer.evaluation.evaluate import load_questions
+from explorer.evaluation.questions import load_questions
 
 FRENCH = Path(__file__).resolve().parents[1] / "bench" / "data" / "french"
 QUESTIONS = FRENCH / "questions.jsonl"

@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from explorer.embedding import cache_file
 from explorer.embedding.cache import DB_NAME, CacheWarning, EmbeddingCache, text_hash
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.embedding.fake import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = [f"sentence number {i} about pumps, valves and readings" for i in range(600)]
@@ -120,7 +121,7 @@ _KILLED_CHILD = textwrap.dedent(
     import sys
     sys.path.insert(0, {root!r})
     from explorer.embedding.cache import EmbeddingCache
-    from explorer.embedding.embedder import FakeEmbedder
+    from explorer.embedding.fake import FakeEmbedder
     emb = FakeEmbedder(32, cache=EmbeddingCache({dir!r}))
     print("ready", flush=True)
     i = 0
@@ -167,7 +168,7 @@ def test_disk_full_stops_writing_and_keeps_the_file(tmp_path, monkeypatch):
     def full(*_a, **_k):
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(EmbeddingCache, "_insert", staticmethod(full))
+    monkeypatch.setattr(cache_file, "insert", full)
     cache = EmbeddingCache(tmp_path)
     emb = FakeEmbedder(dim=32, cache=cache)
     with pytest.warns(CacheWarning, match="not being written"):

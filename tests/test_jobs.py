@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from explorer import jobs
-from explorer.embedding.embedder import PROGRESS_STEP, FakeEmbedder
+from explorer.embedding.base import PROGRESS_STEP
+from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import Cancelled, ExplorerError, LoadError
 
 

@@ -12,15 +12,17 @@ import numpy as np
 import pytest
 
 from explorer import Context
-from explorer.cli import main as cli_mod
+from explorer.cli import inputs as cli_inputs
 from explorer.cli.main import main
 from explorer.documents.document import Document
-from explorer.embedding import late
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.embedding import late, token_states
+from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ModelError, ParamError
-from explorer.evaluation.evaluate import Question, evaluate, sweep
+from explorer.evaluation.evaluate import evaluate, sweep
+from explorer.evaluation.questions import Question
 from explorer.models.registry import E5_SMALL, MINILM, PREVIEW_MAX_GAP, preview_label, preview_offered
-from explorer.retrieval.search import EmbedOptions, build_index, get_index
+from explorer.retrieval.search import build_index, get_index
+from explorer.retrieval.vectors import EmbedOptions
 from explorer.strategies.config import StrategyConfig
 
 PROSE = (
@@ -50,7 +52,7 @@ def forced(monkeypatch):
 def test_token_selection_by_middle_of_offsets():
     emb = FakeEmbedder(dim=64)
     text = "alpha beta, gamma"  # tokens: alpha (0,5) beta (6,10) , (10,11) gamma (12,17)
-    ts = late.compute_token_states(emb, text)
+    ts = token_states.compute_token_states(emb, text)
     assert ts.windows == 1 and ts.n_tokens == 4
     assert ts.mids2.tolist() == [5, 16, 21, 29]
     assert ts.rows(0, 5) == (0, 1)  # alpha
@@ -71,16 +73,16 @@ def test_token_selection_by_middle_of_offsets():
 def test_window_plan_covers_overlaps_and_cuts_at_word_starts():
     starts = np.zeros(1000, bool)
     starts[::3] = True  # a word every third token
-    plan = late.plan_windows(starts, body=60, overlap=15)
+    plan = token_states.plan_windows(starts, body=60, overlap=15)
     assert plan[0][0] == 0 and plan[-1][1] == 1000
     for (a, b), (c, d) in itertools.pairwise(plan):
         assert b - a <= 60 and a < c < b < d  # each window overlaps the next and moves on
         assert a % 3 == 0 and b % 3 == 0  # cut at word starts
     assert plan[-1][1] - plan[-1][0] >= 55  # the last window is pulled back to (nearly) full
-    assert late.plan_windows(starts[:50], body=60, overlap=15) == [(0, 50)]
-    assert late.plan_windows(np.zeros(0, bool), body=60, overlap=15) == [(0, 0)]
+    assert token_states.plan_windows(starts[:50], body=60, overlap=15) == [(0, 50)]
+    assert token_states.plan_windows(np.zeros(0, bool), body=60, overlap=15) == [(0, 0)]
     # a range the text refuses (reads too long) is shortened, and coverage still holds
-    plan = late.plan_windows(starts, 60, 15, fits=lambda a, b: b - a <= 30)
+    plan = token_states.plan_windows(starts, 60, 15, fits=lambda a, b: b - a <= 30)
     assert all(b - a <= 30 for a, b in plan) and plan[-1][1] == 1000
     assert all(c < b for (_, b), (c, _) in itertools.pairwise(plan))
 
@@ -88,7 +90,7 @@ def test_window_plan_covers_overlaps_and_cuts_at_word_starts():
 def test_every_token_pooled_once_from_its_most_central_window():
     emb = FakeEmbedder(dim=64, max_seq_length=40)
     text = PROSE * 4
-    ts = late.compute_token_states(emb, text)
+    ts = token_states.compute_token_states(emb, text)
     assert ts.windows > 3
     doc = emb.late_tokenizer().encode(text, add_special_tokens=False)
     assert ts.n_tokens == len(doc.ids)  # one row per token of the document
@@ -105,7 +107,7 @@ def test_every_token_pooled_once_from_its_most_central_window():
 def test_store_evicts_least_recently_used_beyond_its_bound():
     emb = FakeEmbedder(dim=64)
     docs = [PROSE + f" Document {i}." for i in range(4)]
-    size = late.compute_token_states(emb, docs[0]).nbytes
+    size = token_states.compute_token_states(emb, docs[0]).nbytes
     store = late.TokenStore(max_bytes=int(2.5 * size))
     for d in docs[:2]:
         store.get(emb, d)
@@ -219,7 +221,7 @@ def test_backend_without_token_vectors_is_refused_even_forced():
 @pytest.fixture
 def fake_cli(monkeypatch, forced):
     emb = FakeEmbedder(dim=64, max_seq_length=48)
-    monkeypatch.setattr(cli_mod, "make_context", lambda model, progress=None, quantize=False, backend="auto": Context(embedder=emb, progress=progress))
+    monkeypatch.setattr(cli_inputs, "make_context", lambda model, progress=None, quantize=False, backend="auto": Context(embedder=emb, progress=progress))
     return emb
 
 
@@ -257,7 +259,7 @@ def test_whole_window_equals_exact(model, backend):
 
     emb = get_embedder(model, backend=backend)
     text = (PROSE * 2).strip()
-    ts = late.compute_token_states(emb, text)
+    ts = token_states.compute_token_states(emb, text)
     assert ts.windows == 1
     start, end = (int(x) for x in ts.spans[0])
     assert (start, end) == (0, len(text))
@@ -266,7 +268,7 @@ def test_whole_window_equals_exact(model, backend):
     assert float(pooled @ exact) > 0.999
     # inside a longer document a window's edges come from its neighbours: close, not equal
     long = "\n\n".join(PROSE * 2 + f"Part {i} of the story of rivers." for i in range(8))
-    ts = late.compute_token_states(emb, long)
+    ts = token_states.compute_token_states(emb, long)
     assert ts.windows >= 2
     assert ts.n_tokens == len(emb.late_tokenizer().encode(long, add_special_tokens=False).ids)  # each once
     spans = [tuple(int(x) for x in s) for s in ts.spans]

@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 from explorer import Context, Document
-from explorer.cli import main as cli_mod
+from explorer.cli import inputs as cli_inputs
 from explorer.cli.main import main
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ParamError
-from explorer.evaluation.evaluate import Question, evaluate, sweep
+from explorer.evaluation.evaluate import evaluate, sweep
+from explorer.evaluation.questions import Question
 from explorer.retrieval.lexical import (
     BM25_B,
     BM25_K1,
@@ -29,16 +30,9 @@ from explorer.retrieval.lexical import (
     reciprocal_rank_fusion,
     tokenize,
 )
-from explorer.retrieval.search import (
-    RETRIEVERS,
-    EmbedOptions,
-    StrategyIndex,
-    build_index,
-    chunk_documents,
-    compare,
-    get_index,
-    retrieve,
-)
+from explorer.retrieval.ranking import RETRIEVERS, retrieve
+from explorer.retrieval.search import StrategyIndex, build_index, chunk_documents, compare, get_index
+from explorer.retrieval.vectors import EmbedOptions
 from explorer.strategies.config import StrategyConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -293,7 +287,7 @@ def fake_emb(monkeypatch):
     def make_context(model, progress=None, quantize=False, backend="auto"):
         return Context(model=model, embedder=emb, progress=progress, quantize=quantize)
 
-    monkeypatch.setattr(cli_mod, "make_context", make_context)
+    monkeypatch.setattr(cli_inputs, "make_context", make_context)
     return emb
 
 
@@ -373,7 +367,7 @@ def test_cli_bm25_does_not_load_the_model(files):
 @pytest.mark.model
 def test_real_model_hybrid_on_the_bundled_samples():
     from explorer.documents.samples import load_sample, sample_questions
-    from explorer.evaluation.evaluate import load_questions
+    from explorer.evaluation.questions import load_questions
 
     docs = [load_sample("guide.md"), load_sample("rapport_annuel.txt")]
     questions = load_questions(sample_questions({"guide.md", "rapport_annuel.txt"}), docs)

@@ -10,7 +10,8 @@ from hostile_inputs import encrypt_pdf, make_pdf, numbered_pages
 
 from explorer import chunk_document, limits
 from explorer.documents.cleanup import Cleanup
-from explorer.documents.loaders import decode_text, detect_kind, load_bytes, load_path, normalise
+from explorer.documents.decoding import decode_text, normalise
+from explorer.documents.loaders import detect_kind, load_bytes, load_path
 from explorer.documents.samples import DEFAULT_SAMPLE, SAMPLES, load_sample, sample_bytes
 from explorer.errors import LoadError
 

@@ -10,23 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import Chunk, Document
-from explorer.evaluation.metrics import (
-    ChunkSpans,
-    SizeStats,
-    Stat,
-    chunk_flags,
-    chunk_stats,
-    count_tokens,
-    flag_chunks,
-    intersect,
-    merge,
-    precision_omega,
-    retrieval_scores,
-    semantic_stats,
-    subtract,
-    tiny_threshold,
-    total,
-)
+from explorer.evaluation.chunk_metrics import chunk_stats, semantic_stats
+from explorer.evaluation.flags import chunk_flags, count_tokens, flag_chunks, tiny_threshold
+from explorer.evaluation.intervals import ChunkSpans, intersect, merge, subtract, total
+from explorer.evaluation.retrieval_metrics import precision_omega, retrieval_scores
+from explorer.evaluation.stats import SizeStats, Stat
 
 
 def mk(doc: Document, spans: list[tuple[int, int]]) -> list[Chunk]:

@@ -9,17 +9,8 @@ from html.parser import HTMLParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.render.html import (
-    MAX_RENDER_CHARS,
-    chunk_at,
-    chunk_tooltip,
-    chunks_in,
-    holders,
-    render_chunks,
-    render_snippet,
-    segments,
-    window_around,
-)
+from explorer.render.html import chunk_tooltip, render_chunks, render_snippet
+from explorer.render.layout import MAX_RENDER_CHARS, chunk_at, chunks_in, holders, segments, window_around
 from explorer.text.chunk import Chunk
 
 

@@ -10,10 +10,12 @@ import pytest
 from explorer import Context, Document
 from explorer.documents.document import Block
 from explorer.embedding.cache import EmbeddingCache
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ParamError
 from explorer.retrieval.faiss_index import VectorIndex
-from explorer.retrieval.search import EmbedOptions, Hit, build_index, chunk_documents, compare, embedded_text
+from explorer.retrieval.ranking import Hit
+from explorer.retrieval.search import build_index, chunk_documents, compare
+from explorer.retrieval.vectors import EmbedOptions, embedded_text
 from explorer.strategies.config import StrategyConfig
 
 PARAS = [

@@ -8,7 +8,7 @@ from test_hostile_cli import ROOT, assert_one_error_line, run_cli
 from explorer import ParamError
 from explorer.documents.loaders import load_path
 from explorer.errors import LoadError
-from explorer.evaluation.evaluate import load_questions
+from explorer.evaluation.questions import load_questions
 from explorer.export.data import configs_from_json
 from explorer.untrusted import depth, loads
 

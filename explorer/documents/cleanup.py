@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: A run of 3+ line breaks, blank lines allowed to hold spaces or tabs.
@@ -56,18 +56,21 @@ def clean_pages(pages: Sequence[str], cleanup: Cleanup, *, is_pdf: bool) -> tupl
         else:
             report.append("drop_headers_footers: skipped (only PDFs have pages)")
     if cleanup.join_hyphenated:
-        total = 0
-        for i, page in enumerate(out):
-            out[i], n = join_hyphenated(page)
-            total += n
+        total = _each_page(out, join_hyphenated)
         report.append(f"join_hyphenated: joined {total} word{_s(total)} broken at a line end")
     if cleanup.collapse_blank_lines:
-        total = 0
-        for i, page in enumerate(out):
-            out[i], n = collapse_blank_lines(page)
-            total += n
+        total = _each_page(out, collapse_blank_lines)
         report.append(f"collapse_blank_lines: collapsed {total} run{_s(total)} of blank lines")
     return out, report
+
+
+def _each_page(pages: list[str], step: Callable[[str], tuple[str, int]]) -> int:
+    """Apply ``step`` to every page in place; how many changes it made in all."""
+    total = 0
+    for i, page in enumerate(pages):
+        pages[i], n = step(page)
+        total += n
+    return total
 
 
 def collapse_blank_lines(text: str) -> tuple[str, int]:

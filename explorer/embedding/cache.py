@@ -16,7 +16,7 @@ Size: every row remembers the day it was last used. When a process first opens a
 rows take more than ``CHUNK_EXPLORER_CACHE_MAX_MB`` (default 2048 MB, about a million 384-d
 vectors; 0 = no limit), the least recently used rows are deleted down to 80 % of it and the
 file is compacted. A file of the first layout (no day) is
-upgraded in place, its vectors kept.
+upgraded in place, its vectors kept. The SQL itself is in :mod:`explorer.embedding.cache_file`.
 """
 
 from __future__ import annotations
@@ -29,39 +29,25 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-#: Bump when the table layout changes: an older file is then moved aside and rebuilt
-#: (version 1, the same table without the ``used`` day, is upgraded in place).
-SCHEMA_VERSION = 2
+from explorer.embedding import cache_file
+from explorer.models.local import default_cache_dir
+
 #: Default bound on the rows' size on disk, in MB (``CHUNK_EXPLORER_CACHE_MAX_MB``).
 MAX_MB = 2048
-#: Pruning deletes least recently used rows down to this share of the bound.
-PRUNE_TO = 0.8
-#: Page size of a new cache file (bytes).
-PAGE_SIZE = 16384
 DB_NAME = "embeddings.sqlite3"
 #: Vectors kept in memory (bytes); least recently used ones are dropped first (they stay on disk).
 MEMORY_BYTES = 512 * 1024 * 1024
-_SQL_BATCH = 500  # keys per SELECT ... IN (...)
 #: Files moved aside as damaged that are kept (the newest); older ones are deleted.
 KEEP_ASIDE = 2
 
 
 class CacheWarning(UserWarning):
     """The on-disk cache had to be rebuilt or disabled (nothing the user has to do)."""
-
-
-def default_cache_dir() -> Path:
-    """``$CHUNK_EXPLORER_CACHE`` if set, else ``~/.cache/chunk-explorer`` (XDG_CACHE_HOME honoured)."""
-    env = os.environ.get("CHUNK_EXPLORER_CACHE")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-    return Path(base).expanduser() / "chunk-explorer"
 
 
 def max_cache_bytes() -> int:
@@ -72,10 +58,6 @@ def max_cache_bytes() -> int:
     except ValueError:
         mb = MAX_MB
     return max(0, int(mb * 1024 * 1024))
-
-
-def _today() -> int:
-    return int(time.time() // 86400)
 
 
 def text_hash(text: str) -> bytes:
@@ -133,7 +115,7 @@ class EmbeddingCache:
                 else:
                     missing.append(h)
         if missing and self.persist:
-            rows = self._db_call(self._select, model_id, list(dict.fromkeys(missing)))
+            rows = self._db_call(cache_file.select, model_id, list(dict.fromkeys(missing)))
             for h, blob in rows or ():
                 if len(blob) % 4 or (dim is not None and len(blob) != 4 * dim):
                     continue
@@ -154,7 +136,7 @@ class EmbeddingCache:
             self._remember(model_id, h, v)
             rows.append((model_id, h, v.tobytes()))
         if rows and self.persist and self.writable:
-            self._db_call(self._insert, rows)
+            self._db_call(cache_file.insert, rows)
 
     def clear_memory(self) -> None:
         with self._lock:
@@ -166,7 +148,7 @@ class EmbeddingCache:
         if not self.persist:
             with self._lock:
                 return sum(1 for k in self._mem if model_id is None or k[0] == model_id)
-        n = self._db_call(self._count, model_id)
+        n = self._db_call(cache_file.count, model_id)
         return int(n or 0)
 
     # -- memory level ------------------------------------------------------------------------
@@ -194,10 +176,11 @@ class EmbeddingCache:
                     return None
                 return fn(conn, *args)
             except sqlite3.DatabaseError as err:  # includes "file is not a database", malformed
-                if _is_busy(err):
+                if cache_file.is_busy(err):
                     _warn(f"embedding cache {self.path} is busy ({err}); continuing without it for now")
                     return None
-                if _is_write_fault(err, self.path):  # the file is fine, the disk or its permissions are not
+                # the file is fine, the disk or its permissions are not
+                if cache_file.is_write_fault(err, self.path):
                     self._stop_writing(str(err))
                     return None
                 if attempt == 0:
@@ -221,18 +204,8 @@ class EmbeddingCache:
         if conn is None or getattr(self._local, "gen", -1) != gen:
             if conn is not None:
                 conn.close()
-            conn = self._connect()
+            conn = cache_file.connect(self.path, self.writable)
             self._local.conn, self._local.gen = conn, gen
-        return conn
-
-    def _connect(self) -> sqlite3.Connection:
-        if not self.writable:  # read what is there; nothing (not even -shm) is written
-            uri = f"{self.path.resolve().as_uri()}?mode=ro&immutable=1"
-            return sqlite3.connect(uri, uri=True, timeout=10.0, isolation_level=None)
-        if not self.path.exists():  # created private: the vectors tell what was embedded
-            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
-        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
-        conn.execute("PRAGMA busy_timeout=10000")
         return conn
 
     def _stop_writing(self, why: str) -> None:
@@ -256,10 +229,10 @@ class EmbeddingCache:
             try:
                 problem = self._verify_or_create()
             except sqlite3.DatabaseError as err:
-                if _is_busy(err):
+                if cache_file.is_busy(err):
                     self._disable(f"{self.path} is locked by another process ({err})")
                     return
-                if _is_write_fault(err, self.path) and self.writable:
+                if cache_file.is_write_fault(err, self.path) and self.writable:
                     self._stop_writing(str(err))  # then verify it read-only: no move, no loss
                     continue
                 problem = f"{type(err).__name__}: {err}"
@@ -281,94 +254,17 @@ class EmbeddingCache:
         self._disable("could not create a fresh cache file")
 
     def _verify_or_create(self) -> str | None:
-        conn = self._connect()
-        if not self.writable:
-            try:
-                return self._verify(conn)
-            finally:
-                conn.close()
+        conn = cache_file.connect(self.path, self.writable)
         try:
-            # 16 KB pages hold a 384-d vector row in ~1.9 KB; SQLite's 4 KB default took ~4.7 KB
-            # (measured). Only a new file takes it: it must come before the first write.
-            conn.execute(f"PRAGMA page_size={PAGE_SIZE}")
-            conn.execute("PRAGMA journal_mode=WAL")
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if not tables:
-                conn.execute("BEGIN IMMEDIATE")
-                conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash BLOB NOT NULL, "
-                    "vec BLOB NOT NULL, used INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (model, hash)) "
-                    "WITHOUT ROWID"
-                )
-                conn.execute(
-                    "INSERT OR REPLACE INTO meta VALUES ('schema', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
-                conn.execute("COMMIT")
-                return None
-            if not {"meta", "vectors"} <= tables:
-                return f"unexpected tables {sorted(tables)}"
-            row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-            if row is not None and row[0] == "1":  # same table, no day yet: upgrade in place
-                conn.execute("BEGIN IMMEDIATE")
-                cols = {r[1] for r in conn.execute("PRAGMA table_info(vectors)")}
-                if "used" not in cols:
-                    conn.execute("ALTER TABLE vectors ADD COLUMN used INTEGER NOT NULL DEFAULT 0")
-                conn.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
-                conn.execute("COMMIT")
-                row = (str(SCHEMA_VERSION),)
-            if row is None or row[0] != str(SCHEMA_VERSION):
-                return f"schema version {row[0] if row else None!r}, expected {SCHEMA_VERSION}"
-            return self._verify(conn)
+            return cache_file.create_or_check(conn) if self.writable else cache_file.verify(conn)
         finally:
             conn.close()
-
-    @staticmethod
-    def _verify(conn: sqlite3.Connection) -> str | None:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not {"meta", "vectors"} <= tables:
-            return f"unexpected tables {sorted(tables)}"
-        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-        if row is None or row[0] != str(SCHEMA_VERSION):
-            return f"schema version {row[0] if row else None!r}, expected {SCHEMA_VERSION}"
-        check = conn.execute("PRAGMA quick_check").fetchone()
-        if check is None or check[0] != "ok":
-            return f"integrity check failed: {check[0] if check else 'no answer'}"
-        return None
 
     def _prune(self) -> None:
         """Delete the least recently used rows if they take more than ``max_bytes`` on disk."""
         if not self.max_bytes or not self.writable:
             return
-        self.pruned += int(self._db_call(self._delete_oldest, self.max_bytes) or 0)
-
-    @staticmethod
-    def _delete_oldest(conn: sqlite3.Connection, max_bytes: int) -> int:
-        page = conn.execute("PRAGMA page_size").fetchone()[0]
-        used = (
-            conn.execute("PRAGMA page_count").fetchone()[0]
-            - conn.execute("PRAGMA freelist_count").fetchone()[0]
-        ) * page
-        if used <= max_bytes:
-            return 0
-        rows = conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
-        drop = rows - int(rows * PRUNE_TO * max_bytes / used)
-        if drop <= 0:
-            return 0
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute(
-                "DELETE FROM vectors WHERE (model, hash) IN "
-                "(SELECT model, hash FROM vectors ORDER BY used LIMIT ?)",
-                (drop,),
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("VACUUM")  # give the space back to the disk (rare: only past the bound)
-        return drop
+        self.pruned += int(self._db_call(cache_file.delete_oldest, self.max_bytes) or 0)
 
     def _rebuild(self, problem: str) -> None:
         with self._lock:
@@ -416,69 +312,6 @@ class EmbeddingCache:
     def close(self) -> None:
         """Close this thread's connection (others close when their thread ends)."""
         self._close_local()
-
-    @staticmethod
-    def _select(conn: sqlite3.Connection, model_id: str, hashes: list[bytes]) -> list[tuple[bytes, bytes]]:
-        """The rows found; rows last used before today are marked used today (what pruning
-        goes by), in one statement per batch and only where the day changed."""
-        out: list[tuple[bytes, bytes]] = []
-        today = _today()
-        for i in range(0, len(hashes), _SQL_BATCH):
-            part = hashes[i : i + _SQL_BATCH]
-            marks = ",".join("?" * len(part))
-            rows = conn.execute(
-                f"SELECT hash, vec, used FROM vectors WHERE model=? AND hash IN ({marks})",
-                (model_id, *part),
-            ).fetchall()
-            out.extend((h, v) for h, v, _ in rows)
-            stale = [h for h, _, used in rows if used < today]
-            if stale:
-                try:
-                    conn.execute(
-                        f"UPDATE vectors SET used=? WHERE model=? AND hash IN ({','.join('?' * len(stale))})",
-                        (today, model_id, *stale),
-                    )
-                except sqlite3.OperationalError as err:  # busy: the day waits for the next read
-                    if not _is_busy(err):
-                        raise
-        return out
-
-    @staticmethod
-    def _insert(conn: sqlite3.Connection, rows: Iterable[tuple[str, bytes, bytes]]) -> None:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            today = _today()
-            conn.executemany(
-                "INSERT OR REPLACE INTO vectors (model, hash, vec, used) VALUES (?, ?, ?, ?)",
-                ((m, h, v, today) for m, h, v in rows),
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-
-    @staticmethod
-    def _count(conn: sqlite3.Connection, model_id: str | None) -> int:
-        if model_id is None:
-            return conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
-        return conn.execute("SELECT COUNT(*) FROM vectors WHERE model=?", (model_id,)).fetchone()[0]
-
-
-def _is_busy(err: sqlite3.DatabaseError) -> bool:
-    return isinstance(err, sqlite3.OperationalError) and "locked" in str(err).lower()
-
-
-#: SQLite's words for a file that is fine but cannot be written (permissions, a full disk).
-_WRITE_FAULTS = ("readonly", "read-only", "disk is full")
-
-
-def _is_write_fault(err: sqlite3.DatabaseError, path: Path) -> bool:
-    """A fault of the disk or its permissions, not of the file (which is then kept). "Unable to
-    open" counts only where a regular file is there (a folder in its place is moved aside)."""
-    if not isinstance(err, sqlite3.OperationalError):
-        return False
-    msg = str(err).lower()
-    return any(w in msg for w in _WRITE_FAULTS) or ("unable to open" in msg and path.is_file())
 
 
 def _warn(message: str) -> None:

@@ -32,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from explorer.errors import ModelError
-from explorer.models.rebuild import _publish, model_cache_root, run_child
+from explorer.models.local import model_cache_root, offline, publish
+from explorer.models.rebuild import run_child
 
 BUILD_VERSION = 2  # 2: second output last_hidden_state
 #: Refuse an int8 build below these cosines to float32 on the probes (MiniLM measured
@@ -93,7 +94,7 @@ def ensure_onnx(folder: Path, prefix: str = "", subprocess: bool = True) -> tupl
             (tmp / "check.json").write_text(json.dumps(report, indent=1))
             (tmp / "model.fp32.onnx").unlink(missing_ok=True)
             (tmp / "model.opt.onnx").unlink(missing_ok=True)
-            _publish(tmp, target)
+            publish(tmp, target)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     if not report["passed"]:
@@ -105,8 +106,6 @@ def _build(folder: Path, out: Path, prefix: str) -> dict[str, Any]:
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from onnxruntime.transformers.optimizer import optimize_model
-
-    from explorer.models.paths import offline
 
     offline()
     from transformers import AutoModel

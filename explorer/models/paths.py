@@ -11,13 +11,6 @@ from explorer.errors import ModelError
 from explorer.models.registry import DEFAULT_MODEL, MINILM, find_spec
 
 
-def offline() -> None:
-    """Forbid hub downloads for this process (set before transformers is imported)."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-
-
 def is_default(name: str | None) -> bool:
     """True for None, "" and every name of the default model."""
     spec = find_spec(name)

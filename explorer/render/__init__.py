@@ -1,5 +1,7 @@
-"""HTML rendering of chunks over a document's text: colours, overlaps, boundaries and
-flags, escaped for HTML. Pure functions from chunks and text to strings.
+"""HTML rendering of chunks over a document's text: where chunks lie in a window of text,
+from their offsets alone (:mod:`.layout`), and the markup with colours, overlaps, boundaries
+and flags, every piece of text escaped (:mod:`.html`). Pure functions from chunks and text to
+strings.
 
 It may import ``explorer.text`` and ``explorer.documents`` only; never Streamlit.
 """

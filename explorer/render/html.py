@@ -4,17 +4,16 @@ Why a pure module: the app, the benchmarks and the tests share it, and it is the
 where untrusted document text becomes markup, so every piece of it goes through
 :func:`html.escape` here. The text is cut into *segments* computed from the chunk offsets
 (a sweep over the chunk boundaries), never by searching chunk text, so overlaps are drawn
-exactly where the offsets say they are.
+exactly where the offsets say they are (:mod:`explorer.render.layout`).
 """
 
 from __future__ import annotations
 
 import html
-import itertools
-from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
+
+from explorer.render.layout import MAX_RENDER_CHARS, Segment, segments
 
 #: Okabe–Ito colours (colour-blind safe), ordered so that consecutive chunks contrast.
 PALETTE = (
@@ -26,8 +25,6 @@ PALETTE = (
     "#D55E00",  # vermillion
     "#F0E442",  # yellow
 )
-#: Most characters rendered at once: a 500-page PDF is shown as a window, not in full.
-MAX_RENDER_CHARS = 30_000
 #: Opacity of a chunk's background tint (text stays readable on every palette colour).
 TINT = 0.30
 TINT_SELECTED = 0.55
@@ -54,106 +51,6 @@ class ChunkLike(Protocol):
     reason: str
     pages: tuple[int, ...]
     headings: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """``text[start:end]`` is covered by exactly the chunks at positions ``chunks``.
-
-    ``marked`` is True inside one of the extra marks (e.g. an expected answer span).
-    """
-
-    start: int
-    end: int
-    chunks: tuple[int, ...]
-    marked: bool = False
-
-    @property
-    def is_overlap(self) -> bool:
-        return len(self.chunks) > 1
-
-
-def segments(
-    bounds: Sequence[tuple[int, int]],
-    lo: int,
-    hi: int,
-    marks: Sequence[tuple[int, int]] = (),
-) -> list[Segment]:
-    """Tile ``[lo, hi)`` into segments with a constant set of covering chunks.
-
-    ``bounds`` are the chunks' ``(start, end)`` offsets (positions in this list identify the
-    chunks). Uncovered stretches (whitespace between chunks) come out with ``chunks == ()``.
-    """
-    if hi <= lo:
-        return []
-    starts: dict[int, list[int]] = {}
-    ends: dict[int, list[int]] = {}
-    for i, (s, e) in enumerate(bounds):
-        if s < hi and e > lo and e > s:
-            starts.setdefault(max(s, lo), []).append(i)
-            ends.setdefault(min(e, hi), []).append(i)
-    mark_starts: dict[int, int] = {}
-    mark_ends: dict[int, int] = {}
-    for s, e in marks:
-        s, e = max(s, lo), min(e, hi)
-        if e > s:
-            mark_starts[s] = mark_starts.get(s, 0) + 1
-            mark_ends[e] = mark_ends.get(e, 0) + 1
-    points = sorted({lo, hi, *starts, *ends, *mark_starts, *mark_ends})
-    active: set[int] = set()
-    in_marks = 0
-    out: list[Segment] = []
-    for a, b in itertools.pairwise(points):
-        active.difference_update(ends.get(a, ()))
-        active.update(starts.get(a, ()))
-        in_marks += mark_starts.get(a, 0) - mark_ends.get(a, 0)
-        out.append(Segment(a, b, tuple(sorted(active)), in_marks > 0))
-    return out
-
-
-def window_around(
-    bounds: Sequence[tuple[int, int]],
-    selected: int | None,
-    text_len: int,
-    max_chars: int = MAX_RENDER_CHARS,
-) -> tuple[int, int]:
-    """The ``[lo, hi)`` range to render: the whole text if it fits, else ``max_chars``
-    starting at the chunk before ``selected`` (so the selection sits near the top)."""
-    if text_len <= max_chars:
-        return 0, text_len
-    if selected is None or not bounds:
-        return 0, max_chars
-    selected = min(max(selected, 0), len(bounds) - 1)
-    lo = bounds[max(selected - 1, 0)][0]
-    if bounds[selected][0] - lo > max_chars // 2:  # a huge previous chunk: start nearer
-        lo = max(0, bounds[selected][0] - max_chars // 4)
-    return lo, min(text_len, lo + max_chars)
-
-
-def chunks_in(bounds: Sequence[tuple[int, int]], lo: int, hi: int) -> list[int]:
-    """Positions of the chunks that intersect ``[lo, hi)`` (starts must increase)."""
-    starts = [b[0] for b in bounds]
-    stop = bisect_left(starts, hi)
-    return [i for i in range(stop) if bounds[i][1] > lo]
-
-
-def holders(bounds: Sequence[tuple[int, int]], start: int, end: int) -> tuple[list[int], list[int]]:
-    """Positions of the chunks that hold ``[start, end)`` whole, and of those that hold part of
-    it (starts must increase): where a selected passage would be retrieved from."""
-    inside = chunks_in(bounds, start, end)
-    whole = [i for i in inside if bounds[i][0] <= start and bounds[i][1] >= end]
-    return whole, [i for i in inside if i not in whole]
-
-
-def chunk_at(bounds: Sequence[tuple[int, int]], pos: int) -> int | None:
-    """Position of the last chunk starting at or before ``pos`` that contains it, else the next one."""
-    if not bounds:
-        return None
-    starts = [b[0] for b in bounds]
-    i = bisect_left(starts, pos + 1) - 1
-    if i >= 0 and bounds[i][1] > pos:
-        return i
-    return min(max(i + 1, 0), len(bounds) - 1)
 
 
 def tint(color: str, alpha: float = TINT) -> str:
@@ -263,35 +160,66 @@ def render_chunks(
     hi = len(text) if hi is None else hi
     lo = max(0, min(lo, len(text)))
     hi = max(lo, min(hi, len(text), lo + max_chars))
-    flags = flags or {}
-    bounds = [(c.start, c.end) for c in chunks]
-    segs = segments(bounds, lo, hi, marks)
-    tips: dict[int, str] = {}
-
-    def tip(p: int) -> str:
-        if p not in tips:
-            tok = tokens[p] if tokens is not None and p < len(tokens) else None
-            tips[p] = chunk_tooltip(chunks[p], tok, flags.get(p, ()))
-        return tips[p]
-
+    segs = segments([(c.start, c.end) for c in chunks], lo, hi, marks)
+    view = _ChunkView(text, chunks, flags or {}, tokens, selected, interactive, mark_title)
     out: list[str] = [CSS] if with_css else []
     out.append(f'<div class="ce-text" style="--ce-h:{int(height)}px">')
     if lo > 0:
         out.append(f'<span class="ce-more">… {lo:,} characters before this window …\n</span>')
     for seg in segs:
+        if show_index:
+            out.extend(view.badges(seg))
+        out.append(view.piece(seg))
+        out.extend(view.ends(seg))
+    if hi < len(text):
+        out.append(f'<span class="ce-more">\n… {len(text) - hi:,} characters after this window …</span>')
+    out.append("</div>")
+    return "".join(out)
+
+
+class _ChunkView:
+    """What :func:`render_chunks` draws for each segment: badges where chunks start, the text
+    in its span, and the marks where chunks end. Tooltips are built once per chunk."""
+
+    def __init__(
+        self,
+        text: str,
+        chunks: Sequence[ChunkLike],
+        flags: Mapping[int, Sequence[str]],
+        tokens: Sequence[int] | None,
+        selected: int | None,
+        interactive: bool,
+        mark_title: str,
+    ) -> None:
+        self.text, self.chunks, self.flags, self.tokens = text, chunks, flags, tokens
+        self.selected, self.interactive, self.mark_title = selected, interactive, mark_title
+        self._tips: dict[int, str] = {}
+
+    def tip(self, p: int) -> str:
+        if p not in self._tips:
+            tok = self.tokens[p] if self.tokens is not None and p < len(self.tokens) else None
+            self._tips[p] = chunk_tooltip(self.chunks[p], tok, self.flags.get(p, ()))
+        return self._tips[p]
+
+    def badges(self, seg: Segment) -> list[str]:
+        """The index badge of every chunk that starts at ``seg``."""
+        out = []
         for p in seg.chunks:
-            if chunks[p].start == seg.start and show_index:
-                sel = " ce-idx-sel" if p == selected else ""
-                data = f' data-c="{p}"' if interactive else ""
-                out.append(
-                    f'<span class="ce-idx{sel}" title="{html.escape(tip(p))}"{data}>{chunks[p].index}</span>'
-                )
-        piece = html.escape(text[seg.start : seg.end])
+            if self.chunks[p].start == seg.start:
+                sel = " ce-idx-sel" if p == self.selected else ""
+                data = f' data-c="{p}"' if self.interactive else ""
+                title = html.escape(self.tip(p))
+                out.append(f'<span class="ce-idx{sel}" title="{title}"{data}>{self.chunks[p].index}</span>')
+        return out
+
+    def piece(self, seg: Segment) -> str:
+        """The segment's text, escaped, in a span saying which chunks hold it (if any)."""
+        piece = html.escape(self.text[seg.start : seg.end])
         classes = []
         style = ""
         title = ""
         data = ""
-        if interactive:
+        if self.interactive:
             data = f' data-o="{seg.start}"'
             if seg.chunks:
                 data += f' data-c="{" ".join(map(str, seg.chunks))}"'
@@ -300,39 +228,39 @@ def render_chunks(
             if seg.is_overlap:
                 classes.append("ce-ov")
                 style = _overlap_style(seg.chunks)
-                names = " and ".join(str(chunks[p].index) for p in seg.chunks)
-                title = f"Overlap of chunks {names}\n\n" + "\n\n".join(tip(p) for p in seg.chunks)
+                names = " and ".join(str(self.chunks[p].index) for p in seg.chunks)
+                title = f"Overlap of chunks {names}\n\n" + "\n\n".join(self.tip(p) for p in seg.chunks)
             else:
-                alpha = TINT_SELECTED if seg.chunks[0] == selected else TINT
+                alpha = TINT_SELECTED if seg.chunks[0] == self.selected else TINT
                 style = f"background-color:{tint(color_of(seg.chunks[0]), alpha)}"
-                title = tip(seg.chunks[0])
-            if any(WHOLE_CHUNK_FLAGS.intersection(flags.get(p, ())) for p in seg.chunks):
+                title = self.tip(seg.chunks[0])
+            if any(WHOLE_CHUNK_FLAGS.intersection(self.flags.get(p, ())) for p in seg.chunks):
                 classes.append("ce-flag")  # the whole chunk is the problem; cuts get a ⚠ at the end
-            if selected is not None and selected in seg.chunks:
+            if self.selected is not None and self.selected in seg.chunks:
                 classes.append("ce-sel")
         if seg.marked:
             classes.append("ce-ans")
-            title = f"{mark_title}\n\n{title}" if title else mark_title
-        if classes or data:
-            attrs = f' class="{" ".join(classes)}"' if classes else ""
-            if style:
-                attrs += f' style="{style}"'
-            if title:
-                attrs += f' title="{html.escape(title)}"'
-            out.append(f"<span{attrs}{data}>{piece}</span>")
-        else:
-            out.append(piece)
+            title = f"{self.mark_title}\n\n{title}" if title else self.mark_title
+        if not classes and not data:
+            return piece
+        attrs = f' class="{" ".join(classes)}"' if classes else ""
+        if style:
+            attrs += f' style="{style}"'
+        if title:
+            attrs += f' title="{html.escape(title)}"'
+        return f"<span{attrs}{data}>{piece}</span>"
+
+    def ends(self, seg: Segment) -> list[str]:
+        """The ⚠ of a flagged chunk and the boundary bar of every chunk that ends at ``seg``."""
+        out = []
         for p in seg.chunks:
-            if chunks[p].end == seg.end:
-                if flags.get(p):
-                    label = "; ".join(FLAG_LABELS.get(f, f) for f in flags[p])
+            if self.chunks[p].end == seg.end:
+                if self.flags.get(p):
+                    label = "; ".join(FLAG_LABELS.get(f, f) for f in self.flags[p])
                     out.append(f'<span class="ce-warn" title="{html.escape(label)}">⚠</span>')
-                reason = html.escape(f"End of chunk {chunks[p].index}: {chunks[p].reason}")
+                reason = html.escape(f"End of chunk {self.chunks[p].index}: {self.chunks[p].reason}")
                 out.append(f'<span class="ce-end" title="{reason}"></span>')
-    if hi < len(text):
-        out.append(f'<span class="ce-more">\n… {len(text) - hi:,} characters after this window …</span>')
-    out.append("</div>")
-    return "".join(out)
+        return out
 
 
 def render_snippet(

@@ -11,12 +11,13 @@ strategy can report a wrong offset without failing loudly.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from explorer.errors import LimitError, ParamError
 from explorer.limits import MAX_CHUNKS
-from explorer.strategies.params import Param, declared, values_of
+from explorer.strategies import adapt as adapting
+from explorer.strategies.params import BelowSize, Param, Rule, declared, values_of
 from explorer.text.chunk import Chunk, Span
 
 if TYPE_CHECKING:
@@ -68,6 +69,8 @@ class Strategy(ABC, Generic[P]):
     params: ClassVar[tuple[Param, ...]] = ()
     #: True if the strategy embeds text (semantic, cluster...): the app shows progress for it.
     needs_embedder: ClassVar[bool] = False
+    #: How a parameter the user did not set follows the others (see :meth:`adapt`).
+    rules: ClassVar[tuple[Rule, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -97,6 +100,26 @@ class Strategy(ABC, Generic[P]):
     def validate(self, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The complete, coerced parameters as a plain dict (for the app, URLs, CLI, configs)."""
         return values_of(self.parse(values))
+
+    def adapt(
+        self,
+        values: Mapping[str, Any],
+        user_set: Collection[str],
+        *,
+        before: Mapping[str, Any] | None = None,
+        lenient: bool = False,
+    ) -> adapting.Adapted:
+        """Like :meth:`validate`, but only what the user set (``user_set``) is held: every other
+        parameter follows it by :attr:`rules`, with a note; conflicts are reported per parameter
+        instead of raised (:func:`explorer.strategies.adapt.adapt`)."""
+        return adapting.adapt(self, values, user_set, before=before, lenient=lenient)
+
+    def switched_from(
+        self, old: Strategy[Any], values: Mapping[str, Any], user_set: Collection[str]
+    ) -> adapting.Adapted:
+        """This strategy's values when the user switches to it from ``old`` with ``values``
+        (:func:`explorer.strategies.adapt.switch`)."""
+        return adapting.switch(old, values, user_set, self)
 
     def complete(self, p: P) -> P:
         """Fill a parameter whose default depends on another one. Override."""
@@ -236,3 +259,8 @@ def check_size_overlap(size: int, overlap: int, unit: str) -> None:
     if overlap >= size:
         raise ParamError(f"chunk_overlap={overlap} must be smaller than chunk_size={size}")
     check_token_room("chunk_size", size, unit)
+
+
+#: The rule every strategy with a size and an overlap shares, beside :func:`check_size_overlap`:
+#: an overlap the user did not set stays below the chunk size.
+OVERLAP_BELOW_SIZE = BelowSize("chunk_overlap", "chunk_size")

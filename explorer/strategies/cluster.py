@@ -31,7 +31,7 @@ import numpy as np
 
 from explorer.errors import ParamError
 from explorer.strategies.base import PeerKit, Strategy, check_token_room
-from explorer.strategies.params import CHOICE, CHUNK_SIZE, INT, LENGTH, Param, declare
+from explorer.strategies.params import CHOICE, CHUNK_SIZE, INT, LENGTH, BelowSize, Param, declare
 from explorer.strategies.registry import register
 from explorer.strategies.splitting import split_range
 from explorer.text.chunk import END_OF_TEXT, SEMANTIC, SIZE_LIMIT, UNBREAKABLE, Span
@@ -57,6 +57,7 @@ class ClusterParams:
             min=1,
             max=100_000,
             step=5,
+            measured=True,
         )
     )
     size_rule: str = declare(
@@ -83,6 +84,7 @@ class ClusterStrategy(Strategy[ClusterParams]):
     )
     needs_embedder = True
     Params = ClusterParams
+    rules = (BelowSize("piece_size", "chunk_size", strict=False, least=1, token_room=True),)
 
     def check(self, p: ClusterParams) -> None:
         if p.piece_size > p.chunk_size:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer.strategies.base import PeerKit, Strategy, check_size_overlap, trim
+from explorer.strategies.base import OVERLAP_BELOW_SIZE, PeerKit, Strategy, check_size_overlap, trim
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
@@ -26,6 +26,7 @@ class FixedStrategy(Strategy[FixedParams]):
         "chunk_size - chunk_overlap units after the previous one. Ignores structure: the baseline."
     )
     Params = FixedParams
+    rules = (OVERLAP_BELOW_SIZE,)
 
     def check(self, p: FixedParams) -> None:
         check_size_overlap(p.chunk_size, p.chunk_overlap, p.length)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from explorer.documents.document import Block, Document, Page
-from explorer.strategies.base import Strategy, check_size_overlap
+from explorer.strategies.base import OVERLAP_BELOW_SIZE, Strategy, check_size_overlap
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import get_strategy, register
 from explorer.text.chunk import END_OF_TEXT, HEADING, Span
@@ -329,6 +329,7 @@ class HybridStrategy(Strategy[HybridParams]):
         "says what was chosen and why."
     )
     Params = HybridParams
+    rules = (OVERLAP_BELOW_SIZE,)
 
     def check(self, p: HybridParams) -> None:
         check_size_overlap(p.chunk_size, p.chunk_overlap, p.length)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from itertools import accumulate, pairwise
 
 from explorer.documents.document import Block, Document
-from explorer.strategies.base import PeerKit, Strategy, check_size_overlap, trim
+from explorer.strategies.base import OVERLAP_BELOW_SIZE, PeerKit, Strategy, check_size_overlap, trim
 from explorer.strategies.params import BOOL, CHUNK_OVERLAP, CHUNK_SIZE, INT, LENGTH, Param, declare
 from explorer.strategies.registry import register
 from explorer.strategies.splitting import Piece, RecursiveSplitter, pieces_to_spans, token_counter
@@ -107,6 +107,7 @@ class MarkdownStrategy(Strategy[MarkdownParams]):
         "are packed block by block. Plain text falls back to recursive."
     )
     Params = MarkdownParams
+    rules = (OVERLAP_BELOW_SIZE,)
 
     def check(self, p: MarkdownParams) -> None:
         check_size_overlap(p.chunk_size, p.chunk_overlap, p.length)

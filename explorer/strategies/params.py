@@ -10,6 +10,7 @@ another default or bound derives it (``CHUNK_SIZE.with_default(250)``) and keeps
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
@@ -158,6 +159,9 @@ class Param:
     max: float | None = None
     choices: tuple[str, ...] = ()
     step: float | None = None
+    #: True if the value is counted in the strategy's ``length`` unit (sizes, overlaps): it means
+    #: something else in another unit, so a strategy switch that changes the unit does not carry it.
+    measured: bool = False
 
     @property
     def type(self) -> str:
@@ -194,7 +198,9 @@ class Param:
             raise ParamError(f"{self.name}={bad.value!r} is not a valid {self.kind.name}") from None
 
 
-CHUNK_SIZE = Param("chunk_size", INT, 1000, "Largest chunk, in the length unit.", min=1, max=100_000, step=10)
+CHUNK_SIZE = Param(
+    "chunk_size", INT, 1000, "Largest chunk, in the length unit.", min=1, max=100_000, step=10, measured=True
+)
 CHUNK_OVERLAP = Param(
     "chunk_overlap",
     INT,
@@ -203,6 +209,7 @@ CHUNK_OVERLAP = Param(
     min=0,
     max=100_000,
     step=10,
+    measured=True,
 )
 LENGTH = Param(
     "length",
@@ -233,3 +240,85 @@ def declared(params_type: type) -> tuple[Param, ...]:
 def values_of(p: Any) -> dict[str, Any]:
     """A parameter object as the plain dict the app, URLs, the CLI and StrategyConfig use."""
     return {f.name: getattr(p, f.name) for f in fields(p)}
+
+
+# -- how a parameter the user did not set follows the others ----------------------------------
+class Rule:
+    """How the parameter ``param`` depends on others, declared by a strategy beside its Params
+    (``rules``) and applied by :mod:`explorer.strategies.adapt`: :meth:`follow` is the value it
+    takes when the user did not set it, :meth:`release` says when a value the user set no longer
+    applies. When the user set both sides of a conflict, ``param`` is the one flagged."""
+
+    param: str
+
+    def follow(self, p: Any, defaults: Mapping[str, Any]) -> tuple[Any, str] | None:
+        """``(value, why)`` for ``param`` in the parameter object ``p``, or None to keep it."""
+        return None
+
+    def release(self, now: Mapping[str, Any], before: Mapping[str, Any]) -> str | None:
+        """Why a value the user set for ``param`` no longer applies (None: it does), given the
+        values now and the values the change was made from (both coerced)."""
+        return None
+
+
+def _half_up(x: float) -> int:
+    return math.floor(x + 0.5)
+
+
+@dataclass(frozen=True)
+class BelowSize(Rule):
+    """``param`` (an overlap, a piece) stays below ``size`` (at most ``size`` if not ``strict``).
+    Its default is kept while it fits; otherwise it takes the default's share of the new size,
+    rounded (recursive's 200 of 1000 becomes 26 of 130), at least ``least`` (3 when counted in
+    model tokens if ``token_room``: room beside [CLS] and [SEP]), and always fits."""
+
+    param: str
+    size: str
+    strict: bool = True
+    least: int = 0
+    token_room: bool = False
+
+    def follow(self, p: Any, defaults: Mapping[str, Any]) -> tuple[Any, str] | None:
+        size, value = getattr(p, self.size), getattr(p, self.param)
+        limit = size - 1 if self.strict else size
+        if value <= limit:
+            return None
+        base = defaults[self.size]
+        share = _half_up(size * defaults[self.param] / base) if base else 0
+        least = 3 if self.token_room and getattr(p, "length", "") == "tokens" else self.least
+        new = max(0, min(limit, max(share, least)))
+        if new == value:
+            return None
+        return new, f"to stay {'below' if self.strict else 'within'} {self.size} {size}"
+
+
+@dataclass(frozen=True)
+class AtLeast(Rule):
+    """``param`` (a maximum; ``off`` = no maximum) is raised to ``floor`` (a minimum) if below it."""
+
+    param: str
+    floor: str
+    off: Any = 0
+
+    def follow(self, p: Any, defaults: Mapping[str, Any]) -> tuple[Any, str] | None:
+        value, floor = getattr(p, self.param), getattr(p, self.floor)
+        if value == self.off or value >= floor:
+            return None
+        return floor, f"to stay at or above {self.floor} {floor}"
+
+
+@dataclass(frozen=True)
+class ScopedBy(Rule):
+    """A value of ``param`` means something for one value of ``scope`` (semantic's amount is a
+    percentile in one mode, a number of deviations in another): set for one scope, it goes back
+    to the default when ``scope`` changes and the user does not set ``param`` again."""
+
+    param: str
+    scope: str
+
+    def release(self, now: Mapping[str, Any], before: Mapping[str, Any]) -> str | None:
+        if self.scope not in now or self.scope not in before or self.param not in before:
+            return None
+        if now[self.scope] == before[self.scope] or now.get(self.param) != before[self.param]:
+            return None
+        return f"(the default for {self.scope} {now[self.scope]!r}; it was set for {before[self.scope]!r})"

@@ -48,7 +48,7 @@ from typing import Any
 
 from explorer.errors import LimitError, ParamError
 from explorer.limits import MAX_CHUNKS, MAX_SEPARATOR_CHARS
-from explorer.strategies.base import PeerKit, Strategy, check_size_overlap
+from explorer.strategies.base import OVERLAP_BELOW_SIZE, PeerKit, Strategy, check_size_overlap
 from explorer.strategies.params import (
     BOOL,
     CHOICE,
@@ -202,6 +202,7 @@ class RecursiveStrategy(Strategy[RecursiveParams]):
         "up to chunk_size with chunk_overlap, and split further only what is still too long."
     )
     Params = RecursiveParams
+    rules = (OVERLAP_BELOW_SIZE,)
 
     def check(self, p: RecursiveParams) -> None:
         check_size_overlap(p.chunk_size, p.chunk_overlap, p.length)

@@ -31,7 +31,7 @@ from explorer.strategies.curve import (
     distance_curve,
     sentence_weights,
 )
-from explorer.strategies.params import CHOICE, FLOAT, INT, LENGTH, Param, declare
+from explorer.strategies.params import CHOICE, FLOAT, INT, LENGTH, AtLeast, Param, ScopedBy, declare
 from explorer.strategies.registry import get_strategy, register
 from explorer.strategies.splitting import split_range
 from explorer.text.chunk import END_OF_TEXT, SEMANTIC, UNBREAKABLE, Span
@@ -108,6 +108,7 @@ class SemanticParams:
             min=0,
             max=100_000,
             step=10,
+            measured=True,
         )
     )
     max_chunk_size: int = declare(
@@ -121,6 +122,7 @@ class SemanticParams:
             min=0,
             max=100_000,
             step=10,
+            measured=True,
         )
     )
     length: str = declare(LENGTH.with_default("tokens"))
@@ -138,6 +140,7 @@ class SemanticStrategy(Strategy[SemanticParams]):
     )
     needs_embedder = True
     Params = SemanticParams
+    rules = (ScopedBy("breakpoint_amount", "breakpoint_mode"), AtLeast("max_chunk_size", "min_chunk_size"))
 
     def complete(self, p: SemanticParams) -> SemanticParams:
         if p.breakpoint_amount is None:

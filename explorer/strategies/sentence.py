@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from explorer.errors import ParamError
 from explorer.strategies.base import PeerKit, Strategy, check_token_room
 from explorer.strategies.packing import Packer, long_unit_spans, plural
-from explorer.strategies.params import CHUNK_SIZE, INT, LENGTH, Param, declare
+from explorer.strategies.params import CHUNK_SIZE, INT, LENGTH, BelowSize, Param, declare
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, SENTENCE_END, SIZE_LIMIT, Span
 from explorer.text.sentences import sentence_spans
@@ -48,6 +48,7 @@ class SentenceStrategy(Strategy[SentenceParams]):
         "over the cap is split at words."
     )
     Params = SentenceParams
+    rules = (BelowSize("overlap_sentences", "sentences_per_chunk"),)
 
     def check(self, p: SentenceParams) -> None:
         if p.overlap_sentences >= p.sentences_per_chunk:

@@ -148,6 +148,6 @@ def token_index(doc_id: str, text: str, model: str | None = None) -> TokenIndex:
 
 def count_chunk_tokens(doc: Any, chunks: Sequence[Any], model: str | None = None) -> list[int]:
     """Model tokens (incl. [CLS]/[SEP]) of each chunk of ``doc``: equal to tokenising each
-    chunk's text (``explorer.evaluation.metrics.count_tokens``), computed from one pass over the document."""
+    chunk's text (``explorer.evaluation.flags.count_tokens``), computed from one pass over the document."""
     index = token_index(doc.id, doc.text, model)
     return index.count([c.text for c in chunks], [(c.start, c.end) for c in chunks])

@@ -86,6 +86,7 @@ class W:
     CMP_SEM = "w.cmp_sem"
     CMP_METRIC = "w.cmp_metric"
     CMP_BAR = "w.cmp_bar"
+    CMP_VIEW = "w.cmp_view"  # the side-by-side panels (pages.ui.compareview)
     # Semantic
     SEM_CURVE = "w.sem_curve"
     SEM_HIST = "w.sem_hist"
@@ -190,6 +191,8 @@ class Session:
     explore_mark: _Slot[list | None] = _Slot("explore_mark")
     # Compare: cohesion and separation by (document id, config, model id)
     sem_stats: _Slot[dict[tuple, Any]] = _Slot("sem_stats", factory=dict)
+    # Compare: the chunk clicked in a panel, [document id, configuration id, chunk position]
+    cmp_pick: _Slot[list | None] = _Slot("cmp_pick")
     # retrieval settings (Retrieve, Evaluate)
     ret_sel: _Slot[list | None] = _Slot("ret_sel")
     k: _Slot[int] = _Slot("k", 5)

@@ -93,17 +93,7 @@ def config_editor(*, multi: bool, title: str = "Strategy") -> None:
     sb = st.sidebar
     sb.subheader(title)
     ids = [c["id"] for c in session.configs]
-    if len(ids) > 1 or multi:
-        choose(
-            sb.selectbox,
-            "Configuration",
-            config_labels(),
-            key=W.CFG,
-            value=session.active_cfg,
-            on_change=lambda cid: setattr(session, "active_cfg", cid),
-            help="Each configuration is a strategy with its own parameters. Compare, Retrieve "
-            "and Evaluate use all of them; Explore shows the one selected here.",
-        )
+    picker = sb.container()  # filled last: its labels show the parameters as the widgets below set them
     if multi:
         c1, c2 = sb.columns(2)
         c1.button(
@@ -124,6 +114,17 @@ def config_editor(*, multi: bool, title: str = "Strategy") -> None:
             width="stretch",
         )
     strategy_widgets(active_config_dict(), sb)
+    if len(ids) > 1 or multi:
+        choose(
+            picker.selectbox,
+            "Configuration",
+            config_labels(),
+            key=W.CFG,
+            value=session.active_cfg,
+            on_change=lambda cid: setattr(session, "active_cfg", cid),
+            help="Each configuration is a strategy with its own parameters. Compare, Retrieve "
+            "and Evaluate use all of them; Explore shows the one selected here.",
+        )
 
 
 def strategy_widgets(cfg: ConfigDict, where: Any, *, fixed_strategy: bool = False) -> StrategyConfig | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from explorer import Context, chunk_document
 from explorer.documents.loaders import load_path
 from explorer.documents.samples import SAMPLES, load_sample
-from explorer.embedding.embedder import FakeEmbedder
+from explorer.embedding.fake import FakeEmbedder
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "data" / "golden_chunks.json"

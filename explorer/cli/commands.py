@@ -1,0 +1,139 @@
+"""The commands that list, show and chunk: ``strategies``, ``models``, ``text``, ``chunk`` and
+``compare``.
+
+Why apart from :mod:`explorer.cli.scores`: these need no questions; each reads its input through
+:mod:`explorer.cli.inputs` and writes through :mod:`explorer.cli.output`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from explorer.cli import inputs
+from explorer.cli.output import progress_line, write
+from explorer.errors import ParamError
+
+
+def cmd_strategies(args: argparse.Namespace) -> int:
+    from explorer.strategies import all_strategies
+    from explorer.strategies.registry import reference_markdown
+
+    if getattr(args, "format", "json") == "markdown":
+        write(reference_markdown())
+        return 0
+    out = [
+        {
+            "name": s.name,
+            "description": s.description,
+            "needs_embedder": s.needs_embedder,
+            "params": [p.to_dict() for p in s.params],
+        }
+        for s in all_strategies()
+    ]
+    write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from explorer.embedding.embedder import get_embedder
+    from explorer.models.registry import DEFAULT_MODEL, MODELS, get_spec
+
+    if args.build is not None:
+        for name in args.build or [m.name for m in MODELS]:
+            spec = get_spec(name)
+            sys.stderr.write(f"preparing {spec.name} (the first time takes a minute or two)…\n")
+            emb = get_embedder(spec.name)
+            how = f"{emb.backend}" + (f" (fell back: {emb.fallback})" if emb.fallback else "")
+            check = getattr(emb, "check", {})
+            cos = f", cosine to float32 min {check['min_cosine']:.3f}" if check.get("min_cosine") else ""
+            sys.stderr.write(f"{spec.name}: ready, backend {how}{cos}\n")
+        return 0
+    rows = [
+        {
+            "name": m.name,
+            "default": m.name == DEFAULT_MODEL,
+            "languages": m.languages,
+            "token_limit": m.token_limit,
+            "dim": m.dim,
+            "licence": m.licence,
+            "package": m.package,
+            "speed": m.speed,
+            "prefixes": [m.query_prefix, m.passage_prefix] if m.query_prefix else [],
+        }
+        for m in MODELS
+    ]
+    write(json.dumps(rows, ensure_ascii=False, indent=1) + "\n")
+    return 0
+
+
+def cmd_text(args: argparse.Namespace) -> int:
+    (doc,) = inputs.load_docs([args.path], args.cleanup)
+    write(doc.text)
+    return 0
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    from explorer.export.data import export_chunks
+    from explorer.strategies.invariants import invariant_errors
+
+    (config,) = inputs.configs_from_args(args, many=False)
+    ctx = inputs.make_context(args.model, quantize=args.int8, backend=args.backend)
+    docs = inputs.load_docs(args.paths, args.cleanup)
+    from explorer.strategies import get_strategy
+
+    strategy = get_strategy(config.strategy)
+    chunks = []
+    bad = 0
+    for doc in docs:
+        doc_chunks = strategy.chunk(doc, config.param_dict, ctx)
+        if args.check:
+            p = config.param_dict
+            size = (p.get("chunk_size") or None) if p.get("length") != "words" else None
+            for err in invariant_errors(doc, doc_chunks, size):
+                sys.stderr.write(f"invariant: {doc.name}: {err}\n")
+                bad += 1
+        chunks.extend(doc_chunks)
+    if args.stats:
+        from explorer.evaluation.chunk_metrics import chunk_stats
+        from explorer.models.paths import max_seq_length
+
+        stats = chunk_stats(
+            chunks, docs, token_length=ctx.length("tokens"), max_tokens=max_seq_length(args.model)
+        )
+        write(json.dumps({"strategy": config.display, **stats.to_dict()}, indent=2) + "\n")
+    else:
+        write(export_chunks(chunks, args.format))
+    return inputs.EXIT_CHECK_FAILED if bad else 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from explorer.retrieval.ranking import retrieve
+    from explorer.retrieval.search import build_index
+
+    configs = inputs.configs_from_args(args, many=True)
+    if args.k < 1:
+        raise ParamError(f"--k {args.k} must be at least 1")
+    if not args.question.strip():
+        raise ParamError("--question is empty")
+    progress = progress_line(args)
+    ctx = inputs.make_context(args.model, progress, args.int8, args.backend)
+    docs = inputs.load_docs(args.paths, args.cleanup)
+    qv = None if args.retriever == "bm25" else ctx.get_embedder().encode_queries([args.question])
+    out = []
+    for config in configs:
+        progress.step(config.display)
+        index = build_index(docs, config, ctx, progress=progress, retriever=args.retriever)
+        hits = retrieve(index, [args.question], args.k, args.retriever, qv)[0]
+        out.append(
+            {
+                "strategy": config.display,
+                "config": config.to_dict(),
+                "retriever": args.retriever,
+                "chunks": len(index.chunks),
+                "hits": [h.to_dict() for h in hits],
+            }
+        )
+    write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    return 0

@@ -1,0 +1,88 @@
+"""What the commands read: documents (with the ``--cleanup`` steps), strategy configurations
+from the ``--strategy``/``--set`` groups, and the context that holds the model; and the exit
+statuses.
+
+Why a module of its own: every command reads its input the same way, and the tests put a fake
+embedder behind :func:`make_context` here (the commands look it up on this module).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Any
+
+from explorer.errors import ParamError
+
+EXIT_BAD_INPUT = 2
+EXIT_CHECK_FAILED = 1
+DEFAULT_STRATEGY = "recursive"
+
+
+def parse_set(item: str) -> tuple[str, str]:
+    name, sep, value = item.partition("=")
+    if not sep or not name.strip():
+        raise ParamError(f"--set {item!r}: expected PARAM=VALUE")
+    return name.strip(), value
+
+
+def configs_from_args(args: argparse.Namespace, many: bool) -> list:
+    """StrategyConfigs from the ``--strategy``/``--set`` groups (validated: ParamError)."""
+    from explorer.strategies.config import StrategyConfig
+
+    groups = list(getattr(args, "groups", None) or [])
+    loose = list(getattr(args, "loose_sets", None) or [])
+    if not groups:
+        groups = [(DEFAULT_STRATEGY, [])]
+    if loose:
+        if many and len(groups) > 1:
+            raise ParamError(
+                f"--set {loose[0]!r} comes before any --strategy; put it after the one it belongs to"
+            )
+        name, sets = groups[0]
+        groups[0] = (name, loose + sets)
+    if not many and len(groups) > 1:
+        raise ParamError("give one --strategy here (compare and evaluate take several)")
+    configs = []
+    for name, sets in groups:
+        params: dict[str, Any] = {}
+        for item in sets:
+            k, v = parse_set(item)
+            if k in params:
+                raise ParamError(f"--set {k} given twice for {name}")
+            params[k] = v
+        configs.append(StrategyConfig.make(name, params))
+    return configs
+
+
+def parse_cleanup(spec: str):
+    from explorer.documents.cleanup import Cleanup
+
+    names = [s.strip() for s in (spec or "").split(",") if s.strip() and s.strip() != "none"]
+    valid = [f.name for f in fields(Cleanup)]
+    for n in names:
+        if n not in valid:
+            raise ParamError(f"--cleanup {n!r} is not a clean-up step; choose from {', '.join(valid)}")
+    return Cleanup(**{n: True for n in names})
+
+
+def load_docs(paths: Sequence[str], cleanup_spec: str = "") -> list:
+    from explorer.documents.loaders import load_path
+
+    cleanup = parse_cleanup(cleanup_spec)
+    docs = [load_path(p, cleanup) for p in paths]
+    for d in docs:
+        for w in d.warnings:
+            sys.stderr.write(f"warning: {d.name}: {w}\n")
+    return docs
+
+
+def make_context(model: str | None, progress: Any = None, quantize: bool = False, backend: str = "auto"):
+    from explorer.models.paths import resolve_model_path
+    from explorer.strategies.context import Context
+
+    if model:
+        resolve_model_path(model)  # a clear ModelError now, not after chunking
+    return Context(model=model, progress=progress, quantize=quantize, backend=backend)

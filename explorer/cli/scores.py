@@ -1,0 +1,147 @@
+"""The commands that score against gold answers, ``evaluate`` and ``sweep``, and the tables they
+print (mean ± standard deviation over questions, in %).
+
+Why a module of its own: both read a corpus and a question file the same way
+(:func:`_eval_setup`) and print the same columns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from explorer.cli import inputs
+from explorer.cli.output import markdown_table, progress_line, write
+from explorer.errors import ParamError
+
+
+def _eval_setup(args: argparse.Namespace):
+    from explorer.evaluation.questions import load_questions
+    from explorer.retrieval.vectors import EmbedOptions
+
+    if args.k < 1:
+        raise ParamError(f"--k {args.k} must be at least 1")
+    options = EmbedOptions(prepend_headings=args.prepend_headings, context_chars=args.context_chars)
+    progress = progress_line(args)
+    ctx = inputs.make_context(args.model, progress, args.int8, args.backend)
+    if args.preview and args.retriever != "bm25":
+        from explorer.retrieval.vectors import check_preview_mode
+
+        gap = check_preview_mode(ctx, options, force=args.preview == "force")
+        name = ctx.get_embedder().name
+        how = f"hit@5 within {gap:.1f} points of exact for {name}, measured" if gap is not None else f"no measured gap for {name}"
+        if args.preview == "force":
+            how = f"forced; {how}"
+        sys.stderr.write(
+            f"note: --preview: approximate results (one-pass vectors pooled from each document's token "
+            f"vectors; {how}, bench/bench_late.py); run without --preview for exact ones\n"
+        )
+    docs = inputs.load_docs(args.corpus, args.cleanup)
+    questions = load_questions(args.questions, docs)
+    return options, progress, ctx, docs, questions
+
+
+def _mode_args(args: argparse.Namespace) -> dict[str, Any]:
+    return {"mode": "preview" if args.preview else "exact", "force_preview": args.preview == "force"}
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from explorer.evaluation.evaluate import evaluate
+
+    configs = inputs.configs_from_args(args, many=True)
+    options, progress, ctx, docs, questions = _eval_setup(args)
+    results = evaluate(
+        docs, configs, questions, args.k, ctx, options, progress, progress.step, args.retriever, **_mode_args(args)
+    )
+    if args.format == "json":
+        out = [r.to_dict(per_question=args.per_question) for r in results]
+        write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    else:
+        write(results_table(results, len(questions), args.k))
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from explorer.evaluation.evaluate import parse_values, sweep
+
+    (base,) = inputs.configs_from_args(args, many=False)
+    param, values = parse_values(args.vary, base.strategy)
+    options, progress, ctx, docs, questions = _eval_setup(args)
+    rows = sweep(
+        docs, base, param, values, questions, args.k, ctx, options, progress, progress.step, args.retriever,
+        **_mode_args(args),
+    )
+    if args.format == "json":
+        write(json.dumps([r.to_dict() for r in rows], ensure_ascii=False, indent=2) + "\n")
+    else:
+        write(sweep_table(rows, base, len(questions), args.k))
+    return 0
+
+
+_COLS = (
+    ("recall", "Recall"),
+    ("precision", "Precision"),
+    ("iou", "IoU"),
+    ("precision_omega", "Precision_Ω"),
+    ("hit_rate", "Hit rate"),
+    ("mrr", "MRR"),
+)
+
+
+def _metric_cells(result) -> list[str]:
+    return [getattr(result.scores, key).pct() for key, _ in _COLS]
+
+
+def results_table(results: Sequence[Any], n_questions: int, k: int) -> str:
+    header = ["Strategy", "Chunks", "Mean chars", "Mean tokens", *(f"{t} %" for _, t in _COLS)]
+    rows = [
+        [r.name, f"{r.chunk_count:,}", f"{r.mean_chars:.0f}", f"{r.mean_tokens:.0f}", *_metric_cells(r)]
+        for r in results
+    ]
+    how = _retriever_note(r.retriever for r in results) + _mode_note(r.mode for r in results)
+    note = f"\n{n_questions} questions, top {k}{how}; mean ± standard deviation over questions, in %.\n"
+    return markdown_table(header, rows) + note
+
+
+def _retriever_note(retrievers: Any) -> str:
+    """The note's ", bm25 retrieval" (or hybrid) under a table; nothing for the default dense."""
+    used = sorted({r for r in retrievers if r != "dense"})
+    return f", {'/'.join(used)} retrieval" if used else ""
+
+
+def _mode_note(modes: Any) -> str:
+    """", preview vectors (approximate)" under a table of preview results; nothing for exact."""
+    return ", preview vectors (approximate)" if "preview" in set(modes) else ""
+
+
+def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int) -> str:
+    header = [
+        rows[0].param if rows else "value",
+        "Chunks",
+        "Mean chars",
+        "Mean tokens",
+        *(f"{t} %" for _, t in _COLS),
+    ]
+    body = []
+    for row in rows:
+        value = json.dumps(list(row.value)) if isinstance(row.value, tuple) else str(row.value)
+        if row.result is None:
+            body.append([value, "-", "-", "-", f"skipped: {row.error}", *([""] * (len(_COLS) - 1))])
+        else:
+            r = row.result
+            body.append(
+                [
+                    value,
+                    f"{r.chunk_count:,}",
+                    f"{r.mean_chars:.0f}",
+                    f"{r.mean_tokens:.0f}",
+                    *_metric_cells(r),
+                ]
+            )
+    how = _retriever_note(row.result.retriever for row in rows if row.result is not None)
+    how += _mode_note(row.result.mode for row in rows if row.result is not None)
+    note = f"\n{base.display}, {n_questions} questions, top {k}{how}; mean ± standard deviation over questions, in %.\n"
+    return markdown_table(header, body) + note

@@ -1,0 +1,177 @@
+"""Bytes to text: the encoding found (BOM, UTF-8, UTF-16/32 without BOM, charset-normalizer),
+binary data refused, and the normalisation every offset counts on.
+
+Why a module of its own: decoding is the part of loading that guesses, so its rules (and the
+warnings that say when a guess was made) read in one place, apart from the file kinds.
+
+Text normalisation (the text every offset indexes):
+
+- line ends ``\\r\\n`` and lone ``\\r`` become ``\\n``; form feed, vertical tab and NEL
+  (U+0085) become ``\\n`` too (they are line or page breaks);
+- other C0 control characters (NUL, ESC...), DEL and the C1 controls U+0080–U+009F are
+  dropped: they break HTML rendering and tokenizers and carry no text;
+- everything else (CJK, right-to-left text, emoji, combining characters, U+2028...) is
+  kept exactly as decoded: no Unicode normalisation, no whitespace folding.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from explorer.errors import LoadError
+
+#: Share of control characters (after decoding) above which a "text" file is called binary.
+BINARY_CONTROL_SHARE = 0.10
+#: Share of NUL bytes above which undecodable data is binary (UTF-16/32 text is caught first).
+BINARY_NUL_SHARE = 0.05
+#: Bytes charset-normalizer looks at (it takes ~0.5 s per MB); the whole file is then decoded.
+DETECT_BYTES = 512 * 1024
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+_LINE_BREAKS = re.compile("[\f\v\x85]")  # (str.translate is ~30x slower on non-ASCII text)
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_BINARY_CHARS = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\ufffd]")  # ESC (\x1b) is common in logs
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+_FIRST_HIGH = re.compile(b"[\x80-\xff]")
+
+Decoded = tuple[str, str, list[str]]
+
+
+def normalise(text: str) -> str:
+    """Line ends to ``\\n``; drop control characters (see the module docstring)."""
+    return normalise_counting(text)[0]
+
+
+def normalise_counting(text: str) -> tuple[str, int]:
+    """:func:`normalise`, and how many control characters it dropped."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if _LINE_BREAKS.search(text):
+        text = _LINE_BREAKS.sub("\n", text)
+    return _CONTROLS.subn("", text)
+
+
+def decode_text(data: bytes, name: str) -> Decoded:
+    """Decode text bytes: BOM → UTF-8 → UTF-16/32 without BOM → charset-normalizer.
+
+    Returns ``(text, encoding label, warnings)``. Binary data raises :class:`LoadError`.
+    """
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            return _decode_bom(data[len(bom) :], codec, name)
+
+    nul_share = data.count(0) / len(data)
+    if nul_share > BINARY_NUL_SHARE:
+        # UTF-16/32 without BOM has NULs in most code units; anything else with so many is binary
+        best = _charset_normalizer_best(data)
+        if best is None or not best.replace("_", "-").startswith(("utf-16", "utf-32")):
+            raise LoadError(
+                f"{name!r} is a binary file, not text ({nul_share:.0%} of its bytes are NUL): "
+                "upload a PDF, Markdown or text file"
+            )
+        codec = best.replace("_", "-")
+        return _check_binary(data.decode(codec, "replace"), name), codec, []
+
+    try:
+        return _check_binary(data.decode("utf-8"), name), "utf-8", []
+    except UnicodeDecodeError:
+        pass
+
+    # Mostly valid UTF-8 with a few bad bytes (a damaged or concatenated file): keep UTF-8
+    # and mark the bad bytes with U+FFFD, rather than reading every accent wrongly.
+    head = data[:DETECT_BYTES].decode("utf-8", "replace")
+    bad = head.count("\ufffd")
+    good = len(_NON_ASCII.findall(head)) - bad
+    if good >= 1 and bad * 10 <= good:
+        replaced = data.decode("utf-8", "replace")
+        return _check_binary(replaced, name), "utf-8", [_replaced_warning(replaced, "utf-8")]
+    return _decode_detected(data, name)
+
+
+def _decode_bom(body: bytes, codec: str, name: str) -> Decoded:
+    warnings: list[str] = []
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError:
+        text = body.decode(codec, "replace")
+        warnings.append(_replaced_warning(text, codec))
+    return _check_binary(text, name), f"{codec} (BOM)", warnings
+
+
+def _decode_detected(data: bytes, name: str) -> Decoded:
+    """Decode with the codec charset-normalizer finds on a sample, saying so in a warning."""
+    warnings: list[str] = []
+    codec = _charset_normalizer_best(_detection_sample(data))
+    if codec is None:
+        raise LoadError(
+            f"{name!r} is not text in any encoding that fits its bytes (a binary file?): "
+            "upload a PDF, Markdown or text file"
+        )
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError:
+        if codec == "cp1252":  # cp1252 leaves 5 bytes undefined; latin-1 decodes anything
+            codec = "latin-1"
+            text = data.decode(codec)
+        else:  # detected on the first DETECT_BYTES; a later byte does not fit
+            text = data.decode(codec, "replace")
+            warnings.append(_replaced_warning(text, codec))
+    label = codec.replace("_", "-")
+    if not label.startswith(("utf-16", "utf-32")):
+        warnings.append(
+            f"{name!r} is not UTF-8: decoded as {label} (detected by charset-normalizer); "
+            "if accented letters look wrong, save it as UTF-8 and upload again"
+        )
+    return _check_binary(text, name), label, warnings
+
+
+def _charset_normalizer_best(data: bytes) -> str | None:
+    """Codec name from charset-normalizer, preferring cp1252 among equally clean readings.
+
+    charset-normalizer often ranks cp1250 first for Western European text (it decodes most
+    accents identically), which turns French "û", "ï" or "è" into "ű", "ď", "č". When a
+    cp1252 reading is among the least chaotic candidates, it is the one we take.
+    """
+    from charset_normalizer import from_bytes
+
+    results = list(from_bytes(data))
+    if not results:
+        return None
+    least = min(r.chaos for r in results)
+    for r in results:
+        if r.chaos <= least + 0.01 and "cp1252" in (r.could_be_from_charset or [r.encoding]):
+            return "cp1252"
+    return results[0].encoding
+
+
+def _detection_sample(data: bytes) -> bytes:
+    """Up to DETECT_BYTES from just before the first non-ASCII byte (an ASCII head would tell
+    charset-normalizer nothing); the start stays even so UTF-16 code units stay aligned."""
+    m = _FIRST_HIGH.search(data)
+    start = 0 if m is None else max(0, m.start() - 1024) & ~1
+    return data[start : start + DETECT_BYTES]
+
+
+def _replaced_warning(text: str, codec: str) -> str:
+    n = text.count("\ufffd")
+    return f"{n:,} invalid {codec} byte sequence{'s' if n != 1 else ''} replaced by \ufffd"
+
+
+def _check_binary(text: str, name: str) -> str:
+    sample = text[:200_000]
+    if sample:
+        share = len(_BINARY_CHARS.findall(sample)) / len(sample)
+        if share > BINARY_CONTROL_SHARE:
+            raise LoadError(
+                f"{name!r} looks like binary data, not text ({share:.0%} control or undecodable "
+                "characters): upload a PDF, Markdown or text file"
+            )
+    return text

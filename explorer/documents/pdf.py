@@ -1,0 +1,218 @@
+"""PDF pages to text with pypdf, and every way a PDF goes wrong said in one sentence.
+
+Why a module of its own: a PDF fails in more ways than any other input (damaged, encrypted,
+scanned, broken fonts, too many pages, too slow), and pypdf reports some of them only in its
+log, which is collected per load here instead of reaching the console.
+
+Each page's text is extracted as it is (normalised like any text: see
+:mod:`explorer.documents.decoding`); the loader strips the pages and joins them with one blank
+line, and ``Document.pages`` maps each page to its range of the final text.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from explorer import limits
+from explorer.documents.decoding import normalise
+from explorer.errors import LoadError
+
+#: A PDF page whose text is mostly (cid:NN) codes / private-use glyphs has a broken font.
+GARBLED_SHARE = 0.30
+
+_CID = re.compile(r"\(cid:\d+\)")
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]")
+
+_pypdf_log: ContextVar[list[str] | None] = ContextVar("pypdf_log", default=None)
+_handler_installed = False
+_install_lock = threading.Lock()
+
+
+class _CollectHandler(logging.Handler):
+    """Routes pypdf's log records into the current load's list instead of the console."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sink = _pypdf_log.get()
+        if sink is not None:
+            sink.append(record.getMessage())
+        else:  # pypdf used outside a load: behave as if we were not here
+            logging.getLogger().handle(record)
+
+
+@contextmanager
+def _collect_pypdf_logs() -> Iterator[list[str]]:
+    """Collect pypdf's warnings for this load (per thread/context: Streamlit sessions run in
+    threads), so they become one Document warning instead of console noise."""
+    global _handler_installed
+    with _install_lock:
+        if not _handler_installed:
+            logger = logging.getLogger("pypdf")
+            logger.addHandler(_CollectHandler(logging.WARNING))
+            logger.propagate = False
+            _handler_installed = True
+    sink: list[str] = []
+    token = _pypdf_log.set(sink)
+    try:
+        yield sink
+    finally:
+        _pypdf_log.reset(token)
+
+
+def _damaged(name: str, err: BaseException) -> LoadError:
+    detail = str(err).strip().splitlines()[0][:160] if str(err).strip() else ""
+    what = type(err).__name__ + (f": {detail}" if detail else "")
+    return LoadError(f"{name!r} is a damaged or truncated PDF that cannot be read ({what})")
+
+
+def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[str]]:
+    """Text of each page (as extracted), and warnings. Raises LoadError when nothing is usable."""
+    warnings: list[str] = []
+    with _collect_pypdf_logs() as logs:
+        reader, n_pages = _open(data, name)
+        texts, failed, first_error = _extract(reader, n_pages, name, warnings)
+    _check_pages(texts, failed, first_error, name, warnings)
+    if logs:
+        first = logs[0].strip().splitlines()[0][:120] if logs[0].strip() else "?"
+        warnings.append(
+            f"pypdf reported {len(logs)} problem{'s' if len(logs) != 1 else ''} reading {name!r} "
+            f"(first: {first}); some text may be missing"
+        )
+    return texts, warnings
+
+
+def _open(data: bytes, name: str) -> tuple[Any, int]:
+    """The reader (decrypted if it opens without a password) and the number of pages."""
+    from pypdf import PdfReader
+    from pypdf.errors import DependencyError
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        encrypted = reader.is_encrypted
+    except Exception as err:  # pypdf raises many types (PdfReadError, ValueError, KeyError...)
+        raise _damaged(name, err) from None
+    if encrypted:
+        try:
+            opened = reader.decrypt("")
+        except DependencyError:
+            raise LoadError(
+                f"{name!r} uses AES encryption, which needs the 'cryptography' package: "
+                "pip install cryptography"
+            ) from None
+        except Exception as err:
+            raise _damaged(name, err) from None
+        if not opened:
+            raise LoadError(f"{name!r} is encrypted with a password; remove the password and upload again")
+    try:
+        n_pages = len(reader.pages)
+    except Exception as err:
+        raise _damaged(name, err) from None
+    if n_pages == 0:
+        raise LoadError(f"{name!r} is a PDF with no pages")
+    return reader, n_pages
+
+
+def _extract(
+    reader: Any, n_pages: int, name: str, warnings: list[str]
+) -> tuple[list[str], list[int], BaseException | None]:
+    """Each page's text within the page, time and size limits (a warning says where reading
+    stopped); pages that fail are empty, listed in ``failed`` (1-based), the first error kept."""
+    todo = n_pages
+    if n_pages > limits.MAX_PDF_PAGES:
+        todo = limits.MAX_PDF_PAGES
+        warnings.append(
+            f"{name!r} has {n_pages:,} pages: only the first {todo:,} were read "
+            f"(page limit {limits.MAX_PDF_PAGES:,})"
+        )
+    texts: list[str] = []
+    failed: list[int] = []
+    first_error: BaseException | None = None
+    chars = 0
+    t0 = time.monotonic()
+    for i in range(todo):
+        if i and time.monotonic() - t0 > limits.PDF_TIME_BUDGET_S:  # page 1 is always read
+            warnings.append(
+                f"reading {name!r} stopped after page {i} of {n_pages}: text extraction took over "
+                f"{limits.PDF_TIME_BUDGET_S:g} s (time budget)"
+            )
+            break
+        try:
+            text = reader.pages[i].extract_text() or ""
+        except Exception as err:  # one bad page must not lose the others
+            failed.append(i + 1)
+            first_error = first_error or err
+            text = ""
+        text = normalise(text)  # a page of control characters is a page without text
+        chars += len(text)
+        if chars > limits.MAX_TEXT_CHARS:
+            warnings.append(
+                f"reading {name!r} stopped after page {i} of {n_pages}: the text passed the "
+                f"limit of {limits.MAX_TEXT_CHARS:,} characters"
+            )
+            break
+        texts.append(text)
+    return texts, failed, first_error
+
+
+def _check_pages(
+    texts: list[str], failed: list[int], first_error: BaseException | None, name: str, warnings: list[str]
+) -> None:
+    """Refuse a PDF with no readable text; warn about failed, garbled and empty pages."""
+    if failed and len(failed) == len(texts):
+        assert first_error is not None
+        raise _damaged(name, first_error)
+    if failed:
+        warnings.append(f"{_pages_word(failed)} could not be read and {_is_are(failed)} left empty")
+    empty = [i + 1 for i, t in enumerate(texts) if not t.strip() and i + 1 not in failed]
+    if len(empty) == len(texts) - len(failed):
+        raise LoadError(f"{name!r} has no text layer (scanned?) — run OCR first")
+    garbled = [i + 1 for i, t in enumerate(texts) if _garbled(t)]
+    with_text = len(texts) - len(empty) - len(failed)
+    if garbled and len(garbled) == with_text:
+        raise LoadError(
+            f"{name!r}'s text extracts as unreadable glyphs ((cid:NN) codes or private-use "
+            "characters): its fonts have no Unicode map — run OCR first"
+        )
+    if garbled:
+        warnings.append(
+            f"{_pages_word(garbled)} of {name!r} extract{'s' if len(garbled) == 1 else ''} as unreadable "
+            "glyphs (broken font encoding): chunks there will be garbage"
+        )
+    if empty:
+        warnings.append(f"{_pages_word(empty)} {_has_have(empty)} no text (images or scans?)")
+
+
+def _garbled(text: str) -> bool:
+    visible = len(text) - sum(1 for c in text if c.isspace())
+    if visible <= 0:
+        return False
+    bad = sum(len(m) for m in _CID.findall(text)) + len(_PRIVATE_USE.findall(text))
+    return bad / visible > GARBLED_SHARE
+
+
+def _pages_word(numbers: list[int]) -> str:
+    """ "page 3", "pages 2, 5, 7–9"."""
+    runs: list[str] = []
+    i = 0
+    while i < len(numbers):
+        j = i
+        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        runs.append(str(numbers[i]) if i == j else f"{numbers[i]}–{numbers[j]}")
+        i = j + 1
+    return ("page " if len(numbers) == 1 else "pages ") + ", ".join(runs)
+
+
+def _is_are(numbers: list[int]) -> str:
+    return "is" if len(numbers) == 1 else "are"
+
+
+def _has_have(numbers: list[int]) -> str:
+    return "has" if len(numbers) == 1 else "have"

@@ -1,0 +1,59 @@
+"""Everything stays on this machine: hub downloads are switched off for the process
+(:func:`offline`), and what is derived from a model or a text (the embedding cache, rebuilt
+models, ONNX graphs) lives under one local cache folder (:func:`default_cache_dir`,
+:func:`model_cache_root`), where a finished build lands with one race-safe rename
+(:func:`publish`).
+
+Why a module of its own: the model registry, the rebuilt e5 folder and the embedding cache
+all stand on these few functions, so they sit below all of them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from explorer.errors import ModelError
+
+
+def offline() -> None:
+    """Forbid hub downloads for this process (set before transformers is imported)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+def default_cache_dir() -> Path:
+    """``$CHUNK_EXPLORER_CACHE`` if set, else ``~/.cache/chunk-explorer`` (XDG_CACHE_HOME honoured)."""
+    env = os.environ.get("CHUNK_EXPLORER_CACHE")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
+    return Path(base).expanduser() / "chunk-explorer"
+
+
+def model_cache_root() -> Path:
+    """Where derived models live: ``$CHUNK_EXPLORER_MODEL_CACHE``, else ``models/`` in the cache folder."""
+    env = os.environ.get("CHUNK_EXPLORER_MODEL_CACHE")
+    if env:
+        return Path(env).expanduser()
+    return default_cache_dir() / "models"
+
+
+def make_model_root() -> Path:
+    """:func:`model_cache_root`, created if needed (ModelError when it cannot be)."""
+    root = model_cache_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ModelError(f"cannot create the model cache folder ({err.strerror})") from None
+    return root
+
+
+def publish(tmp: Path, target: Path) -> None:
+    """Move a finished build into place; a concurrent process that won the race is kept."""
+    try:
+        tmp.rename(target)
+    except OSError:
+        if not target.exists():
+            raise

@@ -1,0 +1,126 @@
+"""How chunk vectors are made: what is embedded for a chunk (:class:`EmbedOptions`: heading path
+prepended, neighbouring characters added, never its offsets), and the two modes (:data:`MODES`):
+``exact`` embeds each chunk's text through the embedder's cache, ``preview`` pools each chunk's
+vector from its document's token vectors, read once (:mod:`explorer.embedding.late`).
+
+Why a module of its own: the index (:mod:`explorer.retrieval.search`) and the evaluation runs
+both make vectors this way, and the app's settings offer the same options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from explorer.documents.document import Document
+from explorer.errors import ParamError
+from explorer.strategies.context import Context
+from explorer.text.chunk import Chunk
+
+#: Most neighbouring characters ``context_chars`` may add on each side.
+MAX_CONTEXT_CHARS = 10_000
+
+#: How chunk vectors are made: "exact" = each chunk's text embedded on its own (the reference);
+#: "preview" = pooled from the document's token vectors, read once (approximate, see
+#: :mod:`explorer.embedding.late`).
+MODES = ("exact", "preview")
+
+
+def check_mode(mode: str) -> str:
+    """``mode`` if it is one of :data:`MODES`, else ParamError naming it."""
+    if not isinstance(mode, str) or mode not in MODES:
+        raise ParamError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+    return mode
+
+
+def check_preview_mode(ctx: Context, options: EmbedOptions, force: bool = False) -> float | None:
+    """ParamError (or ModelError) unless preview may run with this context's model and these
+    options (see :func:`explorer.embedding.late.check_preview`); the model's measured gap."""
+    from explorer.embedding.late import check_preview
+
+    if options.prepend_headings:
+        raise ParamError(
+            "preview pools the document's own tokens: it cannot prepend headings (use exact mode)"
+        )
+    return check_preview(ctx.get_embedder(), force)
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedOptions:
+    """What is embedded for a chunk (never where it is): ``prepend_headings`` puts the heading
+    path first ("A > B\\n\\n..."); ``context_chars`` adds that many characters of the document on
+    each side of the chunk ("context enrichment")."""
+
+    prepend_headings: bool = False
+    context_chars: int = 0
+
+    def __post_init__(self) -> None:
+        c = self.context_chars
+        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= MAX_CONTEXT_CHARS:
+            raise ParamError(f"context_chars={c!r} must be a whole number from 0 to {MAX_CONTEXT_CHARS:,}")
+
+
+#: The options of a plain run (nothing added to a chunk's text).
+DEFAULT_EMBED_OPTIONS = EmbedOptions()
+
+
+def embedded_text(chunk: Chunk, doc: Document, options: EmbedOptions = EmbedOptions()) -> str:
+    """The text the model sees for ``chunk`` under ``options``."""
+    text = chunk.text
+    c = options.context_chars
+    if c:
+        text = doc.text[max(0, chunk.start - c) : chunk.start] + text + doc.text[chunk.end : chunk.end + c]
+    if options.prepend_headings and chunk.headings:
+        text = " > ".join(chunk.headings) + "\n\n" + text
+    return text
+
+
+def preview_spans(chunk: Chunk, doc: Document, options: EmbedOptions) -> tuple[int, int]:
+    """The characters pooled for ``chunk`` in preview mode: its own, widened by
+    ``context_chars`` on each side (the characters exact mode would add)."""
+    c = options.context_chars
+    return max(0, chunk.start - c), min(len(doc.text), chunk.end + c)
+
+
+def preview_vectors(
+    ctx: Context,
+    docs: Sequence[Document],
+    chunk_lists: Sequence[Sequence[Chunk]],
+    options: EmbedOptions = EmbedOptions(),
+    progress: Callable[[int, int], Any] | None = None,
+) -> list[np.ndarray]:
+    """Preview vectors of several chunk lists (one per configuration) over ``docs``, document by
+    document: each document's token states are read (or found in the store) once and every
+    list's chunks of it pooled, so a corpus larger than the store's bound is still read once."""
+    from explorer.embedding.late import get_store
+
+    progress = progress if progress is not None else ctx.progress
+    embedder = ctx.get_embedder()
+    store = get_store()
+    out = [np.zeros((len(chunks), embedder.dim), np.float32) for chunks in chunk_lists]
+    where: dict[str, list[tuple[int, list[int]]]] = {}
+    for li, chunks in enumerate(chunk_lists):
+        rows: dict[str, list[int]] = {}
+        for i, c in enumerate(chunks):
+            rows.setdefault(c.doc_id, []).append(i)
+        for doc_id, idx in rows.items():
+            where.setdefault(doc_id, []).append((li, idx))
+    by_id = {d.id: d for d in docs}
+    for doc_id, lists in where.items():
+        doc = by_id.get(doc_id)
+        if doc is None:
+            raise ParamError(f"a chunk's document ({doc_id}) is not among the documents given")
+        states = store.get(embedder, doc.text, ctx.preview_window, progress=progress)
+        for li, idx in lists:
+            spans = [preview_spans(chunk_lists[li][i], doc, options) for i in idx]
+            out[li][idx] = states.pool(spans)
+    return out
+
+
+def embed_texts(ctx: Context, texts: list[str], progress: Callable[[int, int], Any] | None) -> np.ndarray:
+    progress = progress if progress is not None else ctx.progress
+    embedder = ctx.get_embedder()
+    return embedder.encode(texts, progress=progress) if texts else np.zeros((0, embedder.dim), np.float32)
