@@ -37,6 +37,7 @@ from explorer.retrieval.vectors import EmbedOptions, check_mode, check_preview_m
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
+from explorer.strategies.params import FLOAT, INT
 
 Progress = Callable[[int, int], Any]
 #: Most values one sweep may try (each one chunks and embeds the whole corpus).
@@ -273,8 +274,8 @@ def parse_values(spec: str, strategy: str) -> tuple[str, list[Any]]:
     param = get_strategy(strategy).param(name)
     rest = rest.strip()
     if ":" in rest:
-        if param.type not in ("int", "float"):
-            raise ParamError(f"--vary {spec!r}: a range needs a number parameter; {name} is {param.type}")
+        if param.kind not in (INT, FLOAT):
+            raise ParamError(f"--vary {spec!r}: a range needs a number parameter; {name} is {param.kind.name}")
         parts = rest.split(":")
         if len(parts) != 3:
             raise ParamError(f"--vary {spec!r}: a range is START:STOP:STEP")
@@ -287,7 +288,7 @@ def parse_values(spec: str, strategy: str) -> tuple[str, list[Any]]:
         count = math.floor((stop - start) / step + 1e-9) + 1
         if count > MAX_SWEEP_VALUES:
             raise LimitError(f"--vary {spec!r} gives {count} values; at most {MAX_SWEEP_VALUES}")
-        digits = max(0, -math.floor(math.log10(step))) + 3 if param.type == "float" else 0
+        digits = max(0, -math.floor(math.log10(step))) + 3 if param.kind is FLOAT else 0
         raw = [round(start + i * step, digits) for i in range(count)]
     else:
         raw = [p.strip() for p in rest.split(",") if p.strip()]

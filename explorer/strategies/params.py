@@ -163,11 +163,6 @@ class Param:
     #: something else in another unit, so a strategy switch that changes the unit does not carry it.
     measured: bool = False
 
-    @property
-    def type(self) -> str:
-        """The kind's name (read-only; for code that still switches on the name)."""
-        return self.kind.name
-
     def with_default(self, default: Any, *, min: float | None = None, note: str = "") -> Param:
         """This parameter with another default (and a lower ``min`` or a ``note`` after the help,
         where a strategy gives the value a meaning of its own)."""
