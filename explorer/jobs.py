@@ -16,7 +16,7 @@
 - :func:`checkpoint` raises Cancelled when the job running on the calling thread was stopped:
   a loop inside a long step (model batches within one progress step) can call it to stop sooner.
 
-Nothing here imports streamlit; the app (``pages/_common.py``) keeps one job per session.
+Nothing here imports streamlit; the app (``pages/ui/background.py``) keeps one job per session.
 """
 
 from __future__ import annotations

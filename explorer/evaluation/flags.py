@@ -121,11 +121,7 @@ def count_tokens(chunks: Sequence[Chunk], token_length: Length | None = None) ->
         from explorer.text.length import get_length
 
         token_length = get_length("tokens")
-    texts = [c.text for c in chunks]
-    batch = getattr(token_length, "count_batch", None)
-    if batch is not None:
-        return list(batch(texts))
-    return [token_length(t) for t in texts]
+    return list(token_length.count_batch([c.text for c in chunks]))
 
 
 def chunk_flags(

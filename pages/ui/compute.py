@@ -158,7 +158,7 @@ def chunk_now(doc: Document, config: StrategyConfig, ctx: Context, key: tuple) -
 class Analysis:
     tokens: tuple[int, ...]
     flags: tuple[tuple[str, ...], ...]
-    stats: Any  # explorer.evaluation.metrics.ChunkStats
+    stats: Any  # explorer.evaluation.chunk_metrics.ChunkStats
 
 
 @st.cache_data(max_entries=256, show_spinner=False)

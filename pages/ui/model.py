@@ -5,7 +5,7 @@ folders under ``CHUNK_EXPLORER_MODELS``); a link can only name one of those. :fu
 may be a folder's path on the server: it goes to ``explorer``, never to the page.
 
 Test hooks: ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` swaps the model for
-:class:`explorer.embedding.embedder.FakeEmbedder` (deterministic, no torch), for fast AppTests;
+:class:`explorer.embedding.fake.FakeEmbedder` (deterministic, no torch), for fast AppTests;
 ``CHUNK_EXPLORER_FAKE_DELAY=SECONDS`` makes that fake slow (it also "loads" for that long).
 """
 

@@ -25,7 +25,7 @@ RETRIEVER_LABELS = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid"}
 
 
 def retriever_choice() -> str:
-    """How chunks are ranked on Retrieve and Evaluate (``explorer.retrieval.search.RETRIEVERS``)."""
+    """How chunks are ranked on Retrieve and Evaluate (``explorer.retrieval.ranking.RETRIEVERS``)."""
     from explorer.retrieval.ranking import RETRIEVERS
 
     r = session.retriever
