@@ -310,3 +310,11 @@ def test_switch_never_raises_and_gives_defaults_for_the_rest(old, data):
     followed = {n for n in new.param_names() if any(note.startswith(f"{n} ") for note in got.notes)}
     for name, default in unset.items():
         assert got.values[name] == default or name in followed, name
+
+
+def test_a_mode_back_to_its_default_releases_the_amount_too():
+    before = SEMANTIC.validate({"breakpoint_mode": "gradient", "breakpoint_amount": 80})
+    got = SEMANTIC.adapt({**before, "breakpoint_mode": "percentile"}, {"breakpoint_amount"}, before=before)
+    assert got.values["breakpoint_amount"] == 95.0 and got.user_set == frozenset()
+    same = SEMANTIC.adapt(before, {"breakpoint_mode", "breakpoint_amount"}, before=before)
+    assert same.values == before and same.notes == ()

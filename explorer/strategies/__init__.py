@@ -6,9 +6,11 @@ The contract lives in :mod:`.base`, typed parameters and the shared declarations
 embedder) in :mod:`.context`. Shared helpers: :mod:`.splitting` (LangChain's recursive
 splitting on offsets), :mod:`.packing` (units packed under a size), :mod:`.curve` (the
 semantic distance curve); beside them :mod:`.invariants` (what every strategy must hold) and
-:mod:`.profile` (a document's profile with hybrid's routing). A strategy module imports these
-and the layers below (``explorer.text``, ``explorer.documents``, ``explorer.embedding``), never
-another strategy module: ``hybrid`` reaches the others through the registry.
+:mod:`.profile` (a document's profile with hybrid's routing); :mod:`.adapt` (the values a
+strategy runs with when the user set only some: the others follow them by the strategy's
+``rules``). A strategy module imports these and the layers below (``explorer.text``,
+``explorer.documents``, ``explorer.embedding``), never another strategy module: ``hybrid``
+reaches the others through the registry.
 """
 
 from explorer.strategies.base import Strategy, trim

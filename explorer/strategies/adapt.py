@@ -37,7 +37,8 @@ class Adapted:
 
     ``values``: complete, coerced, valid (``parse`` accepts them), or None when ``conflicts``.
     ``user_set``: the names still set by the user, to keep for the next call (a value released
-    by its rule, or dropped by ``lenient``, is no longer set; a conflicting one still is).
+    by its rule, dropped by ``lenient`` or left empty (None for an optional value) is no longer set;
+    a conflicting one still is).
     ``notes``: one line per parameter that is not what the user or the default said, old → new
     and why (for a caption or stderr); empty when ``values`` is None.
     ``conflicts``: parameter name → the message to show beside its widget (the CLI refuses).
@@ -152,10 +153,11 @@ def adapt(
     it nothing is released. Never raises ParamError."""
     given, conflicts = _given(strategy, values, user_set)
     released: dict[str, tuple[Any, str]] = {}
-    if before is not None:
-        was = _coerced(strategy, before, before.keys())
+    if before is not None:  # what a rule compares: the values in effect, defaults filled
+        now = {**strategy.defaults(), **given}
+        was = {**strategy.defaults(), **_coerced(strategy, before, before.keys())}
         for rule in strategy.rules:
-            why = rule.release(given, was) if rule.param in given else None
+            why = rule.release(now, was) if rule.param in given else None
             if why:
                 released[rule.param] = (given.pop(rule.param), why)
     p, follows, message = _solve(strategy, given)
@@ -164,7 +166,7 @@ def adapt(
         conflicts[name] = message
         given.pop(name)
         p, follows, message = _solve(strategy, given)
-    kept = frozenset(n for n in user_set if n in values) - released.keys()
+    kept = frozenset(given) | conflicts.keys()  # an optional value left empty is not set
     if conflicts and not lenient:
         return Adapted(None, kept, (), conflicts)
     out = values_of(p)
