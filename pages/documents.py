@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.documents import samples
+from explorer.documents import samples, uploads
 from explorer.limits import MAX_FILE_BYTES
 from explorer.render.html import facts as render_facts
 from pages.ui.compute import summary
@@ -34,10 +34,17 @@ LANGUAGES = {
     "ko": "Korean",
 }
 
+store = uploads.default_store()
 page_header(
     "Documents",
-    "Upload PDF, Markdown or text files, or open a bundled sample. Files stay in your browser "
-    "session only; nothing is sent anywhere.",
+    "Upload PDF, Markdown or text files, or open a bundled sample. "
+    + (
+        f"Uploads are kept on this server (up to {store.max_bytes // 2**20:,} MB in all, the least "
+        "recently used dropped first), so a reload or this page's link reopens them; nothing is sent "
+        "anywhere else."
+        if store is not None
+        else "Uploads stay in this browser session only; nothing is sent anywhere."
+    ),
 )
 
 left, right = st.columns([0.62, 0.38], gap="large")

@@ -9,10 +9,11 @@ import streamlit as st
 from explorer.export.code import config_to_code
 from explorer.export.data import config_to_json, export_chunks
 from pages.ui.compute import chunk, embed_options
-from pages.ui.configs import config_label, valid_configs
+from pages.ui.configs import config_label, config_labels, valid_configs
 from pages.ui.frame import page_header
 from pages.ui.model import backend_choice, model_label
 from pages.ui.safe import md
+from pages.ui.sources import loaded
 from pages.ui.state import W, session
 from pages.ui.widgets import documents_or_stop
 
@@ -36,7 +37,7 @@ backend = backend_choice()
 # -- chunks ------------------------------------------------------------------------------------
 st.subheader("Chunks", anchor=False)
 top = st.columns([1.2, 2], vertical_alignment="bottom")
-labels = {cfg["id"]: f"{i + 1}. {config.display}" for i, (cfg, config) in enumerate(valid)}
+labels = config_labels()
 cid = top[0].selectbox(
     "Configuration",
     [cfg["id"] for cfg, _ in valid],
@@ -102,14 +103,23 @@ left.download_button(
 )
 right.caption(
     "All configurations, the model, clean-up steps and document names. The address of this page "
-    "holds the same strategies and samples: share it to reproduce the view (uploaded files excepted)."
+    "holds the same strategies, samples and uploads (kept on this server): share it to reproduce the view."
 )
 with st.expander("Configuration JSON", icon=":material/data_object:"):
     st.code(cfg_json, language="json")
 
 # -- code ------------------------------------------------------------------------------------
 st.subheader("As code", anchor=False)
-code = config_to_code(configs, names, model=model, cleanup=cleanup_steps, backend=backend)
+samples = {d.id for src, d in loaded() if src["kind"] == "sample"}  # named with --sample
+shown = [d for d in docs if d.name in chosen]
+code = config_to_code(
+    configs,
+    [d.name for d in shown if d.id not in samples],
+    samples=[d.name for d in shown if d.id in samples],
+    model=model,
+    cleanup=cleanup_steps,
+    backend=backend,
+)
 tabs = st.tabs(["CLI", "Python", "LangChain", "LlamaIndex", "Chonkie"])
 for tab, (key, lang) in zip(
     tabs,
@@ -124,3 +134,9 @@ for tab, (key, lang) in zip(
 ):
     with tab:
         st.code(code.get(key, "# not available"), language=lang)
+        if key == "cli":
+            st.caption(
+                "Run it with Chunk Explorer's Python, from any folder: `.venv/bin/python -m explorer …` "
+                "(`make run` installs the project there), or with that venv activated. Uploaded files "
+                "are named as you uploaded them (run it where they are); samples come with `--sample`."
+            )

@@ -13,6 +13,7 @@ from pages.ui import search
 from pages.ui.background import background, job_bar, job_result, start_job, waiting
 from pages.ui.configs import config_label, valid_configs
 from pages.ui.frame import page_header
+from pages.ui.gold import answer_problem
 from pages.ui.model import embedder
 from pages.ui.safe import clip, err_text, md
 from pages.ui.settings import retrieval_settings, retriever_choice
@@ -47,8 +48,8 @@ q = st.text_input(
 st.text_area(
     "Expected answer (optional)",
     height=80,
-    placeholder="Paste the exact passage of the document that answers the question, or select it "
-    "in the text below.",
+    placeholder="Paste the passage of the document that answers the question (line breaks and "
+    "hyphens at line ends do not matter), or select it in the text below.",
     key=W.ANSWER,
     on_change=search.submit,
     args=(docs,),
@@ -87,8 +88,8 @@ query = session.ret_query
 if query:
     pairs = _configs()
     ref, ref_error = search.item_ref(query, docs)
-    if ref_error:
-        st.warning(ref_error, icon=":material/help:")
+    if ref_error:  # with the places to pick from when the answer occurs several times
+        answer_problem(query, docs, ref_error)
     configs = list(dict.fromkeys(config for _, config in pairs))
     try:
         emb = embedder()

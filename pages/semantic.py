@@ -9,10 +9,10 @@ import streamlit as st
 
 from explorer import jobs
 from explorer.errors import ExplorerError
-from explorer.render.html import legend, render_chunks
-from explorer.render.layout import window_around
+from explorer.render.layout import chunk_at
 from pages.ui.background import background, job_bar, waiting
 from pages.ui.charts import curve_figures
+from pages.ui.chunknav import SEMANTIC_NAV, chunk_text, nav_inputs
 from pages.ui.compute import analyse, chunk, chunk_now
 from pages.ui.configs import MAX_CONFIGS, add_config
 from pages.ui.frame import page_header
@@ -110,14 +110,29 @@ cols[3].metric(
 mean_chars = sum(ch.chars for ch in chunks) / len(chunks) if chunks else 0
 cols[4].metric("Mean chunk", f"{mean_chars:,.0f} chars")
 
+sel = SEMANTIC_NAV.get(len(chunks))
+
+
+def _on_curve() -> None:
+    """A click on the curve selects the chunk at that place of the text."""
+    points = ((session.widget(W.SEM_CURVE) or {}).get("selection") or {}).get("points") or []
+    if points and isinstance(points[0].get("x"), int | float):
+        at = chunk_at([(ch.start, ch.end) for ch in chunks], int(points[0]["x"]))
+        if at is not None:
+            SEMANTIC_NAV.set(at)
+
+
 if len(curve.points) < 2:
     st.info("This document has fewer than three sentences: there is no curve to draw.")
 else:
     fig, hist = curve_figures(
-        curve, y_name, lambda span: html.escape(clip(" ".join(doc.text[span[0] : span[1]].split()), 110))
+        curve,
+        y_name,
+        lambda span: html.escape(clip(" ".join(doc.text[span[0] : span[1]].split()), 110)),
+        selected=(chunks[sel].start, chunks[sel].end, f"chunk {chunks[sel].index}") if chunks else None,
     )
     left, right = st.columns([0.72, 0.28])
-    left.plotly_chart(fig, key=W.SEM_CURVE)
+    left.plotly_chart(fig, key=W.SEM_CURVE, on_select=_on_curve, selection_mode="points")
     right.plotly_chart(hist, key=W.SEM_HIST)
     how = {
         "contextual": "each sentence's tokens embedded once, seeing their neighbours",
@@ -126,9 +141,10 @@ else:
     }[curve.window_embedding]
     st.caption(
         "Each point is the gap between two neighbouring windows of "
-        f"{curve.buffer_size} sentence(s) on each side ({how}). Hover a point to read both sentences. "
-        "Changing the mode or amount re-chunks from the cached vectors: nothing is embedded again "
-        "(a new buffer size embeds once more, then is cached too)."
+        f"{curve.buffer_size} sentence(s) on each side ({how}). Hover a point to read both sentences; "
+        "click one to show its chunk below (shaded on the curve). Changing the mode or amount "
+        "re-chunks from the cached vectors: nothing is embedded again (a new buffer size embeds "
+        "once more, then is cached too)."
     )
 
 add_col, _ = st.columns([1, 3])
@@ -145,9 +161,8 @@ if add_col.button(
 st.subheader("Resulting chunks", anchor=False)
 if chunks:
     an = analyse(doc, config, out)
-    lo, hi = window_around([(ch.start, ch.end) for ch in chunks], 0, len(doc.text))
-    st.html(legend(selection=False))
+    nav_inputs(SEMANTIC_NAV, doc, chunks, sel, st.columns([1.2, 1.2, 4.6], vertical_alignment="bottom"))
     flags = {i: f for i, f in enumerate(an.flags) if f}
-    st.html(render_chunks(doc.text, chunks, lo=lo, hi=hi, flags=flags, tokens=an.tokens, height=520))
+    chunk_text(SEMANTIC_NAV, doc, chunks, sel, flags=flags, tokens=an.tokens, height=520)
 
 job_bar()

@@ -144,6 +144,58 @@ def test_explore_separator_editor_accepts_json_lines_and_reports_bad_ones():
     assert any("not a valid JSON string" in e.value for e in at.sidebar.error)
 
 
+def pdf_pages(at: AppTest) -> list[str]:
+    """The PDF page views (pages/ui/pdfview.py) of this run."""
+    return [h.value for h in at.html if 'class="ce-pdf"' in h.value]
+
+
+def test_explore_shows_the_selected_chunks_pdf_page_with_its_text_outlined():
+    at = start()
+    ok(at)
+    (first,) = pdf_pages(at)  # the handbook (PDF) opens on chunk 0, on page 1
+    assert '<img src="data:image/png;base64,' in first and "Page 1 of handbook.pdf" in first
+    assert first.count('class="ce-pdf-box"') >= 3
+    assert any("chunk 0's text is outlined" in c.value for c in at.caption)
+    at.number_input(key="w.page").set_value(4).run()
+    ok(at)
+    sel = at.session_state["chunk_sel"]
+    shown = pdf_pages(at)
+    assert sel > 0 and shown and "Page 4 of handbook.pdf" in shown[0] and 'class="ce-pdf-box"' in shown[0]
+    # a text document has no page to show
+    at.selectbox(key="w.doc").set_value("sample:Rapport annuel (French report, text)").run()
+    ok(at)
+    assert pdf_pages(at) == [] and not any("outlined" in c.value for c in at.caption)
+
+
+def long_report() -> tuple[str, str]:
+    """A ~70 KB text and its last sentence."""
+    last = "This is the very last sentence of the long report."
+    topics = ("The pumps", "The filters", "The budget", "The staff rota", "The reservoir")
+    parts = [
+        f"{topics[(i // 8) % 5]} were reviewed in meeting {i}, and the notes say the work went well. "
+        + ("\n\n" if i % 8 == 7 else "")
+        for i in range(900)
+    ]
+    return "".join(parts) + last, last
+
+
+def test_semantic_shows_the_whole_of_a_long_document_chunk_by_chunk():
+    text, last = long_report()
+    assert len(text) > 70_000
+    at = start("documents")
+    at.file_uploader[0].set_value(("long-report.txt", text.encode(), "text/plain")).run()
+    at.switch_page("pages/semantic.py").run()
+    ok(at)
+    (view,) = text_views(at)
+    assert last not in view["html"] and "characters after this window" in view["html"]
+    n = count(metric(at, "Chunks"))
+    at.number_input(key="w.sem_chunk").set_value(n - 1).run()
+    ok(at)
+    (view,) = text_views(at)
+    assert last in view["html"] and "characters after this window" not in view["html"]
+    assert view["selected"] == n - 1 and view["count"] == n
+
+
 # -- Documents --------------------------------------------------------------------------------
 def test_documents_upload_escapes_hostile_text_and_keeps_it_across_pages():
     at = start("documents")
@@ -224,17 +276,29 @@ def test_cleanup_toggle_changes_the_document():
 
 
 # -- Compare ----------------------------------------------------------------------------------
+def compare_panels(at: AppTest) -> tuple[list[str], list[str]]:
+    """The titles and the facts lines ("N chunks · mean M chars · …") of Compare's panels."""
+    (view,) = [
+        json.loads(e.proto.json)
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "chunk_explorer.compare_view"
+    ]
+    body = view["html"]
+    titles = re.findall(r'<div class="ce-cmp-title"><span[^>]*></span>([^<]*)</div>', body)
+    facts = [re.sub(r"<[^>]+>", "", f) for f in re.findall(r'<div class="ce-cmp-sub">(.*?)</div>', body)]
+    return titles, facts
+
+
 def test_compare_side_by_side_and_parameter_change():
     at = start("compare")
     ok(at)
-    caps = [c.value for c in at.caption if "chunks · mean" in c.value]
-    assert len(caps) == 2
-    assert len([h for h in at.html if 'class="ce-text"' in h.value]) == 2
+    _, caps = compare_panels(at)
+    assert len(caps) == 2 and all("chunks · mean" in c for c in caps)
     second = at.session_state["configs"][1]
     at.selectbox(key="w.cfg").set_value(second["id"]).run()
     param(at, "slider", "Chunk size").set_value(200).run()
     ok(at)
-    caps2 = [c.value for c in at.caption if "chunks · mean" in c.value]
+    _, caps2 = compare_panels(at)
     assert caps2[0] == caps[0] and caps2[1] != caps[1]
     # add a third configuration (a copy), then the metrics table has three rows
     at.button(key="w.cfg_add").click().run()
@@ -242,6 +306,62 @@ def test_compare_side_by_side_and_parameter_change():
     assert len(at.session_state["configs"]) == 3
     table = at.dataframe[0]  # the metrics table (the only dataframe here)
     assert len(table.value) == 3
+    # the copy makes the same chunks as the second: flagged, and no cut only in either
+    _, caps3 = compare_panels(at)
+    assert "identical chunks to 3" in caps3[1] and "identical chunks to 2" in caps3[2]
+    (cuts,) = [m.value for m in at.markdown if "**Cuts:**" in m.value]
+    assert "identical chunks" in cuts
+    # the violins of the sizes stop at the smallest chunk: never below 0 characters
+    figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    violins = [t for f in figures for t in f["data"] if t["type"] == "violin"]
+    assert len(violins) == 3 and all(t["spanmode"] == "hard" for t in violins)
+
+
+def two_recursive(at: AppTest) -> None:
+    """Compare's two configurations made recursive 410 and recursive 1010, through the sidebar."""
+    first, second = at.session_state["configs"][:2]
+    param(at, "slider", "Chunk size").set_value(410).run()
+    at.selectbox(key="w.cfg").set_value(second["id"]).run()
+    at.sidebar.selectbox(key=f"p.{second['id']}.strategy").set_value("recursive").run()
+    param(at, "slider", "Chunk overlap").set_value(200).run()  # whatever the switch carried over
+    param(at, "slider", "Chunk size").set_value(1010).run()
+    ok(at)
+    assert first["id"] != second["id"]
+
+
+def test_labels_are_current_and_tell_configurations_apart():
+    at = start("compare")
+    two_recursive(at)
+    want = ["1. recursive 410/200", "2. recursive 1010/200"]
+    # in the run that moved the slider: the sidebar list, the panels, the metrics table
+    assert at.selectbox(key="w.cfg").options == want
+    titles, _ = compare_panels(at)
+    assert titles == want
+    assert list(at.dataframe[0].value["configuration"]) == want
+    param(at, "slider", "Chunk size").set_value(1500).run()  # the second one, still selected
+    assert at.selectbox(key="w.cfg").options == ["1. recursive 410/200", "2. recursive 1500/200"]
+    assert compare_panels(at)[0] == ["1. recursive 410/200", "2. recursive 1500/200"]
+    # Retrieve: the configuration picker and each column of results
+    at.switch_page("pages/retrieve.py").run()
+    ok(at)
+    assert at.multiselect(key="w.ret_cfgs").options == ["1. recursive 410/200", "2. recursive 1500/200"]
+    ask(at, "How often are the filters backwashed?")
+    ok(at)
+    heads = [m.value for m in at.markdown if m.value.startswith("**") and "recursive" in m.value]
+    assert heads == [r"**1\. recursive 410/200**", r"**2\. recursive 1500/200**"], heads
+    assert not any("invalid" in h or "…" in h for h in heads)
+    # Evaluate: the results table and its chart, whose error bars stay within [0, 100] %
+    at.switch_page("pages/evaluate.py").run()
+    at.button(key="w.qsample").click().run()
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert list(at.dataframe[0].value["configuration"]) == ["1. recursive 410/200", "2. recursive 1500/200"]
+    (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert [t["x"][0] for t in chart["data"]] == ["1. recursive 410/200", "2. recursive 1500/200"]
+    for t in chart["data"]:
+        mean, up, down = t["y"][0], t["error_y"]["array"][0], t["error_y"]["arrayminus"][0]
+        assert mean - down >= 0 and mean + up <= 100
+    assert len(chart["layout"]["annotations"]) == 2  # each value written above its error bar
 
 
 def test_compare_cohesion_uses_the_embedder():

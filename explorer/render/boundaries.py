@@ -52,7 +52,7 @@ class BoundaryDiff:
     """The cuts of several configurations (one entry per configuration, in order).
 
     ``shared``: cuts every configuration makes. ``unique[i]``: cuts only configuration ``i``
-    makes. ``partial[i]``: cuts ``i`` makes with some others but not all (only with 3 or more).
+    makes (none when it is alone). ``partial[i]``: cuts ``i`` makes with some others but not all (only with 3 or more).
     ``twins[i]``: the other configurations with exactly the same chunks as ``i``.
     """
 
@@ -78,8 +78,9 @@ def boundary_diff(configs: Sequence[Sequence[Span]]) -> BoundaryDiff:
     unique, partial = [], []
     for i, mine in enumerate(sets):
         others = frozenset().union(*(s for j, s in enumerate(sets) if j != i))
-        unique.append(mine - others)
-        partial.append(mine - shared - (mine - others))
+        only = mine - others if len(sets) > 1 else frozenset()  # alone, every cut is "shared"
+        unique.append(only)
+        partial.append(mine - shared - only)
     normal = [[tuple(s) for s in spans] for spans in configs]
     twins = tuple(
         tuple(j for j in range(len(normal)) if j != i and normal[j] == normal[i]) for i in range(len(normal))

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from explorer.render.layout import MAX_RENDER_CHARS, Segment, segments
+from explorer.render.layout import MAX_RENDER_CHARS, Segment, chunk_at, segments
 
 #: Okabe–Ito colours (colour-blind safe), ordered so that consecutive chunks contrast.
 PALETTE = (
@@ -88,43 +89,45 @@ def chunk_tooltip(
 
 
 CSS = """<style>
-.ce-text{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.93rem;line-height:1.85;
+.ce-text{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.93rem;line-height:1.9;
   font-family:"Source Sans Pro","Source Sans 3",system-ui,-apple-system,"Segoe UI",sans-serif;
-  color:#1f2328;padding:0.9rem 1.1rem;border:1px solid #e3e6ea;border-radius:8px;background:#fff;
-  max-height:var(--ce-h,560px);overflow-y:auto}
+  color:inherit;padding:0.9rem 1.1rem;border:1px solid rgba(128,128,128,.38);border-radius:8px;
+  background:transparent;max-height:var(--ce-h,560px);overflow-y:auto}
+.ce-text:focus{outline:none}
+.ce-text:focus-visible{outline:2px solid #0072B2;outline-offset:1px}
 .ce-text span.ce-s{border-radius:2px;box-decoration-break:clone;-webkit-box-decoration-break:clone}
-.ce-ov{background-size:10px 10px;outline:1px dashed rgba(0,0,0,.45);outline-offset:-1px}
-.ce-flag{text-decoration:underline wavy #c1121f;text-decoration-thickness:1.5px;text-underline-offset:3px}
-.ce-sel{box-shadow:inset 0 -2px 0 rgba(31,35,40,.75)}
-.ce-ans{font-weight:650;background-image:linear-gradient(rgba(255,214,0,.55),rgba(255,214,0,.55))!important;
+.ce-ov{border-bottom:3px double;padding-bottom:1px}
+.ce-flag{text-decoration:underline wavy #e03131;text-decoration-thickness:1.5px;text-underline-offset:3px}
+.ce-sel{box-shadow:inset 0 -2px 0 currentColor}
+.ce-ans{font-weight:650;background-color:rgba(255,214,0,.85)!important;color:#1f2328;
   outline:1.5px solid #8a6d00;outline-offset:-1px}
 .ce-idx{display:inline-block;font:600 0.66rem/1.2 ui-monospace,SFMono-Regular,Menlo,monospace;
-  color:#fff;background:#3b4350;border-radius:4px;padding:0 4px;margin:0 3px 0 1px;
+  color:#fff;background:#4a5361;border-radius:4px;padding:0 4px;margin:0 3px 0 1px;
   vertical-align:0.35em;user-select:none}
-.ce-idx.ce-idx-sel{background:#111;outline:2px solid #111}
-.ce-end{display:inline-block;width:0;height:1.25em;border-left:2px solid #3b4350;margin:0 2px;
+.ce-idx.ce-idx-sel{background:#111;box-shadow:0 0 0 2px #f5b700}
+.ce-end{display:inline-block;width:0;height:1.25em;border-left:2px solid currentColor;opacity:.7;margin:0 2px;
   vertical-align:-0.25em;user-select:none}
 .ce-warn{display:inline-block;font:700 0.66rem/1.2 system-ui,sans-serif;color:#fff;background:#c1121f;
   border-radius:4px;padding:0 4px;margin:0 2px;vertical-align:0.35em;user-select:none}
-.ce-more{color:#6a737d;font-style:italic}
-.ce-legend{font-size:0.8rem;color:#4a5361;display:flex;gap:1.1rem;flex-wrap:wrap;align-items:center;
+.ce-more{opacity:.65;font-style:italic}
+.ce-jump{cursor:pointer;text-decoration:underline dotted;text-underline-offset:3px}
+.ce-legend{font-size:0.8rem;display:flex;gap:0.4rem 1.1rem;flex-wrap:wrap;align-items:center;
   margin:0.1rem 0 0.4rem 0}
-.ce-legend span.ce-sw{display:inline-block;width:1.6em;height:0.95em;border-radius:2px;
-  vertical-align:-0.1em;margin-right:0.35em}
+.ce-legend>span{opacity:.9}
+.ce-legend span.ce-sw{display:inline-block;width:1.2em;height:0.95em;border-radius:2px;
+  vertical-align:-0.1em;margin-right:0.2em}
 .ce-facts{display:flex;gap:0.6rem 2.4rem;flex-wrap:wrap;margin:0.15rem 0 0.35rem 0}
-.ce-fact-l{font-size:0.78rem;color:#5b6470;line-height:1.3}
-.ce-fact-v{font-size:1.12rem;font-weight:600;color:#1f2328;line-height:1.4}
-.ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;color:#1f2328;
+.ce-fact-l{font-size:0.78rem;opacity:.7;line-height:1.3}
+.ce-fact-v{font-size:1.12rem;font-weight:600;line-height:1.4}
+.ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;
   max-height:var(--ce-h,260px);overflow-y:auto}
 </style>"""
 
 
-def _overlap_style(positions: Sequence[int]) -> str:
-    """Diagonal stripes of the overlapping chunks' colours: visibly different from any single chunk."""
-    cols = [tint(color_of(p), 0.55) for p in positions[:3]]
-    n = len(cols)
-    stops = ",".join(f"{c} {i * 6}px {(i + 1) * 6}px" for i, c in enumerate(cols))
-    return f"background:repeating-linear-gradient(135deg,{stops},{cols[0]} {n * 6}px)"
+def _overlap_style(first: str, last: str, alpha: float = TINT) -> str:
+    """An overlap: the tint of the chunk it continues and a double underline in the colour of
+    the chunk that also holds it (no pattern behind the text: it stays readable)."""
+    return f"background-color:{tint(first, alpha)};border-bottom-color:{last}"
 
 
 def render_chunks(
@@ -143,38 +146,62 @@ def render_chunks(
     with_css: bool = True,
     interactive: bool = False,
     mark_title: str = "Expected answer",
+    with_legend: bool = False,
 ) -> str:
     """HTML of ``text[lo:hi]`` with every chunk highlighted (positions in ``chunks`` index
     ``flags``, ``tokens`` and ``selected``).
 
-    Overlaps (characters in 2+ chunks) get striped, outlined backgrounds; each chunk start gets
-    its index badge and each end a boundary bar; flagged chunks a red wavy underline and a ⚠
-    badge; ``marks`` (e.g. an expected answer) a bold yellow highlight, titled ``mark_title``.
-    At most ``max_chars`` characters are rendered.
+    Each chunk gets a tint of its palette colour; an overlap (characters in 2+ chunks) keeps
+    the tint of the chunk it continues and gets a double underline in the colour of the chunk
+    that also holds it. Each chunk start gets its index badge and each end a boundary bar;
+    flagged chunks a red wavy underline and a ⚠ badge; ``marks`` (e.g. an expected answer) a
+    bold yellow highlight, titled ``mark_title``. At most ``max_chars`` characters are rendered.
+    ``with_legend`` puts a key above the text built from what it actually uses (its colours,
+    overlaps, flags, selection).
 
     ``interactive`` puts every piece of text in a span carrying its document offset
     (``data-o``, in code points) and the positions of the chunks covering it (``data-c``), so
     the app's text view can turn a click into a chunk and a selection into exact offsets
-    without searching for text.
+    without searching for text; the notes of text outside the window then carry the chunk
+    to move to (``data-c``) as well.
     """
     hi = len(text) if hi is None else hi
     lo = max(0, min(lo, len(text)))
     hi = max(lo, min(hi, len(text), lo + max_chars))
-    segs = segments([(c.start, c.end) for c in chunks], lo, hi, marks)
+    bounds = [(c.start, c.end) for c in chunks]
+    segs = segments(bounds, lo, hi, marks)
     view = _ChunkView(text, chunks, flags or {}, tokens, selected, interactive, mark_title)
-    out: list[str] = [CSS] if with_css else []
-    out.append(f'<div class="ce-text" style="--ce-h:{int(height)}px">')
+    body: list[str] = [f'<div class="ce-text" style="--ce-h:{int(height)}px">']
     if lo > 0:
-        out.append(f'<span class="ce-more">… {lo:,} characters before this window …\n</span>')
+        body.append(view.more(f"… {lo:,} characters before this window …\n", _jump_back(bounds, lo, hi)))
     for seg in segs:
         if show_index:
-            out.extend(view.badges(seg))
-        out.append(view.piece(seg))
-        out.extend(view.ends(seg))
+            body.extend(view.badges(seg))
+        body.append(view.piece(seg))
+        body.extend(view.ends(seg))
     if hi < len(text):
-        out.append(f'<span class="ce-more">\n… {len(text) - hi:,} characters after this window …</span>')
-    out.append("</div>")
-    return "".join(out)
+        after = f"\n… {len(text) - hi:,} characters after this window …"
+        body.append(view.more(after, _jump_on(bounds, hi)))
+    body.append("</div>")
+    head = [CSS] if with_css else []
+    if with_legend:
+        head.append(view.legend())
+    return "".join(head + body)
+
+
+def _jump_back(bounds: Sequence[tuple[int, int]], lo: int, hi: int) -> int | None:
+    """The chunk whose window ends about where the window ``[lo, hi)`` starts."""
+    before = [i for i, (s, _) in enumerate(bounds) if s < lo]
+    if not before:
+        return None
+    target = chunk_at(bounds, max(0, lo - (hi - lo)))
+    return min((target or 0) + 1, before[-1])
+
+
+def _jump_on(bounds: Sequence[tuple[int, int]], hi: int) -> int | None:
+    """The first chunk that starts at or after ``hi`` (else the one holding it)."""
+    after = next((i for i, (s, _) in enumerate(bounds) if s >= hi), None)
+    return after if after is not None else chunk_at(bounds, hi)
 
 
 class _ChunkView:
@@ -194,6 +221,7 @@ class _ChunkView:
         self.text, self.chunks, self.flags, self.tokens = text, chunks, flags, tokens
         self.selected, self.interactive, self.mark_title = selected, interactive, mark_title
         self._tips: dict[int, str] = {}
+        self.used = _Used()
 
     def tip(self, p: int) -> str:
         if p not in self._tips:
@@ -215,29 +243,31 @@ class _ChunkView:
     def piece(self, seg: Segment) -> str:
         """The segment's text, escaped, in a span saying which chunks hold it (if any)."""
         piece = html.escape(self.text[seg.start : seg.end])
-        classes = []
-        style = ""
-        title = ""
-        data = ""
+        classes, style, title, data = [], "", "", ""
         if self.interactive:
             data = f' data-o="{seg.start}"'
             if seg.chunks:
                 data += f' data-c="{" ".join(map(str, seg.chunks))}"'
         if seg.chunks:
             classes.append("ce-s")
+            first = seg.chunks[0]
+            alpha = TINT_SELECTED if first == self.selected else TINT
+            self.used.color(color_of(first))
             if seg.is_overlap:
                 classes.append("ce-ov")
-                style = _overlap_style(seg.chunks)
+                style = _overlap_style(color_of(first), color_of(seg.chunks[-1]), alpha)
+                self.used.overlap(color_of(first), color_of(seg.chunks[-1]))
                 names = " and ".join(str(self.chunks[p].index) for p in seg.chunks)
                 title = f"Overlap of chunks {names}\n\n" + "\n\n".join(self.tip(p) for p in seg.chunks)
             else:
-                alpha = TINT_SELECTED if seg.chunks[0] == self.selected else TINT
-                style = f"background-color:{tint(color_of(seg.chunks[0]), alpha)}"
-                title = self.tip(seg.chunks[0])
+                style = f"background-color:{tint(color_of(first), alpha)}"
+                title = self.tip(first)
             if any(WHOLE_CHUNK_FLAGS.intersection(self.flags.get(p, ())) for p in seg.chunks):
                 classes.append("ce-flag")  # the whole chunk is the problem; cuts get a ⚠ at the end
+                self.used.flagged = True
             if self.selected is not None and self.selected in seg.chunks:
                 classes.append("ce-sel")
+                self.used.selected = True
         if seg.marked:
             classes.append("ce-ans")
             title = f"{self.mark_title}\n\n{title}" if title else self.mark_title
@@ -250,12 +280,27 @@ class _ChunkView:
             attrs += f' title="{html.escape(title)}"'
         return f"<span{attrs}{data}>{piece}</span>"
 
+    def more(self, note: str, jump: int | None) -> str:
+        """A note on the text outside the window; interactive, a click on it moves there."""
+        if self.interactive and jump is not None:
+            tip = html.escape(f"Show this text (from chunk {self.chunks[jump].index})")
+            return f'<span class="ce-more ce-jump" title="{tip}" data-c="{jump}">{html.escape(note)}</span>'
+        return f'<span class="ce-more">{html.escape(note)}</span>'
+
+    def legend(self) -> str:
+        """The key to what this rendering used (call after rendering every segment)."""
+        u = self.used
+        return _legend(
+            list(u.colors), u.overlap_pair, flags=u.flagged or bool(u.warned), selection=u.selected
+        )
+
     def ends(self, seg: Segment) -> list[str]:
         """The ⚠ of a flagged chunk and the boundary bar of every chunk that ends at ``seg``."""
         out = []
         for p in seg.chunks:
             if self.chunks[p].end == seg.end:
                 if self.flags.get(p):
+                    self.used.warned = True
                     label = "; ".join(FLAG_LABELS.get(f, f) for f in self.flags[p])
                     out.append(f'<span class="ce-warn" title="{html.escape(label)}">⚠</span>')
                 reason = html.escape(f"End of chunk {self.chunks[p].index}: {self.chunks[p].reason}")
@@ -288,22 +333,51 @@ def render_snippet(
     return "".join(out)
 
 
-def legend(flags: bool = True, selection: bool = True) -> str:
-    """A one-line key to the styles used by :func:`render_chunks`."""
-    a, b = tint(PALETTE[0]), tint(PALETTE[1])
-    ov = _overlap_style([0, 1])
-    items = [
-        f'<span><span class="ce-sw" style="background:{a}"></span>'
-        f'<span class="ce-sw" style="background:{b}"></span>chunks</span>',
-        f'<span><span class="ce-sw ce-ov" style="{ov}"></span>overlap</span>',
-        '<span><span class="ce-idx">7</span>start · <span class="ce-end"></span>boundary</span>',
-    ]
-    if selection:
-        items.append('<span><span class="ce-s ce-sel" style="padding:0 .3em">▁▁</span>selected</span>')
+@dataclass
+class _Used:
+    """What a rendering drew, for its legend: the palette colours (in order of use), the
+    colours of the first overlap, and whether flags and the selection appear."""
+
+    colors: dict[str, None] = field(default_factory=dict)
+    overlap_pair: tuple[str, str] | None = None
+    flagged: bool = False
+    warned: bool = False
+    selected: bool = False
+
+    def color(self, c: str) -> None:
+        self.colors.setdefault(c, None)
+
+    def overlap(self, first: str, last: str) -> None:
+        self.color(last)
+        if self.overlap_pair is None:
+            self.overlap_pair = (first, last)
+
+
+def _legend(colors: Sequence[str], overlap: tuple[str, str] | None, *, flags: bool, selection: bool) -> str:
+    """A one-line key: one swatch per colour in ``colors``, and the overlap, selection and flag
+    styles when they are used."""
+    swatches = "".join(f'<span class="ce-sw" style="background:{tint(c)}"></span>' for c in colors)
+    items = [f'<span title="Each chunk has a colour; the colours repeat in turn">{swatches}chunks</span>']
+    if overlap is not None:
+        items.append(
+            f'<span><span class="ce-s ce-ov" style="{_overlap_style(*overlap)}">text</span> '
+            "overlap: also in the chunk of the underline's colour</span>"
+        )
+    items.append('<span><span class="ce-key ce-idx">7</span>start · <span class="ce-end"></span>boundary</span>')
+    if selection and colors:
+        sel = f"background-color:{tint(colors[0], TINT_SELECTED)};padding:0 .3em"
+        items.append(f'<span><span class="ce-s ce-sel" style="{sel}">chunk</span> selected</span>')
     if flags:
         items.append('<span><span class="ce-flag">flagged</span><span class="ce-warn">⚠</span></span>')
     items.append("<span>hover for details</span>")
-    return CSS + '<div class="ce-legend">' + "".join(items) + "</div>"
+    return '<div class="ce-legend">' + "".join(items) + "</div>"
+
+
+def legend(flags: bool = True, selection: bool = True) -> str:
+    """A one-line key to the styles of :func:`render_chunks` in general (its first two colours);
+    ``render_chunks(..., with_legend=True)`` gives the key to exactly what it drew."""
+    first, second = PALETTE[0], PALETTE[1]
+    return CSS + _legend([first, second], (first, second), flags=flags, selection=selection)
 
 
 def facts(pairs: Sequence[tuple[str, str]]) -> str:

@@ -36,6 +36,7 @@ def size_figures(
                 meanline_visible=True,
                 points="outliers" if len(values) > 200 else "all",
                 jitter=0.3,
+                spanmode="hard",  # the density stops at the smallest and largest chunk: never below 0
             )
         )
     x_title = "chunk size (characters)" if unit == "characters" else "chunk size (model tokens)"
@@ -47,7 +48,9 @@ def size_figures(
         margin=MARGIN,
         height=420,
     )
-    box.update_layout(yaxis_title=x_title, showlegend=False, margin=MARGIN, height=420)
+    box.update_layout(
+        yaxis={"title": x_title, "rangemode": "tozero"}, showlegend=False, margin=MARGIN, height=420
+    )
     if unit == "tokens":
         hist.add_vline(x=limit, annotation_text=f"model limit {limit}", **LIMIT_LINE)
         box.add_hline(y=limit, annotation_text=f"model limit {limit}", **LIMIT_LINE)
@@ -74,23 +77,48 @@ def metric_bars(
 
 
 # -- Evaluate ---------------------------------------------------------------------------------
-def score_bars(results: Sequence[Any], metric: str, title: str) -> go.Figure:
-    """Mean ± standard deviation of one score, in %, one bar per configuration."""
+def score_bars(
+    results: Sequence[Any], metric: str, title: str, names: Sequence[str] | None = None
+) -> go.Figure:
+    """Mean ± standard deviation of one score, in %, one bar per configuration (``names``, else
+    each result's own). The error bar stays within [0, 100] %, and each value is written above
+    its bar's error bar, where the bar cannot hide it."""
     fig = go.Figure()
     for i, r in enumerate(results):
         stat = getattr(r.scores, metric)
+        mean, std = 100 * stat.mean, 100 * stat.std
+        up, down = min(std, 100 - mean), min(std, mean)  # a score is a fraction: [0, 100] %
+        name = names[i] if names is not None else r.name
         fig.add_trace(
             go.Bar(
-                x=[r.name],
-                y=[100 * stat.mean],
-                error_y={"type": "data", "array": [100 * stat.std], "visible": True},
+                x=[name],
+                y=[mean],
+                error_y={
+                    "type": "data",
+                    "array": [up],
+                    "arrayminus": [down],
+                    "visible": True,
+                    "thickness": 1.2,
+                },
                 marker_color=color(i),
-                name=r.name,
-                text=[f"{100 * stat.mean:.1f}"],
-                textposition="outside",
+                name=name,
+                hovertemplate=f"{mean:.1f} % ± {std:.1f}<extra></extra>",
             )
         )
-    fig.update_layout(yaxis_title=f"{title} (%)", showlegend=False, height=380, margin=MARGIN)
+        fig.add_annotation(
+            x=name,
+            y=mean + up,
+            text=f"<b>{mean:.1f}</b> ± {std:.1f}",
+            showarrow=False,
+            yshift=11,
+            font={"size": 13, "color": "#1f2328"},
+        )
+    fig.update_layout(
+        yaxis={"title": f"{title} (%)", "range": [0, 112], "tickvals": list(range(0, 101, 20))},
+        showlegend=False,
+        height=380,
+        margin=MARGIN,
+    )
     return fig
 
 
@@ -120,10 +148,14 @@ def sweep_lines(lines: dict[str, list], param: str, metric: str, title: str) -> 
 
 # -- Semantic ---------------------------------------------------------------------------------
 def curve_figures(
-    curve: Any, y_name: str, sentence: Callable[[tuple[int, int]], str]
+    curve: Any,
+    y_name: str,
+    sentence: Callable[[tuple[int, int]], str],
+    selected: tuple[int, int, str] | None = None,
 ) -> tuple[go.Figure, go.Figure]:
     """The distance curve between neighbouring sentences with its breakpoints and threshold, and
-    the histogram of its values; ``sentence(span)`` is the (escaped) text a point's hover shows."""
+    the histogram of its values; ``sentence(span)`` is the (escaped) text a point's hover shows;
+    ``selected`` (start, end, name) is shaded (the chunk shown under the curve)."""
     points, thr = curve.points, curve.threshold
     hover = [
         [i, sentence(p.left), sentence(p.right), p.similarity, "boundary" if p.is_break else "no boundary"]
@@ -155,18 +187,46 @@ def curve_figures(
             hoverinfo="skip",
         )
     )
-    if not math.isnan(thr):
-        fig.add_hline(y=thr, annotation_text=f"threshold {thr:.3f}", **LIMIT_LINE)
-    fig.update_layout(
-        xaxis_title="position in the document (characters)",
-        yaxis_title=y_name,
-        height=380,
-        margin=MARGIN,
-        legend={"orientation": "h", "y": 1.08, "x": 1, "xanchor": "right"},
-        hoverlabel={"align": "left"},
-    )
+    _curve_extras(fig, curve, y_name, selected)
     hist = go.Figure(go.Histogram(x=[p.score for p in points], nbinsx=40, marker_color="#56B4E9"))
     if not math.isnan(thr):
         hist.add_vline(x=thr, **LIMIT_LINE)
     hist.update_layout(xaxis_title=y_name, yaxis_title="gaps", height=380, margin=MARGIN)
     return fig, hist
+
+
+def _curve_extras(fig: go.Figure, curve: Any, y_name: str, selected: tuple[int, int, str] | None) -> None:
+    """The threshold as a legend entry (a label on the line would cover the curve), the selected
+    chunk shaded, and the legend at the top left (the chart's toolbar sits at the top right)."""
+    xs = [p.position for p in curve.points]
+    if not math.isnan(curve.threshold) and xs:
+        fig.add_trace(
+            go.Scatter(
+                x=[min(xs), max(xs)],
+                y=[curve.threshold, curve.threshold],
+                mode="lines",
+                line={"color": LIMIT_LINE["line_color"], "dash": "dash", "width": 1.5},
+                name=f"threshold {curve.threshold:.3f}",
+                hoverinfo="skip",
+            )
+        )
+    if selected is not None:
+        start, end, name = selected
+        fig.add_vrect(x0=start, x1=end, fillcolor="rgba(0,114,178,0.13)", line_width=0, layer="below")
+        fig.add_trace(  # its legend entry
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                marker={"symbol": "square", "size": 12, "color": "rgba(0,114,178,0.25)"},
+                name=f"{name} (shown below)",
+            )
+        )
+    fig.update_layout(
+        xaxis_title="position in the document (characters)",
+        yaxis_title=y_name,
+        height=380,
+        margin={**MARGIN, "t": 40},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "xanchor": "left"},
+        hoverlabel={"align": "left"},
+    )

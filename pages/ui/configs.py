@@ -147,7 +147,7 @@ def distinct_labels(items: Sequence[tuple[str, Mapping[str, Any], bool]]) -> lis
                 if len(seen) > 1 or v != _defaults(strategy).get(k):
                     parts.append(text)
             elif k not in head and len(seen) > 1:
-                if len(text) > MAX_VALUE_CHARS:
+                if len(text) > MAX_VALUE_CHARS or any(c in text for c in "<>&"):  # charts read tags
                     text = chr(ord("A") + seen.index(text) % 26)
                 parts.append(f"{SHORT_NAMES.get(k, k)}={'none' if v == 0 and k == 'chunk_size' else text}")
         labels.append(" ".join(parts) + ("" if valid else " ⚠"))

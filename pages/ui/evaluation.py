@@ -18,6 +18,7 @@ from explorer.strategies.params import FLOAT, INT
 from pages.ui.background import start_job
 from pages.ui.charts import score_bars, sweep_lines
 from pages.ui.compute import index_key
+from pages.ui.configs import labels_for
 from pages.ui.gold import answer_ref
 from pages.ui.model import context_maker
 from pages.ui.safe import clip, err_text, md
@@ -144,16 +145,17 @@ class Run:
         make = context_maker(emb)
         docs, qs, k, options, retriever = self.docs, self.questions, self.k, self.options, self.retriever
         total = sum(len(values) for _, _, values in plans)
+        names = labels_for([config for config, _, _ in plans])
 
         def work(job: Any) -> dict:
             lines: dict = {}
             job.partial = {"param": param, "lines": lines, "retriever": retriever}
             n = 0
             for config, name, values in plans:
-                rows = lines.setdefault(config.display, [])
+                rows = lines.setdefault(names[config], [])
                 for value in values:
                     n += 1
-                    job.step(f"{config.display}: {name} = {value} ({n}/{total})")
+                    job.step(f"{names[config]}: {name} = {value} ({n}/{total})")
                     rows.extend(
                         evaluate_mod.sweep(
                             docs,
@@ -213,9 +215,10 @@ def results(results: list, meta: dict) -> None:
         f"{RETRIEVER_LABELS.get(meta.get('retriever', 'dense'), 'dense')} retrieval · "
         "mean ± standard deviation, in %"
     )
+    names = labels_for([r.config for r in results])
     rows = []
     for r in results:
-        row = {"configuration": r.name}
+        row = {"configuration": names[r.config]}
         for m, label in METRICS.items():
             row[label] = getattr(r.scores, m).pct()
         row.update(
@@ -226,7 +229,9 @@ def results(results: list, meta: dict) -> None:
     metric = st.segmented_control(
         "Chart", list(METRICS), default="recall", format_func=METRICS.get, key=W.EVAL_METRIC, required=True
     )
-    st.plotly_chart(score_bars(results, metric, METRICS[metric]), key=W.EVAL_CHART)
+    st.plotly_chart(
+        score_bars(results, metric, METRICS[metric], [names[r.config] for r in results]), key=W.EVAL_CHART
+    )
 
 
 def sweep_results(sw: dict, k: int) -> None:

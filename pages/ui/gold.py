@@ -1,6 +1,9 @@
 """Gold spans: the expected answer of a question, as exact offsets when the user selected it.
 
-Shared by Explore ("Use as expected answer"), Retrieve (scores, kept questions) and Evaluate.
+Shared by Explore ("Use as expected answer"), Retrieve (scores, kept questions, the choice
+between the places a typed answer occurs) and Evaluate. A typed answer is matched like a person
+reads it (:mod:`explorer.evaluation.matching`: whitespace, line breaks and hyphens at line ends
+do not matter).
 """
 
 from __future__ import annotations
@@ -8,31 +11,93 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import streamlit as st
+
 from explorer.documents.document import Document
+from explorer.evaluation.matching import same_text
+from explorer.evaluation.questions import AmbiguousAnswer, find_answer, locate_answer
 from pages.ui.nav import go_to
+from pages.ui.safe import clip, md
 from pages.ui.sources import source_key_of
-from pages.ui.state import session
+from pages.ui.state import W, session
+
+#: What the app suggests when a typed answer is not in the documents.
+APP_HINT = "select the passage in the text instead"
+#: Characters of context shown on each side of an occurrence to pick from.
+CONTEXT_CHARS = 50
 
 
 def answer_ref(item: dict, docs: Sequence[Document], where: str = "expected answer") -> tuple[str, int, int]:
-    """The gold span of a question: the span the user selected in the text when it still holds
+    """The gold span of a question: the span the user selected (or picked) when it still holds
     that answer (exact offsets, even for text that occurs twice), else the one place the typed
-    answer occurs (:func:`explorer.evaluation.evaluate.locate_answer`)."""
-    from explorer.evaluation.questions import locate_answer
-
+    answer occurs (:func:`explorer.evaluation.questions.locate_answer`)."""
     ref = item.get("ref")
     if holds(ref, item.get("answer"), docs):
         return (ref[0], int(ref[1]), int(ref[2]))
-    return locate_answer(item.get("answer", ""), docs, where)
+    try:
+        return locate_answer(item.get("answer", ""), docs, where, hint=APP_HINT)
+    except AmbiguousAnswer as err:
+        n = len(err.occurrences)
+        raise AmbiguousAnswer(
+            f"{where}: {clip(' '.join(item.get('answer', '').split()), 60)!r} occurs more than once "
+            f"({n}{'+' if n >= 20 else ''} places): pick the one you mean, or select it in the text",
+            err.occurrences,
+        ) from None
 
 
 def holds(ref: Sequence | None, answer: str | None, docs: Sequence[Document]) -> bool:
-    """Whether ``ref`` (document id, start, end) is a span of a loaded document whose text is
-    exactly ``answer`` (a selection stops counting once the answer is edited)."""
-    if not ref or answer is None:
+    """Whether ``ref`` (document id, start, end) is a span of a loaded document whose text reads
+    as ``answer`` (the same but for whitespace, line breaks and hyphens at line ends: a
+    selection stops counting once the answer is edited)."""
+    if not ref or answer is None or len(ref) != 3:
         return False
     doc = next((d for d in docs if d.id == ref[0]), None)
-    return doc is not None and doc.text[ref[1] : ref[2]] == answer
+    if doc is None or not (0 <= int(ref[1]) < int(ref[2]) <= len(doc.text)):
+        return False
+    return same_text(doc.text[int(ref[1]) : int(ref[2])], answer)
+
+
+def answer_problem(query: dict, docs: Sequence[Document], message: str) -> None:
+    """Why the expected answer cannot score the results; when it occurs in several places, those
+    places with their context, to pick the one meant (it then scores like a selection)."""
+    st.warning(md(message), icon=":material/help:")
+    answer = query.get("answer", "")
+    places = find_answer(answer, docs) if answer.strip() else []
+    if len(places) < 2:
+        return
+    by_id = {d.id: d for d in docs}
+
+    def label(i: int) -> str:
+        doc_id, start, end = places[i]
+        text = by_id[doc_id].text
+        before, after = text[max(0, start - CONTEXT_CHARS) : start], text[end : end + CONTEXT_CHARS]
+        where = (
+            f"{clip(by_id[doc_id].name, 40)}, characters {start:,}–{end:,}"
+            if len(by_id) > 1
+            else (f"characters {start:,}–{end:,}")
+        )
+        return f"{md(where)}: …{md(before)} **{md(clip(text[start:end], 80))}** {md(after)}…"
+
+    st.radio(
+        "Which one do you mean?",
+        range(len(places)),
+        index=None,
+        format_func=label,
+        key=W.ANSWER_PICK,
+        on_change=_pick,
+        args=(places,),
+    )
+
+
+def _pick(places: Sequence[tuple[str, int, int]]) -> None:
+    """Callback: the chosen place becomes the expected answer's span (as if selected)."""
+    i = session.widget(W.ANSWER_PICK)
+    if i is None or not 0 <= i < len(places):
+        return
+    ref = list(places[i])
+    session.ret_mark = ref
+    if session.ret_query:
+        session.ret_query = {**session.ret_query, "ref": ref}
 
 
 def use_as_answer(doc: Document, start: int, end: int) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -77,8 +77,11 @@ def mark_line(doc: Document, chunks: Sequence[Chunk], mark: list) -> None:
         )
 
 
-def inspector(doc: Document, chunks: Sequence[Chunk], an: Analysis, sel: int) -> None:
-    """The selected chunk: where it is, why it ends, its flags, its text and its neighbours."""
+def inspector(
+    doc: Document, chunks: Sequence[Chunk], an: Analysis, sel: int, beside: Callable[[], Any] | None = None
+) -> None:
+    """The selected chunk: where it is, why it ends, its flags, then what ``beside`` draws (the
+    PDF page), its text and its neighbours."""
     ch, n, tok = chunks[sel], len(chunks), an.tokens[sel]
     st.subheader(f"Chunk {ch.index} of {n}", anchor=False)
     pages = (
@@ -94,6 +97,8 @@ def inspector(doc: Document, chunks: Sequence[Chunk], an: Analysis, sel: int) ->
         st.markdown(
             " ".join(f":red-badge[:material/warning: {FLAG_LABELS.get(f, f)}]" for f in an.flags[sel])
         )
+    if beside is not None:
+        beside()
     st.code(ch.text, language=None, wrap_lines=True, height=240)
     with st.expander("Neighbours", icon=":material/swap_horiz:"):
         for label, j in (("Previous", sel - 1), ("Next", sel + 1)):

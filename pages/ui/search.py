@@ -17,6 +17,7 @@ from explorer.render.html import render_chunks, render_snippet
 from explorer.render.layout import MAX_RENDER_CHARS
 from explorer.strategies.config import StrategyConfig
 from pages.ui.compute import index_all, index_key
+from pages.ui.configs import config_labels, labels_for
 from pages.ui.gold import answer_ref, holds, show_in_explore
 from pages.ui.model import context_maker
 from pages.ui.safe import clip, err_text, md
@@ -170,7 +171,7 @@ def scores_of(ref: Any, hits: Sequence[Any]) -> Any:
 # -- the results --------------------------------------------------------------------------------
 def hits_column(cfg_id: Any, config: StrategyConfig, res: Any, ref: Any, docs: Sequence[Document]) -> None:
     """One configuration's top k (or its error), scored against ``ref`` when there is one."""
-    st.markdown(f"**{md(config.display)}**")
+    st.markdown(f"**{md(config_labels().get(cfg_id) or labels_for([config])[config])}**")
     if isinstance(res, str):
         st.error(res, icon=":material/error:")
         return
@@ -210,6 +211,7 @@ def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> li
     """One row per kept question and configuration of a batch run: top score, and the scores
     against the question's expected answer when it has one."""
     records = []
+    names = labels_for(list(found))
     for item in session.questions:
         if item["question"] not in asked:
             continue
@@ -221,7 +223,7 @@ def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> li
             hits = res[1][qi]
             rec = {
                 "question": clip(item["question"], 70),
-                "configuration": config.display,
+                "configuration": names[config],
                 "top score": round(hits[0].score, 3) if hits else None,
             }
             if ref is not None:

@@ -1,9 +1,12 @@
-"""Documents: the visitor's sources (samples, uploads) in the session, loaded with the clean-up."""
+"""Documents: the visitor's sources (samples, uploads) in the session, loaded with the clean-up.
+
+Uploads are also kept on the server (:mod:`explorer.documents.uploads`, unless switched off), so
+that the link, which names them by their hash (:mod:`pages.ui.url`), reopens them after a reload.
+"""
 
 from __future__ import annotations
 
-import hashlib
-
+from explorer.documents import uploads
 from explorer.documents.cleanup import Cleanup
 from explorer.documents.document import Document
 from pages.ui.compute import load_sample, load_upload, warm
@@ -30,18 +33,56 @@ def add_sample(name: str) -> None:
     if any(s["key"] == key for s in session.sources):
         return
     session.sources.append(
-        {"key": key, "name": name, "kind": "sample", "sample": name, "data": None, "digest": ""}
+        {
+            "key": key,
+            "name": name,
+            "kind": "sample",
+            "sample": name,
+            "data": None,
+            "digest": "",
+            "kept": False,
+        }
     )
 
 
 def add_upload(name: str, data: bytes) -> str:
-    digest = hashlib.sha256(data).hexdigest()[:16]
+    """Add an uploaded file (and keep it on the server when the store is on); its source key."""
+    store = uploads.default_store()
+    kept = store is not None and store.put(name, data) is not None
+    if store is not None and not kept:
+        session.notices.append(
+            f"{name} is not kept on this server (over the {store.max_bytes // 2**20} MB kept for uploads, "
+            "or the folder cannot be written): a reload or a link will not reopen it."
+        )
+    return _add_upload_source(uploads.clean_name(name), data, uploads.content_hash(data), kept)
+
+
+def add_kept_upload(kept: uploads.Kept) -> str:
+    """Add an upload read back from the server's store (a link or a reload); its source key."""
+    return _add_upload_source(kept.name, kept.data, kept.digest, True)
+
+
+def _add_upload_source(name: str, data: bytes, full_hash: str, kept: bool) -> str:
+    digest = full_hash[: uploads.REF_CHARS]
     key = f"upload:{digest}:{name}"
     if not any(s["key"] == key for s in session.sources):
         session.sources.append(
-            {"key": key, "name": name, "kind": "upload", "sample": "", "data": data, "digest": digest}
+            {
+                "key": key,
+                "name": name,
+                "kind": "upload",
+                "sample": "",
+                "data": data,
+                "digest": digest,
+                "kept": kept,
+            }
         )
     return key
+
+
+def kept_uploads() -> list[str]:
+    """The link names of the uploads kept on the server, in order (each once)."""
+    return list(dict.fromkeys(s["digest"] for s in session.sources if s["kind"] == "upload" and s["kept"]))
 
 
 def remove_source(key: str) -> None:

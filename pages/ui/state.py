@@ -26,6 +26,7 @@ class Source(TypedDict):
     sample: str
     data: bytes | None
     digest: str
+    kept: bool  # an upload kept on the server (explorer.documents.uploads): the link names it
 
 
 class ConfigDict(TypedDict, total=False):
@@ -91,9 +92,13 @@ class W:
     SEM_CURVE = "w.sem_curve"
     SEM_HIST = "w.sem_hist"
     SEM_ADD = "w.sem_add"
+    SEM_CHUNK = "w.sem_chunk"
+    SEM_PAGE = "w.sem_page"
+    SEM_TEXT = "w.sem_text"
     # Retrieve
     QUESTION = "w.question"
     ANSWER = "w.answer"
+    ANSWER_PICK = "w.answer_pick"  # which place of an answer that occurs twice (pages.ui.gold)
     SEARCH = "w.search"
     KEEP = "w.keep"
     MARK_DOC = "w.mark_doc"
@@ -189,6 +194,8 @@ class Session:
     chunk_sel: _Slot[int | None] = _Slot("chunk_sel")
     table_last: _Slot[list[int] | None] = _Slot("table_last")
     explore_mark: _Slot[list | None] = _Slot("explore_mark")
+    # Semantic: the chunk selected in its text view
+    sem_sel: _Slot[int | None] = _Slot("sem_sel")
     # Compare: cohesion and separation by (document id, config, model id)
     sem_stats: _Slot[dict[tuple, Any]] = _Slot("sem_stats", factory=dict)
     # Compare: the chunk clicked in a panel, [document id, configuration id, chunk position]

@@ -1,9 +1,30 @@
 const scrolls = new Map();
 
+const NEXT = new Set(["j", "J", "n", "ArrowRight"]);
+const PREVIOUS = new Set(["k", "K", "p", "ArrowLeft"]);
+
 function codePoints(s) {
   let n = 0;
   for (const _ of s) n++;
   return n;
+}
+
+// bring the selected chunk into view: when moved by key, its start near the top unless it is
+// already well inside the view; otherwise only when none of it shows
+function showSelected(box, byKey) {
+  const sel = Array.from(box.querySelectorAll(".ce-sel"));
+  if (!sel.length) return;
+  const view = box.getBoundingClientRect();
+  const first = sel[0].getBoundingClientRect();
+  if (byKey) {
+    if (first.top < view.top || first.top > view.bottom - 60) box.scrollTop += first.top - view.top - 24;
+    return;
+  }
+  const seen = sel.some((el) => {
+    const r = el.getBoundingClientRect();
+    return r.bottom > view.top && r.top < view.bottom;
+  });
+  if (!seen) box.scrollTop += first.top - view.top - 24;
 }
 
 export default function (component) {
@@ -16,24 +37,37 @@ export default function (component) {
   }
   const old = root.querySelector(".ce-text");
   if (old) scrolls.set(root.dataset.view, old.scrollTop);
+  const hadFocus = root.contains(document.activeElement) || root.dataset.focus === "1";
+  const byKey = root.dataset.pending !== undefined && root.dataset.pending !== "";
+  root.dataset.pending = "";
   root.innerHTML = data.html;
   root.dataset.view = data.view;
   const box = root.querySelector(".ce-text");
   if (box) {
     box.scrollTop = scrolls.get(data.view) || 0;
-    const sel = Array.from(box.querySelectorAll(".ce-sel"));
-    if (sel.length) {
-      const view = box.getBoundingClientRect();
-      const seen = sel.some((el) => {
-        const r = el.getBoundingClientRect();
-        return r.bottom > view.top && r.top < view.bottom;
-      });
-      if (!seen) {
-        const first = sel[0].getBoundingClientRect();
-        box.scrollTop += first.top - view.top - 24;
-      }
+    showSelected(box, byKey);
+    if (data.count) {
+      box.tabIndex = 0;
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", "Document text: j or → for the next chunk, k or ← for the previous");
+      box.onfocus = () => (root.dataset.focus = "1");
+      box.onblur = () => (root.dataset.focus = "");
+      if (hadFocus) box.focus({ preventScroll: true });
     }
   }
+
+  root.onkeydown = (e) => {
+    if (!data.count || !data.pick || e.ctrlKey || e.metaKey || e.altKey) return;
+    const step = NEXT.has(e.key) ? 1 : PREVIOUS.has(e.key) ? -1 : 0;
+    if (!step) return;
+    e.preventDefault();
+    const pending = root.dataset.pending;
+    const base = pending !== undefined && pending !== "" ? Number(pending) : (data.selected ?? -1);
+    const target = Math.min(Math.max(base + step, 0), data.count - 1);
+    if (target === base) return;
+    root.dataset.pending = String(target);
+    setTriggerValue("pick", target);
+  };
 
   // offsets of a selection boundary, from the data-o of the text it falls in (or the
   // nearest text after a start / before an end when it falls on a badge or between spans)

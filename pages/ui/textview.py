@@ -10,6 +10,10 @@ uploads). This one (Streamlit's components v2, no build step: ``textview.js`` an
 - ``select``: ``{"start", "end"}`` of the text the user selected, in document offsets (code
   points), read from the ``data-o`` offsets the renderer wrote, never by searching the text.
 
+Given the number of chunks (``count``), the text box takes the keyboard focus (a click or Tab)
+and its keys move the selection: ``j`` or ``→`` to the next chunk, ``k`` or ``←`` to the
+previous one (reported as a ``pick``); the box scrolls to the chunk and keeps the focus.
+
 Document text inside the HTML was escaped by the renderer; the script only reads attributes.
 """
 
@@ -41,12 +45,14 @@ def text_view(
     key: str,
     view: str,
     selected: int | None = None,
+    count: int = 0,
     text: str = "",
     on_pick: Callable[[int], None] | None = None,
     on_select: Callable[[int, int], None] | None = None,
 ) -> None:
     """Show ``body`` (from ``render_chunks(..., interactive=True)``); ``view`` names what is shown
-    (document and window) so the scroll position is kept while it stays the same. The callbacks
+    (document and window) so the scroll position is kept while it stays the same; ``count``
+    (the number of chunks) turns the next/previous keys on. The callbacks
     run before the rerun, like a widget's ``on_change``; ``on_select`` gets the selection
     within ``text`` (the document's), without the white space at its ends, and never an empty one."""
 
@@ -72,6 +78,7 @@ def text_view(
             "html": body,
             "view": view,
             "selected": selected,
+            "count": int(count) if on_pick is not None else 0,
             "pick": on_pick is not None,
             "select": on_select is not None,
         },

@@ -1,8 +1,13 @@
-"""URL state: the shareable view (samples, active sample, clean-up, model, strategies) in the link.
+"""URL state: the shareable view (samples, uploads, active document, clean-up, model, strategies,
+the question asked and the kept questions) in the link.
 
 :func:`restore` reads a link once per session (what it cannot use becomes a notice: the link is
 untrusted, and every notice is made inert for Markdown); :func:`sync` writes the view back after
-every run.
+every run. Uploads travel as ``up=<hash>`` (the first :data:`~explorer.documents.uploads.REF_CHARS`
+hex digits of their sha256): the server keeps the files (:mod:`explorer.documents.uploads`), so a
+reload or a link opened on the same server reopens them; questions travel as ``q=``/``qa=``/``qr=``
+(the last search) and ``kq=`` (one JSON object per kept question), within :data:`MAX_QUESTION_CHARS`
+and :data:`MAX_ANSWER_CHARS`.
 """
 
 from __future__ import annotations
@@ -14,24 +19,43 @@ from typing import Any
 import streamlit as st
 
 from explorer import untrusted
-from explorer.documents import samples
+from explorer.documents import samples, uploads
 from explorer.errors import ExplorerError, ParamError
 from explorer.models import choice as model_choices
 from explorer.strategies.config import StrategyConfig
 from pages.ui.configs import MAX_CONFIGS, add_config, config_of
 from pages.ui.model import backend_choice, model_choice, model_label
 from pages.ui.safe import clip, md
-from pages.ui.sources import CLEANUP_FLAGS, add_sample, current_source, sample_names
+from pages.ui.sources import (
+    CLEANUP_FLAGS,
+    add_kept_upload,
+    add_sample,
+    current_source,
+    kept_uploads,
+    sample_names,
+)
 from pages.ui.state import ConfigDict, session
 
 #: More ``samples`` values than this in a link are ignored (there are three samples).
 MAX_SAMPLE_PARAMS = 16
+#: More ``up`` values (uploads) than this in a link are ignored.
+MAX_UPLOAD_PARAMS = 32
+#: Longest question (characters) the link carries; a longer one is left out of it.
+MAX_QUESTION_CHARS = 500
+#: Longest expected answer (characters) the link carries; a question with a longer one is left out.
+MAX_ANSWER_CHARS = 2000
+#: Kept questions the link carries at most (the first ones).
+MAX_KEPT_IN_LINK = 30
+_REF = re.compile(r"([0-9a-f]{1,64}):([0-9]{1,10}):([0-9]{1,10})")  # document id:start:end
 
 
 def restore() -> None:
     """Set the session from the link (called once, on a fresh session)."""
     qp = st.query_params
     _restore_samples(qp)
+    _restore_uploads(qp)
+    _restore_doc(qp)
+    _restore_questions(qp)
     for short in (qp.get("clean") or "").split(","):
         if short in CLEANUP_FLAGS:
             session.cleanup[CLEANUP_FLAGS[short][0]] = True
@@ -70,13 +94,86 @@ def _restore_samples(qp: Any) -> None:
     else:
         for name in available:
             add_sample(name)
+
+
+def _restore_doc(qp: Any) -> None:
+    """The active document: a sample by name, or an upload by its hash."""
     doc = qp.get("doc")
     keys = [s["key"] for s in session.sources]
-    if doc and f"sample:{doc}" in keys:
+    upload = next((s["key"] for s in session.sources if s["kind"] == "upload" and s["digest"] == doc), None)
+    if upload:
+        session.doc_key = upload
+    elif doc and f"sample:{doc}" in keys:
         session.doc_key = f"sample:{doc}"
     elif session.sources:
         default = f"sample:{samples.DEFAULT_SAMPLE}"
         session.doc_key = default if default in keys else keys[0]
+
+
+def _restore_uploads(qp: Any) -> None:
+    """The uploads the link names (``up=``), read back from the server's store; what cannot be
+    read back is said in one notice (a value is never echoed unless it is plain hex)."""
+    refs = qp.get_all("up")[:MAX_UPLOAD_PARAMS]
+    if not refs:
+        return
+    store = uploads.default_store()
+    if store is None:
+        session.notices.append(
+            f"The link names {len(refs)} uploaded file(s), but this server does not keep uploads: "
+            "upload them again on the Documents page."
+        )
+        return
+    bad = sum(not uploads.valid_ref(r) for r in refs)
+    gone = []
+    for ref in (r for r in refs if uploads.valid_ref(r)):
+        kept = store.get(ref)
+        if kept is None:
+            gone.append(ref[:12])
+        else:
+            add_kept_upload(kept)
+    problems = [f"{len(gone)} this server no longer has ({', '.join(gone)})"] if gone else []
+    problems += [f"{bad} that {'is' if bad == 1 else 'are'} not a file reference"] if bad else []
+    if problems:
+        session.notices.append(
+            f"The link names uploaded files that cannot be reopened: {'; '.join(problems)}. "
+            "Upload them again on the Documents page."
+        )
+
+
+def _restore_questions(qp: Any) -> None:
+    """The last search (``q``, ``qa``, ``qr``) and the kept questions (``kq``)."""
+    question = (qp.get("q") or "").strip()[:MAX_QUESTION_CHARS]
+    if question:
+        answer = (qp.get("qa") or "")[:MAX_ANSWER_CHARS]
+        m = _REF.fullmatch(qp.get("qr") or "")
+        ref = [m.group(1), int(m.group(2)), int(m.group(3))] if m else None
+        session.ret_query = {"question": question, "answer": answer.strip(), "ref": ref}
+        session.ret_mark = ref
+    bad = 0
+    for raw in qp.get_all("kq")[:MAX_KEPT_IN_LINK]:
+        item = _kept_item(raw)
+        if item is None:
+            bad += 1
+        elif all(x["question"] != item["question"] for x in session.questions):
+            session.questions.append(item)
+    if bad:
+        session.notices.append(f"Ignored {bad} kept question(s) in the link that could not be read.")
+
+
+def _kept_item(raw: str) -> dict[str, Any] | None:
+    """A kept question from its link form ``{"q": question, "a": answer, "r": "id:start:end"}``."""
+    try:
+        d = untrusted.loads(raw, "kept question", ParamError, max_depth=2)
+    except ParamError:
+        return None
+    if not isinstance(d, dict):
+        return None
+    q, a, r = d.get("q"), d.get("a", ""), d.get("r", "")
+    if not isinstance(q, str) or not q.strip() or not isinstance(a, str) or not isinstance(r, str):
+        return None
+    m = _REF.fullmatch(r)
+    ref = [m.group(1), int(m.group(2)), int(m.group(3))] if m else None
+    return {"question": q.strip()[:MAX_QUESTION_CHARS], "answer": a[:MAX_ANSWER_CHARS].strip(), "ref": ref}
 
 
 def _restore_model(qp: Any) -> None:
@@ -126,9 +223,13 @@ def sync() -> None:
     if not session.ready:
         return
     want: dict[str, Any] = {"samples": sample_names() or ["none"]}  # one value per sample: names hold commas
+    if kept_uploads():
+        want["up"] = kept_uploads()
     active = current_source()
     if active is not None and active["kind"] == "sample":
         want["doc"] = active["sample"]
+    elif active is not None and active["kept"]:
+        want["doc"] = active["digest"]
     clean = [short for short, (field, _, _) in CLEANUP_FLAGS.items() if session.cleanup.get(field)]
     if clean:
         want["clean"] = ",".join(clean)
@@ -143,12 +244,46 @@ def sync() -> None:
     sem = _sem_url()
     if sem:
         want["sem"] = sem
+    want.update(_questions_url())
     current = {
-        k: (st.query_params.get_all(k) if k in ("cfg", "samples") else st.query_params.get(k))
-        for k in st.query_params
+        k: (st.query_params.get_all(k) if k in _LISTS else st.query_params.get(k)) for k in st.query_params
     }
     if current != want:
         st.query_params.from_dict(want)
+
+
+_LISTS = ("cfg", "samples", "up", "kq")
+
+
+def _ref_url(ref: Any) -> str:
+    ok = isinstance(ref, list | tuple) and len(ref) == 3
+    return f"{ref[0]}:{int(ref[1])}:{int(ref[2])}" if ok and _REF.fullmatch(f"{ref[0]}:0:0") else ""
+
+
+def _questions_url() -> dict[str, Any]:
+    """The last search and the kept questions, as far as they fit the link's bounds."""
+    out: dict[str, Any] = {}
+    query = session.ret_query or {}
+    question, answer = query.get("question", ""), query.get("answer", "")
+    if question and len(question) <= MAX_QUESTION_CHARS and len(answer) <= MAX_ANSWER_CHARS:
+        out["q"] = question
+        if answer:
+            out["qa"] = answer
+        if _ref_url(query.get("ref")):
+            out["qr"] = _ref_url(query.get("ref"))
+    kept = []
+    for item in session.questions:
+        q, a = item.get("question", ""), item.get("answer", "")
+        if len(q) <= MAX_QUESTION_CHARS and len(a) <= MAX_ANSWER_CHARS and len(kept) < MAX_KEPT_IN_LINK:
+            d = {
+                "q": q,
+                **({"a": a} if a else {}),
+                **({"r": _ref_url(item.get("ref"))} if item.get("ref") else {}),
+            }
+            kept.append(json.dumps(d, ensure_ascii=False, separators=(",", ":")))
+    if kept:
+        out["kq"] = kept
+    return out
 
 
 def _cfg_url(cfg: ConfigDict) -> str:

@@ -1,0 +1,298 @@
+"""A PDF page as an image, with the region of a chunk's text outlined on it.
+
+Why a module of its own: it is the one place that reads a PDF with PDFium (``pypdfium2``) rather
+than pypdf: pages are rendered to PNG (cached by content hash, page and scale, with a bound in
+bytes), and the characters of a page's text layer give the boxes that outline a chunk. The
+chunk's text (a slice of :class:`explorer.documents.document.Document`'s text, from pypdf and
+perhaps cleaned up) is matched to the page's characters on letters and digits only, case and
+compatibility forms folded, so line breaks, hyphens at line ends, spacing and dropped running
+headers do not matter; where several places match, the one nearest the chunk's place on the
+page wins. A chunk that cannot be matched gets no outline (never a wrong one on purpose).
+
+PDFium is not thread-safe: every call into it holds one lock. Nothing here knows about the app;
+:func:`page_html` is the markup it shows (the image inline, the outlines as positioned boxes).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import threading
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.documents.document import Document
+
+#: Default rendering scale (PDF points to pixels): a sharp page in a ~450 px column.
+PAGE_SCALE = 1.5
+#: Most pixels of one rendered page (a poster-sized page is rendered smaller).
+MAX_PIXELS = 4_000_000
+#: Bytes of PNG kept in memory by the page-image cache.
+IMAGE_CACHE_BYTES = 64 * 2**20
+#: Pages whose character boxes are kept.
+TEXT_CACHE_PAGES = 48
+#: Letters and digits matched at each end when a chunk is not found whole on its page.
+ANCHOR = 24
+#: Points added around each outlined line.
+PAD = 1.5
+
+_PDFIUM = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class PageImage:
+    """A rendered page: PNG bytes and their size in pixels."""
+
+    png: bytes
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """A rectangle on a page in fractions of its width and height, from the top left corner."""
+
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+
+class _Bounded:
+    """A least-recently-used cache bounded by the sum of its values' sizes."""
+
+    def __init__(self, max_size: int, size: Callable[[Any], int]) -> None:
+        self.max_size, self._size = max_size, size
+        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self.total = 0
+        self._lock = threading.Lock()
+
+    def get_or_make(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key][0]
+        value = make()
+        n = max(int(self._size(value)), 1)
+        if value is None or n > self.max_size:
+            return value
+        with self._lock:
+            old = self._items.pop(key, None)
+            self.total += n - (old[1] if old else 0)
+            self._items[key] = (value, n)
+            while self.total > self.max_size:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self.total -= dropped
+        return value
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+_IMAGES = _Bounded(IMAGE_CACHE_BYTES, lambda im: len(im.png) if im is not None else 0)
+_TEXTS = _Bounded(TEXT_CACHE_PAGES, lambda _: 1)
+
+
+def content_key(data: bytes) -> str:
+    """The cache key of a PDF's bytes (a content hash)."""
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _open(data: bytes) -> Any:
+    import pypdfium2 as pdfium
+
+    return pdfium.PdfDocument(data)
+
+
+def render_page(
+    data: bytes, number: int, scale: float = PAGE_SCALE, key: str | None = None
+) -> PageImage | None:
+    """Page ``number`` (1-based) of the PDF ``data`` as a PNG, or None when it cannot be rendered.
+    Cached by (``key`` or the content hash, page, scale)."""
+    key = key or content_key(data)
+    return _IMAGES.get_or_make((key, number, round(scale, 3)), lambda: _render(data, number, scale))
+
+
+def _render(data: bytes, number: int, scale: float) -> PageImage | None:
+    try:
+        with _PDFIUM:
+            pdf = _open(data)
+            try:
+                if not 1 <= number <= len(pdf):
+                    return None
+                page = pdf[number - 1]
+                w, h = page.get_size()
+                scale = min(scale, (MAX_PIXELS / max(w * h, 1.0)) ** 0.5)
+                image = page.render(scale=scale).to_pil()
+            finally:
+                pdf.close()
+    except Exception:  # (a damaged page: no image, the text view still works)
+        return None
+    buf = io.BytesIO()
+    image.quantize(colors=128).save(buf, format="PNG")  # a palette: a third of the bytes of RGB
+    return PageImage(buf.getvalue(), image.width, image.height)
+
+
+@dataclass(frozen=True, slots=True)
+class _PageText:
+    """A page's letters and digits (folded), the character each came from, and the boxes."""
+
+    keys: str
+    index: tuple[int, ...]
+    boxes: tuple[tuple[float, float, float, float] | None, ...]  # (left, top, right, bottom), fractions
+
+
+def _fold(ch: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKC", ch).casefold() if c.isalnum())
+
+
+def _page_text(data: bytes, number: int, key: str) -> _PageText | None:
+    return _TEXTS.get_or_make((key, number), lambda: _read_text(data, number))
+
+
+def _read_text(data: bytes, number: int) -> _PageText | None:
+    try:
+        with _PDFIUM:
+            pdf = _open(data)
+            try:
+                if not 1 <= number <= len(pdf):
+                    return None
+                page = pdf[number - 1]
+                if page.get_rotation() % 360:
+                    return None  # boxes would need rotating: no outline rather than a wrong one
+                left, bottom, right, top = page.get_bbox()  # what is rendered: media box ∩ crop box
+                tp = page.get_textpage()
+                n = tp.count_chars()
+                text = tp.get_text_range()
+                if len(text) != n:
+                    text = "".join(tp.get_text_range(i, 1)[:1] or " " for i in range(n))
+                w, h = max(right - left, 1e-6), max(top - bottom, 1e-6)
+                boxes = []
+                for i in range(n):
+                    x0, y0, x1, y1 = tp.get_charbox(i)
+                    ok = x1 > x0 and y1 > y0 and not text[i].isspace()
+                    boxes.append(
+                        ((x0 - left) / w, (top - y1) / h, (x1 - left) / w, (top - y0) / h) if ok else None
+                    )
+            finally:
+                pdf.close()
+    except Exception:  # (no text layer we can read: no outline)
+        return None
+    keys, index = [], []
+    for i, ch in enumerate(text):
+        for c in _fold(ch):
+            keys.append(c)
+            index.append(i)
+    return _PageText("".join(keys), tuple(index), tuple(boxes))
+
+
+def _nearest(hay: str, needle: str, expected: int) -> int | None:
+    """Where ``needle`` occurs in ``hay`` nearest to ``expected`` (None if nowhere)."""
+    best, at = None, hay.find(needle)
+    while at >= 0:
+        if best is None or abs(at - expected) < abs(best - expected):
+            best = at
+        at = hay.find(needle, at + 1)
+    return best
+
+
+def _locate(keys: str, part: str, expected: int) -> tuple[int, int] | None:
+    """The range of ``keys`` that holds ``part`` (whole, or from its first to its last letters)."""
+    at = _nearest(keys, part, expected)
+    if at is not None:
+        return at, at + len(part)
+    if len(part) < 2 * ANCHOR:
+        return None
+    head = _nearest(keys, part[:ANCHOR], expected)
+    tail = _nearest(keys, part[-ANCHOR:], expected + len(part) - ANCHOR)
+    if head is None or tail is None:
+        return None
+    end = tail + ANCHOR
+    return (head, end) if len(part) / 2 <= end - head <= 2 * len(part) else None
+
+
+def chunk_boxes(
+    data: bytes, doc: Document, number: int, start: int, end: int, key: str | None = None
+) -> list[Box]:
+    """Outlines, one a line, of the part of ``doc.text[start:end]`` on page ``number`` of the PDF
+    ``data`` that ``doc`` was loaded from; [] when that part cannot be matched."""
+    page = next((p for p in doc.pages if p.number == number), None)
+    if page is None:
+        return []
+    a, b = max(start, page.start), min(end, page.end)
+    part = _fold(doc.text[a:b]) if b > a else ""
+    pt = _page_text(data, number, key or content_key(data)) if part else None
+    if pt is None:
+        return []
+    span = _locate(pt.keys, part, len(_fold(doc.text[page.start : a])))
+    if span is None:
+        return []
+    first, last = pt.index[span[0]], pt.index[span[1] - 1]
+    return _lines([bx for bx in pt.boxes[first : last + 1] if bx is not None])
+
+
+def _lines(boxes: Sequence[tuple[float, float, float, float]]) -> list[Box]:
+    """Character boxes (in reading order) merged into one box per line: a character joins the
+    line when it overlaps it vertically and does not go back to the left."""
+    out: list[list[float]] = []
+    last_x = -1.0
+    for x0, y0, x1, y1 in boxes:
+        cur = out[-1] if out else None
+        if cur is not None and y0 <= cur[3] and y1 >= cur[1] and x0 >= last_x - 0.005:
+            cur[0], cur[1], cur[2], cur[3] = (
+                min(cur[0], x0),
+                min(cur[1], y0),
+                max(cur[2], x1),
+                max(cur[3], y1),
+            )
+        else:
+            out.append([x0, y0, x1, y1])
+        last_x = x0
+    return [Box(*line) for line in out]
+
+
+def page_html(
+    image: PageImage,
+    boxes: Sequence[Box],
+    *,
+    title: str,
+    color: tuple[int, int, int] = (213, 94, 0),
+    pad: tuple[float, float] = (0.003, 0.003),
+) -> str:
+    """The page image with ``boxes`` highlighted (a tint and an underline on each line) and a bar
+    in the margin beside them; ``title`` is the image's text alternative (escaped here), ``pad``
+    the margin around each box in fractions of the page."""
+    src = "data:image/png;base64," + base64.b64encode(image.png).decode("ascii")
+    alt = html.escape(title)
+    px, py = pad
+    rgb = ",".join(map(str, color))
+
+    def place(left: float, top: float, right: float, bottom: float) -> str:
+        return (
+            f"position:absolute;left:{100 * left:.3f}%;top:{100 * top:.3f}%;"
+            f"width:{100 * (right - left):.3f}%;height:{100 * (bottom - top):.3f}%"
+        )
+
+    marks = [
+        f'<div class="ce-pdf-box" style="{place(b.left - px, b.top - py, b.right + px, b.bottom + py)};'
+        f'background:rgba({rgb},.2);border-bottom:2px solid rgb({rgb});border-radius:2px"></div>'
+        for b in boxes
+    ]
+    if boxes:
+        left = max(min(b.left for b in boxes) - 4 * px, 0.01)
+        top, bottom = min(b.top for b in boxes) - py, max(b.bottom for b in boxes) + py
+        marks.append(
+            f'<div class="ce-pdf-bar" style="{place(left - 0.008, top, left - 0.002, bottom)};'
+            f'background:rgb({rgb});border-radius:2px"></div>'
+        )
+    return (
+        '<div class="ce-pdf" style="position:relative;width:100%;line-height:0">'
+        f'<img src="{src}" alt="{alt}" title="{alt}" width="{image.width}" height="{image.height}" '
+        'style="width:100%;height:auto;display:block;border:1px solid rgba(128,128,128,.4);'
+        f'border-radius:4px;background:#fff">{"".join(marks)}</div>'
+    )
