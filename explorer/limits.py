@@ -26,3 +26,26 @@ REGEX_TIME_BUDGET_S = 5.0
 #: Texts embedded (not already cached) in one request. At ~100-160 texts/s on 2 CPU cores this
 #: is still about half an hour; past it the request is refused instead of running for hours.
 MAX_EMBED_TEXTS = 200_000
+
+
+def _mb_env(name: str, default_mb: int) -> int:
+    """A budget in MB from the environment (a deployment's choice), in bytes."""
+    import os
+
+    raw = os.environ.get(name, "").strip()
+    try:
+        mb = float(raw) if raw else default_mb
+    except ValueError:
+        mb = default_mb
+    return int(max(mb, 1) * 1024 * 1024)
+
+
+#: In-process caches, bounded by bytes (``CHUNK_EXPLORER_<NAME>_MB`` overrides each): the
+#: documents' word-piece indexes (9 bytes a token), per-document sentence vectors, and the
+#: indexes Retrieve and Evaluate build (vectors + chunk texts).
+TOKEN_INDEX_BYTES = _mb_env("CHUNK_EXPLORER_TOKEN_INDEX_MB", 256)
+SENTENCE_VECTORS_BYTES = _mb_env("CHUNK_EXPLORER_SENTENCE_VECTORS_MB", 256)
+RETRIEVAL_INDEX_BYTES = _mb_env("CHUNK_EXPLORER_RETRIEVAL_INDEX_MB", 512)
+#: The app's shared caches of loaded documents and of chunk lists (text + offsets), by bytes.
+DOCUMENTS_BYTES = _mb_env("CHUNK_EXPLORER_DOCUMENTS_MB", 512)
+CHUNKS_BYTES = _mb_env("CHUNK_EXPLORER_CHUNKS_MB", 512)

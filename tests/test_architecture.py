@@ -16,6 +16,7 @@ LAYERS = {
     "explorer.limits": 0,
     "explorer.untrusted": 0,
     "explorer.jobs": 0,
+    "explorer.lru": 0,
     "explorer.models": 1,
     "explorer.text": 2,
     "explorer.documents": 3,

@@ -259,9 +259,6 @@ def plain_tokenizer(path: Path) -> Any:
     """``tokenizers.Tokenizer`` from ``path`` without truncation or padding, or False if absent."""
     if not path.is_file():
         return False
-    from tokenizers import Tokenizer
+    from explorer.models.paths import shared_tokenizer
 
-    tok = Tokenizer.from_file(str(path))
-    tok.no_truncation()
-    tok.no_padding()
-    return tok
+    return shared_tokenizer(path)

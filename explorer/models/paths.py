@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from explorer.errors import ModelError
 from explorer.models.registry import DEFAULT_MODEL, MINILM, find_spec
@@ -83,6 +84,24 @@ def tokenizer_file(name: str | None = None) -> Path:
             f"model {name or DEFAULT_MODEL!r} has no tokenizer.json (a fast tokenizer is needed)"
         )
     return path
+
+
+def shared_tokenizer(path: Path | str) -> Any:
+    """The ``tokenizers.Tokenizer`` in ``path``, without truncation or padding, one per file for
+    the whole process. Why: e5's 250,000-piece Unigram tokenizer takes ~300 MB of memory per
+    instance, and lengths, token indexes and late chunking each loaded their own (one more per
+    document). Encoding is thread-safe; callers must not change its truncation or padding."""
+    return _shared_tokenizer(str(Path(path).resolve()))
+
+
+@lru_cache(maxsize=8)
+def _shared_tokenizer(path: str) -> Any:
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(path)
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
 
 
 def max_seq_length(name: str | None = None) -> int:

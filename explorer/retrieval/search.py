@@ -18,14 +18,15 @@ always embedded exactly.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from explorer import limits
 from explorer.documents.document import Document
+from explorer.lru import ByteLRU
 from explorer.retrieval.lexical import LexicalIndex
 from explorer.retrieval.ranking import (
     Hit,
@@ -105,6 +106,15 @@ class StrategyIndex:
 
     def __len__(self) -> int:
         return len(self.chunks)
+
+    @property
+    def nbytes(self) -> int:
+        """About what this index holds in memory: texts (embedded and chunk), vectors twice
+        (ours and FAISS's copy), BM25's matrix (~ 12 bytes a token) once built."""
+        chars = sum(map(len, self.texts)) + sum(len(c.text) for c in self.chunks)
+        vectors = 0 if self._vectors is None else 2 * self._vectors.nbytes
+        lexical = 0 if self._lexical is None else 2 * chars
+        return chars + vectors + lexical + 200 * len(self.chunks)
 
     def set_vectors(self, vectors: np.ndarray) -> None:
         from explorer.retrieval.faiss_index import VectorIndex
@@ -244,9 +254,8 @@ def build_index(
     )
 
 
-_LRU_SIZE = 16
-_indexes: OrderedDict[tuple, StrategyIndex] = OrderedDict()
-_indexes_lock = threading.Lock()
+#: Indexes kept between questions, bounded by bytes (see explorer.limits).
+_indexes: ByteLRU[StrategyIndex] = ByteLRU(limits.RETRIEVAL_INDEX_BYTES, lambda idx: idx.nbytes)
 
 
 def get_index(
@@ -267,22 +276,14 @@ def get_index(
     ctx = _checked_context(ctx, options, retriever, mode, force_preview)
     window = ctx.preview_window if mode == "preview" else None
     key = (tuple((d.id, d.name) for d in docs), config, options, ctx.get_embedder().model_id, mode, window)
-    with _indexes_lock:
-        idx = _indexes.get(key)
-        if idx is not None:
-            _indexes.move_to_end(key)
-    if idx is not None:
-        if retriever != "bm25":
-            idx.ensure_vectors(progress)
-        return idx
-    idx = build_index(
-        docs, config, ctx, options, progress, retriever=retriever, mode=mode, force_preview=force_preview
-    )
-    with _indexes_lock:
-        _indexes[key] = idx
-        while len(_indexes) > _LRU_SIZE:
-            _indexes.popitem(last=False)
-    return idx
+    idx = _indexes.get(key)
+    if idx is None:
+        idx = build_index(
+            docs, config, ctx, options, progress, retriever=retriever, mode=mode, force_preview=force_preview
+        )
+    elif retriever != "bm25":
+        idx.ensure_vectors(progress)
+    return _indexes.put(key, idx)  # measured again: vectors or BM25 may have come since
 
 
 def compare(

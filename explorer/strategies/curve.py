@@ -11,15 +11,15 @@ content-hash cache), so moving the threshold or changing the mode embeds nothing
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from explorer import limits
 from explorer.errors import ParamError
+from explorer.lru import ByteLRU
 from explorer.text.sentences import sentence_spans
 
 if TYPE_CHECKING:
@@ -81,31 +81,24 @@ class SemanticCurve:
 
 
 # -- sentence vectors, cached per document ------------------------------------------------------
-_LRU_SIZE = 8
-_lru: OrderedDict[tuple, Any] = OrderedDict()
-_lru_lock = threading.Lock()
+#: Per-document sentence matrices, bounded by bytes (see explorer.limits).
+_lru: ByteLRU[Any] = ByteLRU(limits.SENTENCE_VECTORS_BYTES, lambda v: _nbytes(v))
+
+
+def _nbytes(value: Any) -> int:
+    if isinstance(value, SentenceVectors):
+        return value.vectors.nbytes + value.weights.nbytes + 72 * len(value.spans)
+    return int(value.nbytes)
 
 
 def clear_sentence_cache() -> None:
     """Forget per-document sentence matrices (the embedding cache still has the vectors)."""
-    with _lru_lock:
-        _lru.clear()
+    _lru.clear()
 
 
 def _cached(key: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()`` once per key while it is among the last ``_LRU_SIZE``; None is not kept."""
-    with _lru_lock:
-        hit = _lru.get(key)
-        if hit is not None:
-            _lru.move_to_end(key)
-            return hit
-    value = compute()
-    if value is not None:
-        with _lru_lock:
-            _lru[key] = value
-            while len(_lru) > _LRU_SIZE:
-                _lru.popitem(last=False)
-    return value
+    """``compute()`` once per key while it is kept; None is never kept."""
+    return _lru.get_or_make(key, compute)
 
 
 @dataclass(frozen=True)

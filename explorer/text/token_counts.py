@@ -16,20 +16,33 @@ own. Other tokenizers are always counted chunk by chunk.
 
 from __future__ import annotations
 
-import threading
+from array import array
 from bisect import bisect_left
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
-#: Documents whose token index is kept (each holds two int arrays the size of its token count).
-_LRU_SIZE = 8
-_lru: OrderedDict[tuple[str, str], TokenIndex] = OrderedDict()
-_lock = threading.Lock()
+import numpy as np
+
+from explorer import limits
+from explorer.lru import ByteLRU
+from explorer.text.length import encoded_lengths, pieces
+
+#: Characters tokenised at once when a document is indexed: the tokenizer's own result for a
+#: whole 19 MB text (token strings, offsets, ids) took more than a gigabyte; pieces of 1 MB,
+#: cut where the pre-tokeniser cuts anyway, give the same word pieces at a fraction of it.
+INDEX_PIECE_CHARS = 1_000_000
+#: Pieces sent to the tokenizer per call (it tokenises a batch in its own threads).
+INDEX_BATCH = 4
+
+#: Documents' token indexes, bounded by bytes (9 bytes a word piece; see explorer.limits).
+_indexes: ByteLRU[TokenIndex] = ByteLRU(limits.TOKEN_INDEX_BYTES, lambda index: index.nbytes)
 
 
 class TokenIndex:
-    """The document's word pieces (offsets and continuation marks), for counting spans."""
+    """The document's word pieces (offsets and continuation marks), for counting spans.
+
+    Held compactly (two int64 arrays and one byte per piece), because the app keeps one per
+    document and user; see :data:`explorer.limits.TOKEN_INDEX_BYTES`."""
 
     def __init__(self, text: str, tokenizer: Any) -> None:
         self._tok = tokenizer
@@ -40,15 +53,32 @@ class TokenIndex:
             type(tokenizer.model).__name__ == "WordPiece"
             and type(tokenizer.pre_tokenizer).__name__ == "BertPreTokenizer"
         )
+        self.starts, self.ends, self.cont = array("q"), array("q"), bytearray()
         if self.word_piece:
-            prefix = tokenizer.model.continuing_subword_prefix or "##"
-            enc = tokenizer.encode(text, add_special_tokens=False)
-            self.starts = [s for s, _ in enc.offsets]
-            self.ends = [e for _, e in enc.offsets]
-            self.cont = [t.startswith(prefix) for t in enc.tokens]
-        else:
-            self.starts = self.ends = []
-            self.cont = []
+            self.word_piece = self._index(text)
+
+    @property
+    def nbytes(self) -> int:
+        return 8 * (len(self.starts) + len(self.ends)) + len(self.cont) + 256
+
+    def _index(self, text: str) -> bool:
+        """Fill the arrays piece by piece; False (count chunk by chunk instead) when a piece had
+        to be cut inside a word (a megabyte without a space), where pieces would not add up."""
+        spans = pieces(text, INDEX_PIECE_CHARS)
+        if any(not (text[b - 1].isalnum() and text[b].isspace()) for _, b in spans[:-1]):
+            return False
+        prefix = self._tok.model.continuing_subword_prefix or "##"
+        is_cont = np.zeros(self._tok.get_vocab_size(), dtype=np.uint8)
+        is_cont[[i for t, i in self._tok.get_vocab().items() if t.startswith(prefix)]] = 1
+        for k in range(0, len(spans), INDEX_BATCH):
+            batch = spans[k : k + INDEX_BATCH]
+            encs = self._tok.encode_batch([text[a:b] for a, b in batch], add_special_tokens=False)
+            for (a, _), enc in zip(batch, encs, strict=True):
+                offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2) + a
+                self.starts.frombytes(offsets[:, 0].tobytes())
+                self.ends.frombytes(offsets[:, 1].tobytes())
+                self.cont += is_cont[np.asarray(enc.ids, dtype=np.int64)].tobytes()
+        return True
 
     def fast_count(self, start: int, end: int) -> int | None:
         """Pieces in ``text[start:end]`` plus the special tokens, or None if an edge cuts a word."""
@@ -104,8 +134,7 @@ class TokenIndex:
 
     def count(self, texts: Sequence[str], spans: Sequence[tuple[int, int]]) -> list[int]:
         if not self.word_piece:
-            encs = self._tok.encode_batch(list(texts), add_special_tokens=False)
-            return [len(e.ids) + self.special for e in encs]
+            return encoded_lengths(self._tok, texts, self.special)
         out: list[int] = []
         frag_text: list[str] = []
         frag_owner: list[int] = []
@@ -116,34 +145,20 @@ class TokenIndex:
                 frag_text.append(chunk_text[fs - s : fe - s])
                 frag_owner.append(k)
         if frag_text:
-            for k, enc in zip(
-                frag_owner, self._tok.encode_batch(frag_text, add_special_tokens=False), strict=True
-            ):
-                out[k] += len(enc.ids)
+            for k, n in zip(frag_owner, encoded_lengths(self._tok, frag_text), strict=True):
+                out[k] += n
         return out
 
 
 def token_index(doc_id: str, text: str, model: str | None = None) -> TokenIndex:
     """The (cached) token index of a document for ``model``'s tokenizer."""
-    from tokenizers import Tokenizer
 
-    from explorer.models.paths import tokenizer_file
+    def make() -> TokenIndex:
+        from explorer.models.paths import shared_tokenizer, tokenizer_file
 
-    key = (doc_id, model or "")
-    with _lock:
-        hit = _lru.get(key)
-        if hit is not None:
-            _lru.move_to_end(key)
-            return hit
-    tok = Tokenizer.from_file(str(tokenizer_file(model)))
-    tok.no_truncation()
-    tok.no_padding()
-    index = TokenIndex(text, tok)
-    with _lock:
-        _lru[key] = index
-        while len(_lru) > _LRU_SIZE:
-            _lru.popitem(last=False)
-    return index
+        return TokenIndex(text, shared_tokenizer(tokenizer_file(model)))
+
+    return _indexes.get_or_make((doc_id, model or ""), make)
 
 
 def count_chunk_tokens(doc: Any, chunks: Sequence[Any], model: str | None = None) -> list[int]:

@@ -10,21 +10,19 @@ starts embedding them for the session's configurations in the background (:func:
 
 from __future__ import annotations
 
-import json
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
 
-from explorer import jobs
+from explorer import jobs, limits
 from explorer.documents import samples
 from explorer.documents.cleanup import Cleanup
 from explorer.documents.document import Document
 from explorer.errors import Cancelled, ExplorerError
+from explorer.lru import ByteLRU
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
@@ -42,22 +40,36 @@ WARM_DELAY_S = 1.0
 
 
 # -- documents ------------------------------------------------------------------------------
-@st.cache_data(max_entries=64, show_spinner=False)
-def load_upload(digest: str, name: str, clean: tuple, _data: bytes) -> tuple[Document | None, str]:
+# Documents, chunks and their analysis are shared by every session in byte-bounded caches
+# (explorer.limits): they are frozen, so sessions may share them; ``st.cache_data`` would keep
+# a pickled copy per entry, bounded only in entries, and unpickle a new copy on every rerun.
+_DOCS: ByteLRU[tuple[Document | None, str]] = ByteLRU(
+    limits.DOCUMENTS_BYTES, lambda out: 2 * len(out[0].text) + 4096 if out[0] is not None else 256
+)
+_CHUNKS: ByteLRU[Outcome] = ByteLRU(limits.CHUNKS_BYTES, lambda out: out.nbytes)
+_ANALYSES: ByteLRU[Analysis] = ByteLRU(limits.CHUNKS_BYTES // 4, lambda a: 120 * len(a.tokens) + 1024)
+
+
+def load_upload(digest: str, name: str, clean: tuple, data: bytes) -> tuple[Document | None, str]:
     from explorer.documents.loaders import load_bytes
 
-    try:
-        return load_bytes(_data, name, Cleanup(*clean)), ""
-    except ExplorerError as err:
-        return None, str(err)
+    def make() -> tuple[Document | None, str]:
+        try:
+            return load_bytes(data, name, Cleanup(*clean)), ""
+        except ExplorerError as err:
+            return None, str(err)
+
+    return _DOCS.get_or_make(("upload", digest, name, clean), make)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
 def load_sample(name: str, clean: tuple) -> tuple[Document | None, str]:
-    try:
-        return samples.load_sample(name, Cleanup(*clean)), ""
-    except ExplorerError as err:
-        return None, str(err)
+    def make() -> tuple[Document | None, str]:
+        try:
+            return samples.load_sample(name, Cleanup(*clean)), ""
+        except ExplorerError as err:
+            return None, str(err)
+
+    return _DOCS.get_or_make(("sample", name, clean), make)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -84,33 +96,35 @@ class Outcome:
     def ok(self) -> bool:
         return not self.error and not self.pending
 
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def _chunk_cached(doc_id: str, config_json: str, model: str, _doc: Document) -> Outcome:
-    cfg = StrategyConfig.from_dict(json.loads(config_json))
-    try:
-        chunks = get_strategy(cfg.strategy).chunk(_doc, cfg.param_dict, Context(model=model or None))
-    except ExplorerError as err:
-        return Outcome(error=err_text(err))
-    return Outcome(tuple(chunks))
+    @property
+    def nbytes(self) -> int:
+        return sum(len(c.text) + 200 for c in self.chunks) + len(self.error) + 256
 
 
-_EMB_LRU: OrderedDict[tuple, Outcome] = OrderedDict()
-_EMB_LOCK = threading.Lock()
-_EMB_LRU_SIZE = 32
+def _chunk_cached(doc: Document, config: StrategyConfig, model: str) -> Outcome:
+    def make() -> Outcome:
+        try:
+            chunks = get_strategy(config.strategy).chunk(doc, config.param_dict, Context(model=model or None))
+        except ExplorerError as err:
+            return Outcome(error=err_text(err))
+        return Outcome(tuple(chunks))
+
+    return _CHUNKS.get_or_make((doc.id, config, model), make)
+
+
+#: Chunks of embedding strategies, shared by sessions, bounded by bytes (their text and offsets).
+_EMB_LRU: ByteLRU[Outcome] = ByteLRU(limits.CHUNKS_BYTES // 2, lambda out: out.nbytes)
 
 
 def chunk(doc: Document, config: StrategyConfig) -> Outcome:
     """Chunk ``doc``. Strategies that embed run in the background when their vectors are not
     cached: the outcome is then ``pending`` and the status bar at the top shows the progress."""
     if not get_strategy(config.strategy).needs_embedder:
-        return _chunk_cached(doc.id, config.to_json(), model_arg() or "", doc)
+        return _chunk_cached(doc, config, model_arg() or "")
     key = (doc.id, config, model_id())
-    with _EMB_LOCK:
-        hit = _EMB_LRU.get(key)
-        if hit is not None:
-            _EMB_LRU.move_to_end(key)
-            return hit
+    hit = _EMB_LRU.get(key)
+    if hit is not None:
+        return hit
     try:
         emb = embedder()
     except ExplorerError as err:
@@ -147,11 +161,7 @@ def chunk_now(doc: Document, config: StrategyConfig, ctx: Context, key: tuple) -
         raise
     except ExplorerError as err:
         out = Outcome(error=err_text(err))
-    with _EMB_LOCK:
-        _EMB_LRU[key] = out
-        while len(_EMB_LRU) > _EMB_LRU_SIZE:
-            _EMB_LRU.popitem(last=False)
-    return out
+    return _EMB_LRU.put(key, out)
 
 
 @dataclass(frozen=True)
@@ -161,31 +171,28 @@ class Analysis:
     stats: Any  # explorer.evaluation.chunk_metrics.ChunkStats
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
-def _analyse_cached(
-    doc_id: str, config_json: str, model: str, limit: int, vectors: str, _doc: Document, _chunks: tuple
-) -> Analysis:
-    """``vectors`` (the model id) is only a key: chunks of embedding strategies depend on it."""
+def _analyse_now(doc: Document, chunks: Sequence[Chunk], model: str, limit: int) -> Analysis:
     from explorer.evaluation.chunk_metrics import chunk_stats
     from explorer.evaluation.flags import flag_chunks
     from explorer.text.token_counts import count_chunk_tokens
 
-    chunks = list(_chunks)
+    chunks = list(chunks)
     try:
-        tokens = count_chunk_tokens(_doc, chunks, model or None)
+        tokens = count_chunk_tokens(doc, chunks, model or None)
     except ExplorerError:  # a model without a fast tokenizer: count with the bundled one
-        tokens = count_chunk_tokens(_doc, chunks, None)
-    flags = flag_chunks(chunks, _doc, token_counts=tokens, max_tokens=limit)
-    stats = chunk_stats(chunks, _doc, token_counts=tokens, max_tokens=limit)
+        tokens = count_chunk_tokens(doc, chunks, None)
+    flags = flag_chunks(chunks, doc, token_counts=tokens, max_tokens=limit)
+    stats = chunk_stats(chunks, doc, token_counts=tokens, max_tokens=limit)
     order = ("over_limit", "mid_sentence", "mid_word", "tiny", "duplicate")
     return Analysis(tuple(tokens), tuple(tuple(f for f in order if f in fl) for fl in flags), stats)
 
 
 def analyse(doc: Document, config: StrategyConfig, out: Outcome) -> Analysis:
-    """Model-token counts, flags and structural stats of the chunks (cached)."""
-    return _analyse_cached(
-        doc.id, config.to_json(), model_arg() or "", max_tokens(), model_id(), doc, out.chunks
-    )
+    """Model-token counts, flags and structural stats of the chunks (cached; the model id is
+    part of the key because chunks of embedding strategies depend on it)."""
+    model, limit = model_arg() or "", max_tokens()
+    key = (doc.id, config, model, limit, model_id())
+    return _ANALYSES.get_or_make(key, lambda: _analyse_now(doc, out.chunks, model, limit))
 
 
 # -- indexes and the warm-up: embedding starts as soon as documents are loaded ---------------
