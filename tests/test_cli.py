@@ -298,7 +298,7 @@ def test_sweep_table_and_json(capsysbinary, txt, tmp_path, fake_ctx):
             ["sweep", "--corpus", "{txt}", "--questions", "{txt}", "--vary", "chunk_size=1:2"],
             "START:STOP:STEP",
         ),
-        (["chunk"], "the following arguments are required"),
+        (["chunk"], "no documents: give file paths or --sample NAME"),
         (["frobnicate"], "invalid choice"),
     ],
 )
@@ -428,3 +428,33 @@ def test_strategies_come_in_display_order_whatever_was_imported_first():
     from explorer.strategies.registry import BUILTIN_MODULES
 
     assert out.stdout.split() == list(BUILTIN_MODULES)  # the display order, not the import order
+
+
+def test_sample_option_loads_a_bundled_sample(capsysbinary, txt):
+    rc, out, _ = run_main(capsysbinary, "chunk", "--sample", "handbook.pdf", "--set", "chunk_size=400")
+    assert rc == 0
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert rows and {r["document"] for r in rows} == {"handbook.pdf"}
+    rc, out, _ = run_main(
+        capsysbinary, "chunk", str(txt), "--sample", "Tidepool guide (Markdown)", "--format", "csv"
+    )
+    assert rc == 0 and {r["document"] for r in csv.DictReader(io.StringIO(out))} == {"doc.txt", "guide.md"}
+    rc, out, _ = run_main(capsysbinary, "text", "--sample", "rapport_annuel.txt")
+    assert rc == 0 and out.startswith("MAISON VERNIER")
+    rc, _, err = run_main(capsysbinary, "chunk", "--sample", "nope.pdf")
+    assert rc == 2 and "unknown sample 'nope.pdf'" in err
+    rc, _, err = run_main(capsysbinary, "chunk")
+    assert rc == 2 and "--sample" in err and err.count("\n") == 1
+    rc, _, err = run_main(capsysbinary, "text", str(txt), "--sample", "guide.md")
+    assert rc == 2 and "one document" in err
+
+
+def test_evaluate_reads_samples_and_tolerant_answers(capsysbinary, tmp_path, fake_ctx):
+    q = tmp_path / "q.jsonl"
+    answer = "reported to the plant superintendent the same day"  # a line break and a hyphen in the PDF
+    q.write_text(json.dumps({"question": "Who is told?", "answer": answer}) + "\n", encoding="utf-8")
+    rc, out, err = run_main(
+        capsysbinary, "evaluate", "--sample", "handbook.pdf", "--questions", str(q), "--format", "json", "-q"
+    )
+    assert rc == 0, err
+    assert json.loads(out)[0]["questions"] == 1

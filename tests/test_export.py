@@ -257,3 +257,52 @@ def test_the_model_and_backend_travel_by_name_never_as_a_path():
             assert folder[key].startswith("import os\n"), key
     assert "os.path.join(os.environ['CHUNK_EXPLORER_MODELS'], 'my model')" in folder["python"]
     assert json.loads(config_to_json(configs, model="/srv/secret/models/my model"))["model"] == "my model"
+
+
+@pytest.mark.parametrize(
+    ("name", "langchain", "llamaindex", "chonkie"),
+    [
+        (
+            "report.pdf",
+            "PyPDFLoader('report.pdf')",
+            "SimpleDirectoryReader(input_files=['report.pdf'])",
+            "PdfReader",
+        ),
+        ("notes.md", "open('notes.md'", "Path('notes.md').read_text", "open('notes.md'"),
+        (
+            "notes.txt",
+            "open('notes.txt'",
+            "SimpleDirectoryReader(input_files=['notes.txt'])",
+            "open('notes.txt'",
+        ),
+    ],
+)
+def test_peer_snippets_load_each_kind_with_their_own_loader(name, langchain, llamaindex, chonkie):
+    """Not always open('…').read(): a PDF goes through each library's PDF loader."""
+    configs = [StrategyConfig.make("recursive", {}), StrategyConfig.make("semantic", {})]
+    code = config_to_code(configs, [name])
+    assert langchain in code["langchain"] and llamaindex in code["llamaindex"] and chonkie in code["chonkie"]
+    if name.endswith(".pdf"):
+        assert "open('report.pdf'" not in "".join(code.values())
+    for key in ("langchain", "llamaindex", "chonkie"):
+        ast.parse(code[key])
+    assert "get_nodes_from_documents(documents)" in code["llamaindex"]
+
+
+def test_samples_are_named_with_sample_and_peer_code_says_how_to_get_them():
+    import shlex
+
+    from explorer.cli.parser import build_parser
+
+    code = config_to_code([StrategyConfig.make("fixed", {})], ["my notes.md"], samples=["handbook.pdf"])
+    line = code["cli"].splitlines()[0]
+    assert line.startswith("python -m explorer chunk 'my notes.md' --sample handbook.pdf")
+    args = build_parser().parse_args(shlex.split(line)[3:])
+    assert (args.paths, args.samples) == (["my notes.md"], ["handbook.pdf"])
+    assert "load_sample(s) for s in ['handbook.pdf']" in code["python"]
+    only_sample = config_to_code([StrategyConfig.make("fixed", {})], [], samples=["handbook.pdf"])
+    assert "sample_bytes('handbook.pdf')" in only_sample["langchain"]
+    assert "PyPDFLoader('handbook.pdf')" in only_sample["langchain"]
+    ns: dict = {}
+    exec(compile(only_sample["python"], "<python snippet>", "exec"), ns)  # our own generated code
+    assert ns["chunks_0"] and ns["docs"][0].name == "handbook.pdf"

@@ -69,7 +69,10 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_text(args: argparse.Namespace) -> int:
-    (doc,) = inputs.load_docs([args.path], args.cleanup)
+    if (args.path is None) == (args.sample is None):
+        raise ParamError("give one document: a PATH or --sample NAME")
+    paths, samples = ([args.path], []) if args.path is not None else ([], [args.sample])
+    (doc,) = inputs.load_docs(paths, args.cleanup, samples)
     write(doc.text)
     return 0
 
@@ -80,7 +83,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
     (config,) = inputs.configs_from_args(args, many=False)
     ctx = inputs.make_context(args.model, quantize=args.int8, backend=args.backend)
-    docs = inputs.load_docs(args.paths, args.cleanup)
+    docs = inputs.load_docs(args.paths, args.cleanup, args.samples)
     from explorer.strategies import get_strategy
 
     strategy = get_strategy(config.strategy)
@@ -119,7 +122,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise ParamError("--question is empty")
     progress = progress_line(args)
     ctx = inputs.make_context(args.model, progress, args.int8, args.backend)
-    docs = inputs.load_docs(args.paths, args.cleanup)
+    docs = inputs.load_docs(args.paths, args.cleanup, args.samples)
     qv = None if args.retriever == "bm25" else ctx.get_embedder().encode_queries([args.question])
     out = []
     for config in configs:

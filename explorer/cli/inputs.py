@@ -68,11 +68,15 @@ def parse_cleanup(spec: str):
     return Cleanup(**{n: True for n in names})
 
 
-def load_docs(paths: Sequence[str], cleanup_spec: str = "") -> list:
+def load_docs(paths: Sequence[str], cleanup_spec: str = "", samples: Sequence[str] = ()) -> list:
+    """The files, then the bundled samples (``--sample``: file or display name), cleaned up."""
     from explorer.documents.loaders import load_path
+    from explorer.documents.samples import SAMPLES, load_sample
 
+    if not paths and not samples:
+        raise ParamError(f"no documents: give file paths or --sample NAME ({', '.join(SAMPLES.values())})")
     cleanup = parse_cleanup(cleanup_spec)
-    docs = [load_path(p, cleanup) for p in paths]
+    docs = [load_path(p, cleanup) for p in paths] + [load_sample(n, cleanup) for n in samples]
     for d in docs:
         for w in d.warnings:
             sys.stderr.write(f"warning: {d.name}: {w}\n")

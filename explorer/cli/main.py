@@ -7,6 +7,9 @@
     python -m explorer evaluate --corpus PATH... --questions FILE [--strategy NAME [--set P=V ...]]...
     python -m explorer sweep --corpus PATH... --questions FILE --strategy NAME --vary P=START:STOP:STEP
 
+Wherever files are read, ``--sample NAME`` (repeatable) adds a bundled sample by its file name
+(``handbook.pdf``) or display name, e.g. ``python -m explorer chunk --sample handbook.pdf``.
+
 Each ``--set`` belongs to the ``--strategy`` before it, so the same strategy can be compared
 with itself under different settings. Bad input (missing file, unknown strategy or parameter,
 bad value, unreadable PDF, unknown model) exits with status 2 and one ``error: ...`` line on

@@ -69,6 +69,21 @@ def _add_strategy_args(p: argparse.ArgumentParser, many: bool) -> None:
     )
 
 
+def _add_sample_arg(p: argparse.ArgumentParser, many: bool = True) -> None:
+    from explorer.documents.samples import SAMPLES
+
+    names = ", ".join(SAMPLES.values())
+    p.add_argument(
+        "--sample",
+        action="append" if many else "store",
+        dest="samples" if many else "sample",
+        default=[] if many else None,
+        metavar="NAME",
+        help=f"a bundled sample, by file name ({names}) or display name"
+        + ("; repeat for several, loaded after the PATHs" if many else ""),
+    )
+
+
 def _add_doc_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cleanup",
@@ -151,7 +166,8 @@ def _add_listings(sub: SubParsers) -> None:
     p.set_defaults(func=cmd_models)
 
     p = sub.add_parser("text", help="print a document's text exactly as chunk offsets index it")
-    p.add_argument("path", metavar="PATH")
+    p.add_argument("path", metavar="PATH", nargs="?", help="the file (or --sample NAME)")
+    _add_sample_arg(p, many=False)
     _add_doc_args(p)
     p.set_defaults(func=cmd_text)
 
@@ -159,7 +175,8 @@ def _add_listings(sub: SubParsers) -> None:
 def _add_chunking(sub: SubParsers) -> None:
     """``chunk`` and ``compare``."""
     p = sub.add_parser("chunk", help="chunk documents and print the chunks")
-    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files (or --sample NAME)")
+    _add_sample_arg(p)
     _add_strategy_args(p, many=False)
     p.add_argument("--format", choices=("jsonl", "json", "csv"), default="jsonl")
     p.add_argument(
@@ -177,7 +194,8 @@ def _add_chunking(sub: SubParsers) -> None:
     p.set_defaults(func=cmd_chunk)
 
     p = sub.add_parser("compare", help="top-k chunks of each strategy for one question (JSON)")
-    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files (or --sample NAME)")
+    _add_sample_arg(p)
     p.add_argument("--question", required=True, metavar="TEXT")
     _add_strategy_args(p, many=True)
     p.add_argument("--k", type=int, default=5, metavar="K", help="hits per strategy (default 5)")
@@ -190,7 +208,10 @@ def _add_chunking(sub: SubParsers) -> None:
 
 def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
     """``evaluate`` or ``sweep`` (the same options, but for ``--vary`` and ``--per-question``)."""
-    p.add_argument("--corpus", nargs="+", required=True, metavar="PATH", help="documents (pooled)")
+    p.add_argument(
+        "--corpus", nargs="+", default=[], metavar="PATH", help="documents (pooled; or --sample NAME)"
+    )
+    _add_sample_arg(p)
     p.add_argument(
         "--questions",
         required=True,

@@ -39,7 +39,7 @@ def _eval_setup(args: argparse.Namespace):
             f"note: --preview: approximate results (one-pass vectors pooled from each document's token "
             f"vectors; {how}, bench/bench_late.py); run without --preview for exact ones\n"
         )
-    docs = inputs.load_docs(args.corpus, args.cleanup)
+    docs = inputs.load_docs(args.corpus, args.cleanup, args.samples)
     questions = load_questions(args.questions, docs)
     return options, progress, ctx, docs, questions
 

@@ -1,5 +1,6 @@
 """Questions with gold answers: question files read against the loaded documents (JSONL, a
-JSON list, or Chroma's ``questions_df.csv``), answers located as exact character spans, and
+JSON list, or Chroma's ``questions_df.csv``), answers located as exact character spans (typed
+text found verbatim, else ignoring whitespace, line breaks and end-of-line hyphens), and
 questions written back as a file the CLI reads.
 
 Why a module of its own: every problem in a question file is the user's to fix, so each is a
@@ -76,29 +77,67 @@ def _check_span(doc: Document, start: Any, end: Any, where: str) -> tuple[str, i
     return (doc.id, start, end)
 
 
-def locate_answer(answer: str, docs: Sequence[Document], where: str = "answer") -> tuple[str, int, int]:
-    """The one place ``answer`` occurs verbatim in ``docs``.
+#: Occurrences of an answer looked for at most (more only tells that it is ambiguous).
+MAX_OCCURRENCES = 20
+#: What the CLI suggests when an answer is not found.
+CLI_HINT = "compare with the text `python -m explorer text FILE` prints"
 
-    Plain ``str.find`` is right here: this locates a *gold answer* the user typed, not a chunk.
-    No occurrence or several occurrences are errors, since the score would be meaningless.
-    """
-    if not isinstance(answer, str) or not answer.strip():
-        raise LoadError(f"{where}: the answer is empty")
+
+class AmbiguousAnswer(LoadError):
+    """The answer occurs in several places: ``occurrences`` holds them (document id, start, end),
+    so that a user can pick one."""
+
+    def __init__(self, message: str, occurrences: Sequence[tuple[str, int, int]]) -> None:
+        super().__init__(message)
+        self.occurrences = tuple(occurrences)
+
+
+def find_answer(
+    answer: str, docs: Sequence[Document], limit: int = MAX_OCCURRENCES
+) -> list[tuple[str, int, int]]:
+    """Where ``answer`` occurs in ``docs`` as (document id, start, end), at most ``limit``.
+
+    Exact occurrences first: when there are any, they are the answer. Else the answer is matched
+    like a person reads it (:mod:`explorer.evaluation.matching`: whitespace and line breaks are
+    one space, a hyphen at a line end between letters joins the word or stays as a hyphen), and
+    each match is mapped back to the exact offsets of the document's text."""
+    from explorer.evaluation.matching import find_tolerant
+
     found: list[tuple[str, int, int]] = []
     for d in docs:
         pos = d.text.find(answer)
-        while pos != -1 and len(found) < 2:
+        while pos != -1 and len(found) < limit:
             found.append((d.id, pos, pos + len(answer)))
             pos = d.text.find(answer, pos + 1)
+    if found:
+        return found
+    for d in docs:
+        found += [(d.id, s, e) for s, e in find_tolerant(answer, d.text, limit - len(found))]
+    return found[:limit]
+
+
+def locate_answer(
+    answer: str, docs: Sequence[Document], where: str = "answer", hint: str = CLI_HINT
+) -> tuple[str, int, int]:
+    """The one place ``answer`` occurs in ``docs`` (:func:`find_answer`: verbatim, else ignoring
+    whitespace, line breaks and hyphens at line ends).
+
+    No occurrence or several occurrences are errors (:class:`AmbiguousAnswer` for several),
+    since the score would be meaningless; ``hint`` ends the message when there is none.
+    """
+    if not isinstance(answer, str) or not answer.strip():
+        raise LoadError(f"{where}: the answer is empty")
+    found = find_answer(answer, docs)
     if not found:
         raise LoadError(
-            f"{where}: answer {_clip(answer)!r} is not an exact substring of any loaded document "
-            "(compare with the text `python -m explorer text FILE` prints)"
+            f"{where}: answer {_clip(answer)!r} is not an exact substring of any loaded document, "
+            f"even ignoring whitespace, line breaks and hyphens at line ends ({hint})"
         )
     if len(found) > 1:
-        raise LoadError(
+        raise AmbiguousAnswer(
             f"{where}: answer {_clip(answer)!r} occurs more than once; give a longer answer or "
-            "its start and end offsets"
+            "its start and end offsets",
+            found,
         )
     return found[0]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+from explorer.export.readers import read_lines
 from explorer.models.choice import MODELS_DIR_ENV
 from explorer.models.registry import DEFAULT_MODEL, find_spec
 from explorer.strategies import get_strategy
@@ -81,7 +82,9 @@ def _py(v: Any) -> str:
 # -- what strategies write their peer code with ------------------------------------------------------
 @dataclass(frozen=True)
 class Kit:
-    """The :class:`explorer.strategies.base.PeerKit` for one model and one document."""
+    """The :class:`explorer.strategies.base.PeerKit` for one model, one peer library and the
+    documents: ``read`` loads them with that library's own loader for their kind
+    (:mod:`explorer.export.readers`), leaving ``text`` (``documents`` for LlamaIndex)."""
 
     hub: str
     read: str
@@ -129,7 +132,7 @@ class Kit:
                 "",
                 *body,
                 self.read,
-                "nodes = parser.get_nodes_from_documents([Document(text=text)])",
+                "nodes = parser.get_nodes_from_documents(documents)",
                 "chunks = [n.get_content() for n in nodes]",
             ]
         )
@@ -185,11 +188,6 @@ class Kit:
         return repr(names.get(unit, "character"))
 
 
-def _read(docs: Sequence[str]) -> str:
-    name = docs[0] if docs else "FILE"
-    return f'text = open({name!r}, encoding="utf-8").read()'
-
-
 # -- explorer itself -----------------------------------------------------------------------------
 def _cli_value(v: Any) -> str:
     if isinstance(v, tuple):
@@ -205,9 +203,11 @@ def _sets(c: StrategyConfig) -> list[str]:
 
 @dataclass(frozen=True)
 class _Run:
-    """Where the configurations run: the documents, the model and how it runs, the clean-up."""
+    """Where the configurations run: the documents (files the user has, bundled samples by file
+    name), the model and how it runs, the clean-up."""
 
     docs: list[str]
+    samples: list[str]
     model: str | None
     cleanup: Sequence[str]
     quantize: bool
@@ -234,10 +234,15 @@ class _Run:
         args += ["quantize=True"] if self.quantize else []
         return ", ".join(args)
 
+    def cli_docs(self) -> str:
+        """The documents as CLI arguments: the files, then ``--sample NAME`` for each sample."""
+        words = [shlex.quote(d) for d in self.docs] + [f"--sample {shlex.quote(s)}" for s in self.samples]
+        return " ".join(words) or "FILE"
+
 
 def _cli(configs: Sequence[StrategyConfig], run: _Run) -> str:
     extra = run.cli_options()
-    paths = " ".join(shlex.quote(d) for d in run.docs) or "FILE"
+    paths = run.cli_docs()
     lines = []
     for c in configs:
         cmd = f"python -m explorer chunk {paths} --strategy {shlex.quote(c.strategy)}"
@@ -252,11 +257,16 @@ def _cli(configs: Sequence[StrategyConfig], run: _Run) -> str:
 
 def _python(configs: Sequence[StrategyConfig], run: _Run) -> str:
     out = ["from explorer import Context, chunk_document", "from explorer.documents.loaders import load_path"]
+    if run.samples:
+        out.append("from explorer.documents.samples import load_sample")
     if run.cleanup:
         out.append("from explorer.documents.cleanup import Cleanup")
     out += ["", f"ctx = Context({run.context_args()})"]
     clean = f", Cleanup({', '.join(f'{c}=True' for c in run.cleanup)})" if run.cleanup else ""
-    out.append(f"docs = [load_path(p{clean}) for p in {run.docs or ['FILE']!r}]")
+    files = run.docs or ([] if run.samples else ["FILE"])
+    load = [f"[load_path(p{clean}) for p in {files!r}]"] if files else []
+    load += [f"[load_sample(s{clean}) for s in {run.samples!r}]"] if run.samples else []
+    out.append(f"docs = {' + '.join(load)}")
     for i, c in enumerate(configs):
         params = "{" + ", ".join(f"{k!r}: {_py(v)}" for k, v in c.changed_params().items()) + "}"
         out.append(
@@ -270,28 +280,29 @@ def config_to_code(
     configs: Sequence[StrategyConfig],
     doc_names: Sequence[str] = (),
     *,
+    samples: Sequence[str] = (),
     model: str | None = None,
     cleanup: Sequence[str] = (),
     quantize: bool = False,
     backend: str = "auto",
 ) -> dict[str, str]:
     """Snippets reproducing ``configs``: keys ``cli``, ``python``, ``langchain``, ``llamaindex``,
-    ``chonkie``. Where another library has no equivalent, its snippet is a comment saying so;
-    where it has only a close one, the first comment line says what differs. ``model`` is a
-    registered name, or the name of a folder under ``$CHUNK_EXPLORER_MODELS`` (written as that
-    variable joined with the name: the code never holds a server path)."""
+    ``chonkie``. ``doc_names`` are files the user has (named as they are), ``samples`` bundled
+    samples by file name (``--sample`` on the command line); each peer's snippet loads them with
+    that library's loader for their kind. Where another library has no equivalent, its snippet
+    is a comment saying so; where it has only a close one, the first comment line says what
+    differs. ``model`` is a registered name, or the name of a folder under
+    ``$CHUNK_EXPLORER_MODELS`` (written as that variable joined with the name: the code never
+    holds a server path)."""
     configs = list(configs)
-    run = _Run(list(doc_names), model, cleanup, quantize, backend)
+    run = _Run(list(doc_names), list(samples), model, cleanup, quantize, backend)
     out = {"cli": _cli(configs, run), "python": _with_os(_python(configs, run))}
-    kit = Kit(hub=_hub(model), read=_read(run.docs))
-    peers = []
-    for c in configs:
-        strategy = get_strategy(c.strategy)
-        peers.append(strategy.peer_code(strategy.parse(c.param_dict), kit))
     for key in PEERS:
-        parts = [
-            f"# --- {c.display} ---\n{code[key]}" if len(configs) > 1 else code[key]
-            for c, code in zip(configs, peers, strict=True)
-        ]
+        kit = Kit(hub=_hub(model), read=read_lines(key, run.docs, run.samples))
+        parts = []
+        for c in configs:
+            strategy = get_strategy(c.strategy)
+            code = strategy.peer_code(strategy.parse(c.param_dict), kit)[key]
+            parts.append(f"# --- {c.display} ---\n{code}" if len(configs) > 1 else code)
         out[key] = _with_os("\n".join(parts))
     return out

@@ -1,0 +1,92 @@
+"""How each peer library's snippet loads the documents: its own loader for each kind of file.
+
+LangChain reads a PDF with ``PyPDFLoader`` and Markdown or text as it is (what its
+``TextLoader`` does, without the ``langchain-community`` package: the splitters take the text and
+its Markdown syntax); LlamaIndex reads a PDF or text with
+``SimpleDirectoryReader`` (its ``PDFReader`` for PDFs) and Markdown as it is (its Markdown
+reader would cut it at headings and drop the syntax); Chonkie chunks text, so its snippet reads
+the text itself (``pypdf`` for a PDF). The lines leave ``text`` (LangChain, Chonkie) or
+``documents`` (LlamaIndex) for the splitter.
+
+Why a module of its own: it is the only part of the peer code that depends on the documents
+rather than on a strategy; file names are written as Python literals (``repr``), never spliced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePath
+
+#: Per peer and kind of document: the lines that load the file ``{name}`` (a Python literal).
+READERS: dict[str, dict[str, list[str]]] = {
+    "langchain": {
+        "pdf": [
+            "from langchain_community.document_loaders import PyPDFLoader",
+            "",
+            "pages = PyPDFLoader({name}).load()  # one Document per page (pip install pypdf)",
+            'text = "\\n".join(page.page_content for page in pages)',
+        ],
+        "markdown": [
+            "# read as it is (as TextLoader does): the splitters read the Markdown syntax",
+            'text = open({name}, encoding="utf-8").read()',
+        ],
+        "text": ['text = open({name}, encoding="utf-8").read()'],
+    },
+    "llamaindex": {
+        "pdf": [
+            "from llama_index.core import SimpleDirectoryReader",
+            "",
+            "# PDFReader (llama-index-readers-file): one Document per page, joined so chunks may cross pages",
+            "pages = SimpleDirectoryReader(input_files=[{name}]).load_data()",
+            'documents = [Document(text="\\n".join(page.text for page in pages))]',
+        ],
+        "markdown": [
+            "from pathlib import Path",
+            "",
+            "# read as it is: SimpleDirectoryReader's Markdown reader would cut it at headings",
+            'documents = [Document(text=Path({name}).read_text(encoding="utf-8"))]',
+        ],
+        "text": [
+            "from llama_index.core import SimpleDirectoryReader",
+            "",
+            "documents = SimpleDirectoryReader(input_files=[{name}]).load_data()",
+        ],
+    },
+    "chonkie": {
+        "pdf": [
+            "from pypdf import PdfReader",
+            "",
+            "# Chonkie chunks text: read the PDF's text first",
+            'text = "\\n".join(page.extract_text() or "" for page in PdfReader({name}).pages)',
+        ],
+        "markdown": ['text = open({name}, encoding="utf-8").read()'],
+        "text": ['text = open({name}, encoding="utf-8").read()'],
+    },
+}
+
+
+def kind_of(name: str) -> str:
+    """``pdf``, ``markdown`` or ``text``, from the file name's extension (as the loaders decide)."""
+    ext = PurePath(name).suffix.lower()
+    return "pdf" if ext == ".pdf" else "markdown" if ext in (".md", ".markdown") else "text"
+
+
+def sample_note(name: str) -> list[str]:
+    """Comment lines saying how to get a bundled sample's file next to the code."""
+    write = f"open({name!r}, 'wb').write(sample_bytes({name!r})[1])"
+    return [
+        f"# {name} is a sample bundled with Chunk Explorer; write it here with its venv's python:",
+        f'#   python -c "from explorer.documents.samples import sample_bytes; {write}"',
+    ]
+
+
+def read_lines(peer: str, files: Sequence[str], samples: Sequence[str] = ()) -> str:
+    """The lines that load the first document for ``peer`` (files the user has, then samples);
+    the others are named in a comment, to load the same way."""
+    names = [*files, *samples] or ["FILE"]
+    first = names[0]
+    lines = sample_note(first) if first in samples and first not in files else []
+    lines += [line.format(name=repr(first)) for line in READERS[peer][kind_of(first)]]
+    if len(names) > 1:
+        lines.append(f"# the other documents, to load the same way: {', '.join(map(repr, names[1:]))}")
+    return "\n".join(lines)
