@@ -153,3 +153,90 @@ def test_selecting_a_repeated_passage_scores_it_on_retrieve(page):
     assert "occurs more than once" not in body
     assert len(re.findall(r"Recall \d+%", body)) >= 2, body[-3000:]
     bu.screenshot(page, "textview-retrieve-selected-answer.png")
+
+
+def chunk_heading(pg) -> str:
+    return pg.get_by_role("heading", name=re.compile(r"^Chunk \d+ of \d+")).inner_text()
+
+
+#: Whether the selected chunk's start badge lies inside the text view's box (scrolled there).
+SELECTED_IN_VIEW_JS = """() => {
+  const box = document.querySelector('.ce-view .ce-text');
+  const badge = box.querySelector('.ce-idx-sel');
+  if (!badge) return false;
+  const r = badge.getBoundingClientRect(), v = box.getBoundingClientRect();
+  return r.top >= v.top && r.bottom <= v.bottom;
+}"""
+
+
+def test_next_and_previous_chunk_keys_move_the_selection(page):
+    bu.nav(page, "Explore")
+    assert chunk_heading(page).startswith("Chunk 0 of")
+    assert any("j" in c and "next chunk" in c for c in captions(page))  # the keys are documented
+    page.locator(".ce-view .ce-text").first.click(position={"x": 4, "y": 4})  # focus, on no chunk
+    bu.settle(page)
+    assert chunk_heading(page).startswith("Chunk 0 of")
+    for key, expected in (("j", 1), ("ArrowRight", 2), ("j", 3), ("k", 2), ("ArrowLeft", 1)):
+        page.keyboard.press(key)
+        bu.settle(page)
+        assert chunk_heading(page).startswith(f"Chunk {expected} of"), (key, chunk_heading(page))
+        assert page.evaluate("() => !!document.activeElement.closest('.ce-view')")  # keeps the focus
+    for _ in range(4):
+        page.keyboard.press("j")
+        bu.settle(page)
+    assert chunk_heading(page).startswith("Chunk 5 of")
+    assert page.evaluate(SELECTED_IN_VIEW_JS)  # the view scrolled to the chunk
+    assert page.locator(".ce-view .ce-idx-sel").inner_text() == "5"
+
+
+def test_the_pdf_page_beside_the_text_follows_the_selected_chunk(page):
+    bu.nav(page, "Explore")
+    pdf = page.locator('[data-testid="stMain"] .ce-pdf')
+    assert pdf.count() == 1 and pdf.locator("img").get_attribute("alt").startswith("Page 1 of handbook.pdf")
+    assert pdf.locator(".ce-pdf-box").count() >= 3
+    image = pdf.locator("img").bounding_box()
+    assert image["width"] > 300 and image["height"] > 1.3 * image["width"]  # a whole page, drawn
+    boxes = [b.bounding_box() for b in pdf.locator(".ce-pdf-box").all()]
+    assert all(image["y"] <= b["y"] and b["y"] + b["height"] <= image["y"] + image["height"] for b in boxes)
+    page.get_by_label("Page", exact=True).fill("3")
+    page.get_by_label("Page", exact=True).press("Enter")
+    bu.settle(page)
+    pdf = page.locator('[data-testid="stMain"] .ce-pdf')
+    assert pdf.first.locator("img").get_attribute("alt").startswith("Page 3 of handbook.pdf")  # or 2–3
+    assert pdf.first.locator(".ce-pdf-box").count() >= 1
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.get_by_text("Click the text (or Tab to it)").evaluate("(el) => el.scrollIntoView({block: 'start'})")
+    page.mouse.move(5, 5)
+    bu.settle(page)
+    bu.SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(bu.SCREENSHOTS / "pdf-page.png"))  # the README's, on request
+    page.set_viewport_size({"width": 1500, "height": 1000})
+
+    page.locator('[data-testid="stSidebar"]').get_by_label("Document").click()
+    page.get_by_role("option", name=re.compile("rapport_annuel")).click()
+    bu.settle(page)
+    assert page.locator(".ce-view").count() == 1 and page.locator(".ce-pdf").count() == 0
+
+
+def test_the_theme_follows_the_browsers_dark_preference(server):
+    def colours(scheme: str) -> dict:
+        with bu.chromium() as browser:
+            context = browser.new_context(viewport={"width": 1440, "height": 900}, color_scheme=scheme)
+            pg = context.new_page()
+            pg.set_default_timeout(120_000)
+            pg.goto(server.url)
+            bu.settle(pg)
+            bu.nav(pg, "Explore")
+            bu.screenshot(pg, f"explore-{scheme}.png")
+            return pg.evaluate(
+                """() => {
+                  const lum = (c) => { const [r, g, b] = c.match(/\\d+/g).map(Number); return (r + g + b) / 3; };
+                  const app = getComputedStyle(document.querySelector('[data-testid="stApp"]'));
+                  const text = getComputedStyle(document.querySelector('.ce-view .ce-text span.ce-s'));
+                  return {app: lum(app.backgroundColor), text: lum(text.color)};
+                }"""
+            )
+
+    light, dark = colours("light"), colours("dark")
+    assert light["app"] > 200 and light["text"] < 80  # dark text on a light page
+    assert dark["app"] < 60 and dark["text"] > 180  # light text on a dark page

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.render.html import chunk_tooltip, render_chunks, render_snippet
+from explorer.render.html import PALETTE, chunk_tooltip, color_of, render_chunks, render_snippet, tint
 from explorer.render.layout import MAX_RENDER_CHARS, chunk_at, chunks_in, holders, segments, window_around
 from explorer.text.chunk import Chunk
 
@@ -282,3 +282,89 @@ def test_holders_of_a_span():
     assert holders(bounds, 12, 18) == ([], [1, 2])  # across a boundary: split
     assert holders(bounds, 2, 5) == ([0], [])
     assert holders([(0, 4), (6, 9)], 4, 6) == ([], [])  # the gap between chunks
+
+
+# -- overlaps without a pattern, and a legend built from what the text uses -----------------------
+_COLOR = re.compile(r"rgba?\((\d+),\s*(\d+),\s*(\d+)|#([0-9A-Fa-f]{6})\b")
+
+
+def _rgbs(css: str) -> set[tuple[int, int, int]]:
+    """Every colour named in ``css`` (hex or rgb/rgba), as (r, g, b)."""
+    out = set()
+    for m in _COLOR.finditer(css):
+        if m.group(4):
+            h = m.group(4)
+            out.add((int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)))
+        else:
+            out.add((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    return out
+
+
+def _styles(fragment: str) -> str:
+    return " ".join(re.findall(r'style="([^"]*)"', fragment))
+
+
+def _split_legend(out: str) -> tuple[str, str]:
+    """(the legend's markup, the text box's markup) of ``render_chunks(..., with_legend=True)``."""
+    legend_at, text_at = out.index('<div class="ce-legend">'), out.index('<div class="ce-text"')
+    assert legend_at < text_at
+    return out[legend_at:text_at], out[text_at:]
+
+
+def test_overlaps_have_no_pattern_behind_the_text_but_a_double_underline():
+    text = "abcdefghijklmnopqrstuvwxyz" * 4
+    chunks = make_chunks(text, [(0, 30), (20, 60), (50, 90), (85, 104)])
+    out = render_chunks(text, chunks, selected=1, interactive=True)
+    assert "gradient" not in out and "repeating" not in out and "background-image" not in out
+    overlaps = re.findall(r'<span class="[^"]*\bce-ov\b[^"]*" style="([^"]*)"[^>]*data-o="(\d+)"[^>]*>', out)
+    assert [int(o) for _, o in overlaps] == [20, 50, 85]
+    for style, o in overlaps:
+        # the tint of the chunk it continues, the colour of the one that also holds it underneath
+        first = next(i for i, c in enumerate(chunks) if c.start <= int(o) < c.end)
+        alpha = 0.55 if first == 1 else 0.30
+        assert f"background-color:{tint(color_of(first), alpha)}" in style
+        assert f"border-bottom-color:{color_of(first + 1)}" in style
+    assert re.search(r"\.ce-ov\{[^}]*border-bottom:3px double", out)
+
+
+def test_the_legend_shows_exactly_the_colours_the_text_uses():
+    text = ("The pumps are checked. " * 200).strip()
+    bounds = [(i, min(i + 300, len(text))) for i in range(0, len(text) - 50, 250)]  # overlaps of 50
+    chunks = make_chunks(text, bounds)
+    for lo, hi in ((0, len(text)), (0, 700), (1000, 1400)):
+        out = render_chunks(text, chunks, lo=lo, hi=hi, selected=2, with_legend=True, interactive=True)
+        legend, body = _split_legend(out)
+        used = _rgbs(_styles(body))
+        assert used and _rgbs(_styles(legend)) == used, (lo, hi)
+        assert len(used) == len({color_of(i) for i in chunks_in(bounds, lo, hi)})
+        assert ("ce-ov" in legend) == ("ce-ov" in body)
+    assert len(used) < len(PALETTE)  # a window with 2 chunks shows their 2 colours, not the palette
+    # every colour of the palette once the text uses them all, and no overlap key when none
+    parts = make_chunks(text, [(i, i + 100) for i in range(0, 1000, 100)])
+    legend, body = _split_legend(render_chunks(text, parts, hi=1000, with_legend=True))
+    assert _rgbs(_styles(legend)) == _rgbs(_styles(body)) == _rgbs(" ".join(PALETTE))
+    assert "ce-ov" not in legend and "ce-sel" not in legend and "ce-flag" not in legend
+
+
+def test_window_notes_move_to_the_text_outside_the_window():
+    text = ("word " * 40_000).strip()
+    bounds = [(i, min(i + 500, len(text))) for i in range(0, len(text), 500)]
+    chunks = make_chunks(text, bounds)
+    lo, hi = window_around(bounds, 200, len(text))
+    out = render_chunks(text, chunks, lo=lo, hi=hi, selected=200, interactive=True)
+    jumps = [int(j) for j in re.findall(r'class="ce-more ce-jump"[^>]*data-c="(\d+)"', out)]
+    assert len(jumps) == 2
+    back, on = jumps
+    assert bounds[back][0] < lo and window_around(bounds, back, len(text))[1] >= lo  # the text just before
+    assert bounds[on][0] >= hi and window_around(bounds, on, len(text))[0] <= hi  # the text just after
+    assert "ce-jump" not in render_chunks(
+        text, chunks, lo=lo, hi=hi, with_css=False
+    )  # only where clicks land
+
+
+def test_a_window_near_the_end_is_full_and_holds_the_selection():
+    bounds = [(i, i + 100) for i in range(0, 100_000, 100)]
+    for sel in (0, 500, 990, 999):
+        lo, hi = window_around(bounds, sel, 100_000)
+        assert hi - lo == MAX_RENDER_CHARS and lo <= bounds[sel][0] and bounds[sel][1] <= hi
+    assert window_around(bounds, 999, 100_000) == (100_000 - MAX_RENDER_CHARS, 100_000)

@@ -363,7 +363,9 @@ def _legend(colors: Sequence[str], overlap: tuple[str, str] | None, *, flags: bo
             f'<span><span class="ce-s ce-ov" style="{_overlap_style(*overlap)}">text</span> '
             "overlap: also in the chunk of the underline's colour</span>"
         )
-    items.append('<span><span class="ce-key ce-idx">7</span>start · <span class="ce-end"></span>boundary</span>')
+    items.append(
+        '<span><span class="ce-key ce-idx">7</span>start · <span class="ce-end"></span>boundary</span>'
+    )
     if selection and colors:
         sel = f"background-color:{tint(colors[0], TINT_SELECTED)};padding:0 .3em"
         items.append(f'<span><span class="ce-s ce-sel" style="{sel}">chunk</span> selected</span>')

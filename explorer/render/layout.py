@@ -79,7 +79,8 @@ def window_around(
     max_chars: int = MAX_RENDER_CHARS,
 ) -> tuple[int, int]:
     """The ``[lo, hi)`` range to render: the whole text if it fits, else ``max_chars``
-    starting at the chunk before ``selected`` (so the selection sits near the top)."""
+    starting at the chunk before ``selected`` (so the selection sits near the top), or the last
+    ``max_chars`` of the text when that start is nearer the end (a full window, not a sliver)."""
     if text_len <= max_chars:
         return 0, text_len
     if selected is None or not bounds:
@@ -88,7 +89,8 @@ def window_around(
     lo = bounds[max(selected - 1, 0)][0]
     if bounds[selected][0] - lo > max_chars // 2:  # a huge previous chunk: start nearer
         lo = max(0, bounds[selected][0] - max_chars // 4)
-    return lo, min(text_len, lo + max_chars)
+    lo = min(lo, text_len - max_chars)
+    return lo, lo + max_chars
 
 
 def chunks_in(bounds: Sequence[tuple[int, int]], lo: int, hi: int) -> list[int]:

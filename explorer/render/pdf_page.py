@@ -78,8 +78,10 @@ class _Bounded:
                 self._items.move_to_end(key)
                 return self._items[key][0]
         value = make()
+        if value is None:  # a failure is not kept: it is tried again next time
+            return None
         n = max(int(self._size(value)), 1)
-        if value is None or n > self.max_size:
+        if n > self.max_size:
             return value
         with self._lock:
             old = self._items.pop(key, None)
@@ -94,7 +96,7 @@ class _Bounded:
         return len(self._items)
 
 
-_IMAGES = _Bounded(IMAGE_CACHE_BYTES, lambda im: len(im.png) if im is not None else 0)
+_IMAGES = _Bounded(IMAGE_CACHE_BYTES, lambda im: len(im.png))
 _TEXTS = _Bounded(TEXT_CACHE_PAGES, lambda _: 1)
 
 

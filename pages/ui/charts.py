@@ -167,8 +167,11 @@ def curve_figures(
         scatter(
             x=[p.position for p in points],
             y=[p.score for p in points],
-            mode="lines",
+            mode="lines+markers",  # markers: a click selects a gap (a line alone is not selectable)
             line={"color": "#0072B2", "width": 1.4},
+            marker={"size": 4, "color": "#0072B2"},
+            selected={"marker": {"size": 9, "color": "#0072B2"}},
+            unselected={"marker": {"opacity": 1}},
             name=y_name,
             customdata=hover,
             hovertemplate="gap %{customdata[0]} · "
@@ -197,7 +200,7 @@ def curve_figures(
 
 def _curve_extras(fig: go.Figure, curve: Any, y_name: str, selected: tuple[int, int, str] | None) -> None:
     """The threshold as a legend entry (a label on the line would cover the curve), the selected
-    chunk shaded, and the legend at the top left (the chart's toolbar sits at the top right)."""
+    chunk shaded, and the legend under the chart, where neither toolbar (top right) covers it."""
     xs = [p.position for p in curve.points]
     if not math.isnan(curve.threshold) and xs:
         fig.add_trace(
@@ -226,7 +229,8 @@ def _curve_extras(fig: go.Figure, curve: Any, y_name: str, selected: tuple[int, 
         xaxis_title="position in the document (characters)",
         yaxis_title=y_name,
         height=380,
-        margin={**MARGIN, "t": 40},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "xanchor": "left"},
+        margin={**MARGIN, "t": 20},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0, "xanchor": "left"},
+        hovermode="x",  # the gap nearest the pointer's position: a click anywhere above it picks it
         hoverlabel={"align": "left"},
     )

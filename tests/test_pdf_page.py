@@ -1,0 +1,94 @@
+"""The PDF page beside the text: pages render to cached PNGs, a chunk's text is outlined where it
+is on the page (whatever the clean-up did to the text), and nothing is outlined where it is not."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("pypdfium2")
+
+from explorer.documents.cleanup import Cleanup
+from explorer.documents.samples import load_sample, sample_bytes
+from explorer.render import pdf_page
+from explorer.render.pdf_page import Box, PageImage, chunk_boxes, page_html, render_page
+from explorer.strategies import get_strategy
+
+PNG = b"\x89PNG\r\n\x1a\n"
+ALL_CLEANUP = Cleanup(collapse_blank_lines=True, join_hyphenated=True, drop_headers_footers=True)
+
+
+@pytest.fixture(scope="module")
+def handbook() -> bytes:
+    return sample_bytes("handbook.pdf")[1]
+
+
+def test_a_page_renders_to_a_png_once(handbook):
+    image = render_page(handbook, 2, key="test:handbook")
+    assert image is not None and image.png.startswith(PNG)
+    assert 800 < image.width < 1000 and image.height > image.width  # A4 portrait at 1.5 px/pt
+    assert render_page(handbook, 2, key="test:handbook") is image  # cached by (content, page, scale)
+    assert render_page(handbook, 2, scale=1.0, key="test:handbook").width < image.width
+    assert render_page(handbook, 7) is None and render_page(handbook, 0) is None
+    assert render_page(b"%PDF-1.4 not really", 1) is None
+
+
+def test_the_image_cache_is_bounded_in_bytes(handbook, monkeypatch):
+    small = pdf_page._Bounded(300_000, lambda im: len(im.png))
+    monkeypatch.setattr(pdf_page, "_IMAGES", small)
+    for number in range(1, 7):
+        assert render_page(handbook, number, key="bounded") is not None
+        assert small.total <= 300_000
+    assert 0 < len(small) < 6
+
+
+@pytest.mark.parametrize("cleanup", [Cleanup(), ALL_CLEANUP], ids=["as-extracted", "cleaned-up"])
+def test_every_chunk_is_outlined_on_each_of_its_pages(handbook, cleanup):
+    doc = load_sample("handbook.pdf", cleanup)
+    chunks = get_strategy("recursive").chunk(doc, {"chunk_size": 400, "chunk_overlap": 40})
+    for ch in chunks:
+        for number in ch.pages:
+            boxes = chunk_boxes(handbook, doc, number, ch.start, ch.end)
+            assert boxes, (ch.index, number, ch.text[:60])
+            for b in boxes:
+                assert 0 <= b.left < b.right <= 1 and 0 <= b.top < b.bottom <= 1
+            tops = [b.top for b in boxes]
+            assert tops == sorted(tops)  # one box a line, in reading order
+
+
+def test_the_outline_is_where_the_text_is(handbook):
+    doc = load_sample("handbook.pdf")
+    page = doc.pages[0]
+    header = doc.text[page.start : doc.text.index("\n", page.start)]
+    top = chunk_boxes(handbook, doc, 1, page.start, page.start + len(header))
+    assert len(top) == 1 and top[0].top < 0.08  # the running header: one line at the top
+    # the same words further down (a section title) are found there, not at the first match
+    title = doc.text.index("1. Plant overview")
+    lower = chunk_boxes(handbook, doc, 1, title, title + len("1. Plant overview"))
+    assert len(lower) == 1 and lower[0].top > top[0].bottom
+    # words hyphenated at a line end in the PDF are one word in the text: two lines outlined
+    cut = doc.text.index("superin-")
+    assert len(chunk_boxes(handbook, doc, 1, cut, cut + len("superin-\ntendent"))) == 2
+
+
+def test_nothing_is_outlined_where_the_text_is_not(handbook):
+    doc = load_sample("handbook.pdf")
+    chunk = doc.text[doc.pages[1].start : doc.pages[1].start + 300]
+    assert chunk_boxes(handbook, doc, 1, doc.pages[1].start, doc.pages[1].start + 300) == []  # another page
+    assert chunk_boxes(handbook, doc, 9, 0, 100) == []
+    text = load_sample("rapport_annuel.txt")
+    assert chunk_boxes(handbook, text, 1, 0, 100) == []  # a text document has no pages
+    assert chunk  # (the slice exists: the refusal is about the page, not the text)
+
+
+def test_page_html_places_the_outlines_and_escapes_the_title():
+    image = PageImage(PNG + b"fake", 100, 141)
+    boxes = [Box(0.1, 0.2, 0.8, 0.23), Box(0.1, 0.24, 0.5, 0.27)]
+    out = page_html(image, boxes, title='page 1 of "x"<script>.pdf')
+    assert out.count('class="ce-pdf-box"') == 2 and out.count('class="ce-pdf-bar"') == 1
+    assert 'src="data:image/png;base64,' in out
+    assert "<script>" not in out and "&lt;script&gt;" in out
+    lefts = [float(x) for x in re.findall(r'class="ce-pdf-box" style="position:absolute;left:([\d.]+)%', out)]
+    assert lefts == [pytest.approx(9.7), pytest.approx(9.7)]
+    assert "ce-pdf-box" not in page_html(image, [], title="p")
