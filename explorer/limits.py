@@ -49,3 +49,6 @@ RETRIEVAL_INDEX_BYTES = _mb_env("CHUNK_EXPLORER_RETRIEVAL_INDEX_MB", 512)
 #: The app's shared caches of loaded documents and of chunk lists (text + offsets), by bytes.
 DOCUMENTS_BYTES = _mb_env("CHUNK_EXPLORER_DOCUMENTS_MB", 512)
 CHUNKS_BYTES = _mb_env("CHUNK_EXPLORER_CHUNKS_MB", 512)
+#: The app embeds loaded documents in the background (the warm-up) only up to this many
+#: characters in all (~10 minutes of a 2-core CPU with e5); bigger sets embed when asked.
+WARM_MAX_CHARS = 2_000_000

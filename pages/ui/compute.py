@@ -22,7 +22,7 @@ from explorer.documents import samples
 from explorer.documents.cleanup import Cleanup
 from explorer.documents.document import Document
 from explorer.errors import Cancelled, ExplorerError
-from explorer.lru import ByteLRU
+from explorer.lru import ByteLRU, trim_heap
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
@@ -37,6 +37,8 @@ from pages.ui.state import session
 WARM_ENV = "CHUNK_EXPLORER_WARM"
 #: The warm-up waits this long before it starts, so the page that loaded the documents paints first.
 WARM_DELAY_S = 1.0
+#: After analysing a document this big, freed memory is given back at once (see trim_heap).
+BIG_DOC_CHARS = 1_000_000
 
 
 # -- documents ------------------------------------------------------------------------------
@@ -151,6 +153,13 @@ def chunk(doc: Document, config: StrategyConfig) -> Outcome:
     return Outcome(pending=f"{what} need embedding: they show here when the progress at the top is done.")
 
 
+def peek(doc: Document, config: StrategyConfig) -> Outcome | None:
+    """The outcome of :func:`chunk` if it is already made (never starts any work)."""
+    if not get_strategy(config.strategy).needs_embedder:
+        return _CHUNKS.get((doc.id, config, model_arg() or ""))
+    return _EMB_LRU.get((doc.id, config, model_id()))
+
+
 def chunk_now(doc: Document, config: StrategyConfig, ctx: Context, key: tuple) -> Outcome:
     """Chunk with an embedding strategy on this thread and remember the outcome under ``key``
     (``(doc.id, config, model_id())``, taken on the script thread). Jobs call this; Cancelled
@@ -184,7 +193,10 @@ def _analyse_now(doc: Document, chunks: Sequence[Chunk], model: str, limit: int)
     flags = flag_chunks(chunks, doc, token_counts=tokens, max_tokens=limit)
     stats = chunk_stats(chunks, doc, token_counts=tokens, max_tokens=limit)
     order = ("over_limit", "mid_sentence", "mid_word", "tiny", "duplicate")
-    return Analysis(tuple(tokens), tuple(tuple(f for f in order if f in fl) for fl in flags), stats)
+    out = Analysis(tuple(tokens), tuple(tuple(f for f in order if f in fl) for fl in flags), stats)
+    if len(doc.text) > BIG_DOC_CHARS:
+        trim_heap()
+    return out
 
 
 def analyse(doc: Document, config: StrategyConfig, out: Outcome) -> Analysis:
@@ -242,6 +254,8 @@ def warm(docs: Sequence[Document]) -> None:
     never replaces a job the user started, and any job the user starts replaces it."""
     if not docs or os.environ.get(WARM_ENV, "1").strip().lower() in ("0", "false", "no"):
         return
+    if sum(len(d.text) for d in docs) > limits.WARM_MAX_CHARS:
+        return  # minutes of CPU nobody asked for yet: Retrieve embeds when a question comes
     try:
         emb = embedder()
     except ExplorerError:

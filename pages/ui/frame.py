@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer.lru import start_heap_trimmer
 from explorer.models.local import offline
 from pages.ui import url
 from pages.ui.background import open_job_slot
@@ -28,6 +29,7 @@ FRAME_CSS = """<style>
 
 def run() -> None:
     offline()
+    start_heap_trimmer()
     st.set_page_config(
         page_title="Chunk Explorer",
         page_icon="🧩",  # an emoji favicon is a local data: URL; a :material/ one loads from fonts.gstatic.com
