@@ -111,14 +111,20 @@ def test_explore_opens_on_a_sample_and_reacts_to_parameters():
     assert json.loads(cfgs[0])["p"]["chunk_size"] == 300
 
 
+def unescaped(s: str) -> str:
+    """Text shown through pages.ui.safe.md, without its Markdown escapes."""
+    return s.replace("\\", "")
+
+
 def test_explore_invalid_parameters_show_a_message_not_a_traceback():
     at = start()
     param(at, "slider", "Chunk size").set_value(100).run()
     param(at, "slider", "Chunk overlap").set_value(200).run()
     ok(at)
-    msgs = [e.value for e in at.sidebar.error]
+    msgs = [unescaped(e.value) for e in at.sidebar.error]
     assert any("chunk_overlap" in m for m in msgs), msgs
-    assert any("Fix the parameters" in w.value for w in at.warning)
+    assert any("Showing the last valid settings" in c.value for c in at.main.caption)
+    assert count(metric(at, "Chunks")) > 1  # the last valid view, never a blank page
 
 
 def test_explore_strategy_switch_and_chunk_selection():
@@ -144,6 +150,133 @@ def test_explore_separator_editor_accepts_json_lines_and_reports_bad_ones():
     assert any("not a valid JSON string" in e.value for e in at.sidebar.error)
 
 
+# -- parameters adapt (issue 13) ----------------------------------------------------------------
+def sidebar_notes(at: AppTest) -> list[str]:
+    """The notes under the sidebar's parameters (what was adapted), unescaped."""
+    tag = ":material/tune: "
+    return [unescaped(c.value[len(tag) :]) for c in at.sidebar.caption if c.value.startswith(tag)]
+
+
+def right_under(at: AppTest, key_part: str, kind: str = "error") -> str | None:
+    """The ``kind`` element right under the sidebar widget whose key ends with ``key_part``."""
+    order = [n for n in at.sidebar if getattr(n, "type", "") not in ("", "sidebar")]
+    for i, n in enumerate(order[:-1]):
+        if re.search(rf"{re.escape(key_part)}(\.\d+)?$", str(getattr(n, "key", "") or "")) and getattr(order[i + 1], "type", "") == kind:
+            return unescaped(order[i + 1].value)
+    return None
+
+
+def test_a_size_below_the_default_overlap_lowers_the_overlap_with_a_note():
+    at = start()
+    param(at, "slider", "Chunk size").set_value(130).run()
+    ok(at)
+    n = count(metric(at, "Chunks"))
+    assert n > 20 and chunk_badges(rendered(at)) > 0  # chunks, not "Fix the parameters"
+    assert not at.warning and not at.sidebar.error
+    assert param(at, "slider", "Chunk overlap").value == 26  # the widget shows the adapted value
+    assert "chunk_overlap 200 → 26 to stay below chunk_size 130" in " ".join(sidebar_notes(at))
+    assert at.session_state["configs"][0]["user_set"] == ["chunk_size"]
+    cfgs = at.query_params["cfg"]
+    assert json.loads(cfgs[0] if isinstance(cfgs, list) else cfgs)["p"] == {"chunk_size": 130}
+    # the overlap was never the user's: it goes back to its default as soon as that fits
+    param(at, "slider", "Chunk size").set_value(900).run()
+    ok(at)
+    assert param(at, "slider", "Chunk overlap").value == 200 and not sidebar_notes(at)
+
+
+def test_a_value_the_user_set_that_conflicts_is_flagged_beside_it_and_the_last_view_stays():
+    at = start()
+    param(at, "slider", "Chunk overlap").set_value(150).run()
+    param(at, "slider", "Chunk overlap").set_value(200).run()  # the user's now, valid with size 1000
+    assert at.session_state["configs"][0]["user_set"] == ["chunk_overlap"]
+    before = count(metric(at, "Chunks"))
+    param(at, "slider", "Chunk size").set_value(130).run()
+    ok(at)
+    flagged = right_under(at, ".chunk_overlap")
+    assert flagged == "chunk_overlap=200 must be smaller than chunk_size=130", flagged
+    assert param(at, "slider", "Chunk overlap").value == 200  # the user's value, kept
+    assert param(at, "slider", "Chunk size").value == 130
+    # the page keeps the last valid settings' chunks, and says so
+    assert count(metric(at, "Chunks")) == before and chunk_badges(rendered(at)) > 0
+    assert any("Showing the last valid settings" in c.value for c in at.main.caption)
+    assert not any("Fix the parameters" in w.value for w in at.warning)
+    # fixing it shows the new settings
+    param(at, "slider", "Chunk overlap").set_value(30).run()
+    ok(at)
+    assert right_under(at, ".chunk_overlap") is None
+    assert count(metric(at, "Chunks")) > before
+    assert not any("last valid" in c.value for c in at.main.caption)
+
+
+def test_a_mode_change_resets_the_amount_set_for_the_old_mode_and_the_curve_stays():
+    at = start("semantic")
+    param(at, "number_input", "Breakpoint amount").set_value(80.0).run()
+    ok(at)
+    param(at, "selectbox", "Breakpoint mode").set_value("standard_deviation").run()
+    ok(at)
+    assert param(at, "number_input", "Breakpoint amount").value == 3.0  # the mode's default
+    note = "breakpoint_amount 80 → 3 (the default for breakpoint_mode 'standard_deviation'"
+    assert any(note in n for n in sidebar_notes(at)), sidebar_notes(at)
+    assert not at.sidebar.error and not at.warning
+    assert at.get("plotly_chart") and count(metric(at, "Breakpoints")) >= 0  # the curve, still
+    at.run()  # the note stays until the next change
+    assert any(note in n for n in sidebar_notes(at))
+    assert at.query_params["sem"] in ('{"breakpoint_mode":"standard_deviation"}', ['{"breakpoint_mode":"standard_deviation"}'])
+
+
+def _chunk_spans(name: str, values: dict, doc) -> list[tuple[int, int]]:
+    from explorer.strategies import get_strategy
+    from explorer.strategies.context import Context
+    from pages.ui.model import make_embedder
+
+    ctx = Context()
+    ctx.embedder = make_embedder("", True)  # the app's fake embedder in these tests
+    return [(c.start, c.end) for c in get_strategy(name).chunk(doc, values, ctx)]
+
+
+@pytest.mark.parametrize("new", ["cluster", "sentence"])
+def test_a_strategy_switch_applies_the_new_defaults_and_keeps_the_place_in_the_text(new):
+    from explorer.documents.samples import DEFAULT_SAMPLE, load_sample
+    from explorer.strategies import get_strategy
+
+    at = start()
+    param(at, "slider", "Chunk size").set_value(810).run()
+    at.number_input(key="w.chunk").set_value(5).run()
+    ok(at)
+    doc = load_sample(DEFAULT_SAMPLE)
+    old = _chunk_spans("recursive", {"chunk_size": 810}, doc)
+    place = old[5][0]
+    param(at, "selectbox", "Strategy").set_value(new).run()
+    ok(at)
+    cfg = at.session_state["configs"][0]
+    defaults = get_strategy(new).validate({})
+    if new == "cluster":  # 810 counted characters; cluster counts cl100k tokens: its own 250
+        assert cfg["params"] == defaults and cfg["user_set"] == []
+        assert param(at, "slider", "Chunk size").value == 250
+        assert param(at, "selectbox", "Length").value == "cl100k"
+        assert "chunk_size 810 not carried: it counted chars, cluster counts cl100k" in sidebar_notes(at)
+    else:  # sentence's chunk_size is a cap in the same unit: the user's 810 is kept
+        assert cfg["params"]["chunk_size"] == 810 and cfg["user_set"] == ["chunk_size"]
+    spans = _chunk_spans(new, cfg["params"], doc)
+    sel = at.session_state["chunk_sel"]
+    assert spans[sel][0] <= place < spans[sel][1], (place, spans[sel])
+    assert at.subheader[0].value.startswith(f"Chunk {sel} of {len(spans)}")
+    assert text_views(at)[0]["selected"] == sel
+
+
+def test_a_link_with_conflicting_settings_is_honoured_leniently_once():
+    cfg = json.dumps({"s": "recursive", "p": {"chunk_size": 130, "chunk_overlap": 200}})
+    at = start(query={"cfg": [cfg]})
+    ok(at)
+    said = [unescaped(w.value) for w in at.warning]
+    assert any("chunk_overlap 200 → 26" in w and "dropped" in w for w in said), said
+    c = at.session_state["configs"][0]
+    assert c["params"]["chunk_size"] == 130 and c["params"]["chunk_overlap"] == 26
+    assert c["user_set"] == ["chunk_size"]
+    at.run()
+    assert not at.warning  # said once
+
+
 def pdf_pages(at: AppTest) -> list[str]:
     """The PDF page views (pages/ui/pdfview.py) of this run."""
     return [h.value for h in at.html if 'class="ce-pdf"' in h.value]
@@ -165,6 +298,28 @@ def test_explore_shows_the_selected_chunks_pdf_page_with_its_text_outlined():
     at.selectbox(key="w.doc").set_value("sample:Rapport annuel (French report, text)").run()
     ok(at)
     assert pdf_pages(at) == [] and not any("outlined" in c.value for c in at.caption)
+
+
+def test_an_uploaded_pdf_shows_its_pages_and_the_theme_follows_the_browser():
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for page in range(1, 3):
+        pdf.add_page()
+        pdf.multi_cell(0, 6, f"Page {page}. " + "The intake screens are raked every morning. " * 25)
+    at = start("documents")
+    at.file_uploader[0].set_value(("screens.pdf", bytes(pdf.output()), "application/pdf")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    assert at.session_state["doc_key"].endswith("screens.pdf")
+    (shown,) = pdf_pages(at)
+    assert "Page 1 of screens.pdf" in shown and 'class="ce-pdf-box"' in shown
+    # the theme: no fixed base, a light and a dark palette (the browser's preference picks one)
+    import tomllib
+
+    theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]
+    assert "base" not in theme and "textColor" not in theme
+    assert {"backgroundColor", "textColor"} <= set(theme["light"]) & set(theme["dark"])
 
 
 def long_report() -> tuple[str, str]:
@@ -399,7 +554,7 @@ def test_semantic_bad_amount_is_refused_beside_the_parameter():
     at = start("semantic")
     param(at, "number_input", "Breakpoint amount").set_value(250.0).run()
     ok(at)
-    assert any("breakpoint_amount" in e.value for e in at.sidebar.error)
+    assert any("breakpoint_amount" in unescaped(e.value) for e in at.sidebar.error)
 
 
 # -- Retrieve ---------------------------------------------------------------------------------

@@ -458,3 +458,54 @@ def test_evaluate_reads_samples_and_tolerant_answers(capsysbinary, tmp_path, fak
     )
     assert rc == 0, err
     assert json.loads(out)[0]["questions"] == 1
+
+
+# -- parameters adapt (issue 13): what the user did not --set follows what they did -------------
+def test_a_size_below_the_default_overlap_runs_with_a_note(capsysbinary):
+    rc, out, err = run_main(capsysbinary, "chunk", "--sample", "guide.md", "--set", "chunk_size=100", "--stats")
+    assert rc == 0, err
+    assert err.splitlines() == ["note: recursive: chunk_overlap 200 → 20 to stay below chunk_size 100"]
+    assert json.loads(out)["strategy"] == "recursive(chunk_overlap=20, chunk_size=100)"
+    rc, out, err = run_main(capsysbinary, "chunk", "--sample", "guide.md", "--set", "chunk_size=100", "--check")
+    assert rc == 0 and "invariant" not in err
+    assert max(json.loads(x)["length"] for x in out.splitlines()) <= 100
+
+
+def test_a_value_the_user_set_that_conflicts_is_still_refused():
+    r = run_proc("chunk", "--sample", "guide.md", "--set", "chunk_size=100", "--set", "chunk_overlap=200")
+    err = r.stderr.decode("utf-8")
+    assert r.returncode == 2 and r.stdout == b""
+    assert err.splitlines() == ["error: chunk_overlap=200 must be smaller than chunk_size=100"]
+    # an amount given with a mode it does not fit: both set, so refused (no note, no run)
+    r = run_proc(
+        "chunk", "--sample", "guide.md", "--strategy", "semantic",
+        "--set", "breakpoint_mode=standard_deviation", "--set", "breakpoint_amount=80",
+    )  # fmt: skip
+    lines = r.stderr.decode("utf-8").splitlines()
+    assert r.returncode == 2 and len(lines) == 1
+    assert lines[0].startswith("error: breakpoint_amount=80 is outside 0..10")
+
+
+def test_every_command_adapts_each_strategy_group(capsysbinary, txt, tmp_path, fake_ctx):
+    groups = [
+        "--strategy", "recursive", "--set", "chunk_size=100",
+        "--strategy", "sentence", "--set", "sentences_per_chunk=1",
+        "--strategy", "semantic", "--set", "breakpoint_mode=threshold",
+    ]  # fmt: skip
+    rc, out, err = run_main(capsysbinary, "compare", str(txt), "--question", "second paragraph", *groups, "-q")
+    assert rc == 0, err
+    params = [d["config"]["params"] for d in json.loads(out)]
+    assert params[0]["chunk_overlap"] == 20 and params[1]["overlap_sentences"] == 0
+    assert params[2]["breakpoint_amount"] == 0.5  # the mode's default: the amount was not set
+    notes = [ln for ln in err.splitlines() if ln.startswith("note: ")]
+    assert notes == [
+        "note: recursive: chunk_overlap 200 → 20 to stay below chunk_size 100",
+        "note: sentence: overlap_sentences 1 → 0 to stay below sentences_per_chunk 1",
+    ]
+    q = _questions(tmp_path)
+    rc, out, err = run_main(capsysbinary, "evaluate", "--corpus", str(txt), "--questions", str(q), *groups[:8],
+                            "--format", "json", "-q")  # fmt: skip
+    assert rc == 0 and len(json.loads(out)) == 2 and err.count("note: ") == 2
+    args = _scoring("sweep", txt, q, "--set", "chunk_size=100", "--vary", "length=chars,words", "-q")
+    rc, out, err = run_main(capsysbinary, *args, "--format", "json")
+    assert rc == 0 and "chunk_overlap 200 → 20" in err and "error" not in json.loads(out)[0]

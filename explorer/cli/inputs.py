@@ -29,9 +29,8 @@ def parse_set(item: str) -> tuple[str, str]:
 
 
 def configs_from_args(args: argparse.Namespace, many: bool) -> list:
-    """StrategyConfigs from the ``--strategy``/``--set`` groups (validated: ParamError)."""
-    from explorer.strategies.config import StrategyConfig
-
+    """StrategyConfigs from the ``--strategy``/``--set`` groups (adapted, see
+    :func:`adapted_config`; ParamError on a conflict)."""
     groups = list(getattr(args, "groups", None) or [])
     loose = list(getattr(args, "loose_sets", None) or [])
     if not groups:
@@ -53,8 +52,26 @@ def configs_from_args(args: argparse.Namespace, many: bool) -> list:
             if k in params:
                 raise ParamError(f"--set {k} given twice for {name}")
             params[k] = v
-        configs.append(StrategyConfig.make(name, params))
+        configs.append(adapted_config(name, params))
     return configs
+
+
+def adapted_config(name: str, params: dict[str, Any], label: str = ""):
+    """The StrategyConfig of ``name`` with ``params`` as the user set them (``--set``, a
+    configuration file): a parameter they did not set follows the ones they did, with a
+    ``note:`` line on stderr (``--set chunk_size=100`` lowers recursive's default overlap of
+    200); a value they set that conflicts is refused with the message ``parse`` gives."""
+    from explorer.strategies import get_strategy
+    from explorer.strategies.config import StrategyConfig
+
+    strategy = get_strategy(name)
+    got = strategy.adapt(params, params.keys())
+    if not got.ok:
+        StrategyConfig.make(name, params, label)  # raises today's message for the values as given
+        raise ParamError(next(iter(got.conflicts.values())))
+    for note in got.notes:
+        sys.stderr.write(f"note: {name}: {note}\n")
+    return StrategyConfig.make(name, got.values, label)
 
 
 def parse_cleanup(spec: str):

@@ -1,13 +1,23 @@
-"""Strategy configurations: plain dicts in the session, validated into ``StrategyConfig``."""
+"""Strategy configurations: plain dicts in the session, adapted into ``StrategyConfig``.
+
+A configuration records which parameters the user set (``user_set``: a widget they changed,
+a link's parameters). Every other parameter follows them (:meth:`Strategy.adapt`): the sidebar
+adapts each run (:func:`refresh`) and keeps the last valid values, which the pages show while a
+value the user set conflicts (:func:`config_of`). A strategy switch applies the new strategy's
+defaults to what the user did not set (:func:`switch_strategy`) and keeps the place in the text
+(:func:`anchor_selection`, :func:`follow_anchor`).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from explorer.errors import ExplorerError, ParamError
 from explorer.strategies import get_strategy
+from explorer.strategies.adapt import Adapted
 from explorer.strategies.config import StrategyConfig
 from pages.ui.state import ConfigDict, W, session
 
@@ -16,8 +26,16 @@ MAX_CONFIGS = 6
 DEFAULT_STRATEGIES = ("recursive", "fixed")
 
 
-def add_config(strategy: str, params: dict, after: int | None = None) -> ConfigDict:
-    cfg: ConfigDict = {"id": session.next_cfg_id, "strategy": strategy, "params": dict(params)}
+def add_config(
+    strategy: str, params: dict, after: int | None = None, user_set: Collection[str] | None = None
+) -> ConfigDict:
+    """A new configuration of the session; ``user_set`` (default: the parameters that differ
+    from the strategy's defaults) are the ones the user set."""
+    cfg: ConfigDict = {"id": session.next_cfg_id, "strategy": strategy, "params": _plain(params)}
+    cfg["user_set"] = sorted(_changed(strategy, params) if user_set is None else user_set)
+    got = adapted(cfg)
+    if got.ok:
+        cfg["valid"] = _plain(got.values)
     session.next_cfg_id += 1
     if after is None:
         session.configs.append(cfg)
@@ -26,16 +44,116 @@ def add_config(strategy: str, params: dict, after: int | None = None) -> ConfigD
     return cfg
 
 
+# -- adapting -----------------------------------------------------------------------------------
+def _plain(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Values as the session keeps them (lists, not tuples: a widget's value is a list)."""
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _changed(strategy: str, params: Mapping[str, Any]) -> set[str]:
+    """The parameters whose value differs from the strategy's (complete) defaults."""
+    try:
+        base = get_strategy(strategy).validate({})
+    except ExplorerError:
+        return set(params)
+    return {k for k, v in params.items() if k not in base or _freeze(v) != _freeze(base[k])}
+
+
+def user_set_of(cfg: ConfigDict) -> set[str]:
+    """The parameters of ``cfg`` the user set (inferred from the values if not recorded)."""
+    if "user_set" in cfg:
+        return set(cfg["user_set"])
+    return _changed(cfg["strategy"], cfg.get("params") or {})
+
+
+def adapted(cfg: ConfigDict, before: Mapping[str, Any] | None = None) -> Adapted:
+    """``cfg``'s values adapted to what the user set; a widget's text that is no value
+    (``cfg["bad"]``) is a conflict too."""
+    got = get_strategy(cfg["strategy"]).adapt(cfg.get("params") or {}, user_set_of(cfg), before=before)
+    bad = cfg.get("bad") or {}
+    if bad:
+        conflicts = {**got.conflicts, **bad}
+        return replace(got, values=None, notes=(), conflicts=conflicts, user_set=got.user_set | bad.keys())
+    return got
+
+
+def refresh(cfg: ConfigDict) -> Adapted:
+    """The sidebar's adapt of ``cfg``, each run, before its widgets are drawn: when valid, the
+    adapted values become what the widgets show and the last valid values; the notes of a
+    change are kept (:func:`notes_of`) until the next one."""
+    got = adapted(cfg, before=cfg.get("valid"))
+    fresh = cfg.pop("fresh", False)
+    if got.ok:
+        values, old = _plain(got.values), cfg["params"]
+        gen = cfg.setdefault("gen", {})
+        for k in [k for k, v in values.items() if k in old and old[k] != v]:  # moved by a rule
+            gen[k] = gen.get(k, 0) + 1
+        cfg["params"] = values
+        cfg["valid"] = _plain(got.values)
+        cfg["user_set"] = sorted(got.user_set)
+    if fresh:
+        cfg["notes"] = list(got.notes)
+    return got
+
+
+def param_key(cfg: ConfigDict, name: str) -> str:
+    """The widget key of parameter ``name``: a new one each time the app, not the user, moves
+    its value, so that a value the browser sends from before (a burst of reruns) is never taken
+    for the user's change."""
+    gen = (cfg.get("gen") or {}).get(name, 0)
+    return W.PARAM(cfg["id"], cfg["strategy"], name) + (f".{gen}" if gen else "")
+
+
+def notes_of(cfg: ConfigDict, got: Adapted) -> list[str]:
+    """The notes to show under ``cfg``'s parameters: those of its last change (a strategy
+    switch, a mode that reset an amount), then what follows from its values now."""
+    if not got.ok:
+        return []
+    return list(dict.fromkeys([*cfg.get("notes", []), *got.notes]))
+
+
+def set_param(cfg: ConfigDict, name: str, value: Any) -> None:
+    """A widget's change (callback): the user set ``name`` to ``value``."""
+    cfg["params"][name] = value
+    cfg["user_set"] = sorted(user_set_of(cfg) | {name})
+    (cfg.get("bad") or {}).pop(name, None)
+    cfg["fresh"] = True
+
+
+def bad_param(cfg: ConfigDict, name: str, message: str) -> None:
+    """A widget's change (callback) that is no value for ``name`` (``message`` says why)."""
+    cfg["bad"] = {**(cfg.get("bad") or {}), name: message}
+    cfg["user_set"] = sorted(user_set_of(cfg) | {name})
+    cfg["fresh"] = True
+
+
 def config_of(cfg: ConfigDict) -> StrategyConfig:
-    """Validated, frozen config (ParamError names the bad value)."""
-    if cfg.get("error"):
-        raise ParamError(cfg["error"])
-    return StrategyConfig.make(cfg["strategy"], cfg["params"])
+    """The frozen configuration the pages show: ``cfg`` adapted (:func:`adapted`), or, while a
+    value the user set conflicts, its last valid values (ParamError when it never had any)."""
+    got = adapted(cfg)
+    if got.ok:
+        return StrategyConfig.make(cfg["strategy"], got.values)
+    if cfg.get("valid") is not None:
+        return StrategyConfig.make(cfg["strategy"], cfg["valid"])
+    raise ParamError(next(iter(got.conflicts.values())))
+
+
+def conflicts_of(cfg: ConfigDict) -> dict[str, str]:
+    """Parameter name -> why the value the user set conflicts (empty when valid)."""
+    try:
+        return adapted(cfg).conflicts
+    except ExplorerError as err:
+        return {"strategy": str(err)}
 
 
 def valid_configs(cfgs: list[ConfigDict], complain: Callable[[ConfigDict, int, ExplorerError], None]) -> list:
-    """``(cfg, StrategyConfig)`` of each configuration that validates; ``complain(cfg, i, err)``
-    about each one that does not (``i`` is its place in ``cfgs``)."""
+    """``(cfg, StrategyConfig)`` of each configuration that has valid settings (its last valid
+    ones while a value conflicts); ``complain(cfg, i, err)`` about each one that has none
+    (``i`` is its place in ``cfgs``)."""
     out = []
     for i, cfg in enumerate(cfgs):
         try:
@@ -89,11 +207,16 @@ def labels_for(configs: Sequence[StrategyConfig]) -> dict[StrategyConfig, str]:
 
 
 def _effective(cfg: ConfigDict) -> tuple[str, dict[str, Any], bool]:
-    """(strategy, every parameter's value, valid) of a configuration as it is now."""
+    """(strategy, every parameter's value, valid) of a configuration as it is now (as the
+    sidebar shows it, marked invalid, while a value conflicts)."""
     try:
-        return cfg["strategy"], config_of(cfg).param_dict, True
+        got = adapted(cfg)
     except ExplorerError:
-        return cfg["strategy"], {**_defaults(cfg["strategy"]), **cfg.get("params", {})}, False
+        got = None
+    if got is not None and got.ok:
+        return cfg["strategy"], got.values, True
+    shown = {**_defaults(cfg["strategy"]), **(cfg.get("valid") or {}), **cfg.get("params", {})}
+    return cfg["strategy"], shown, False
 
 
 #: The parameters a label always shows, joined by "/" (size/overlap): per strategy, else these.
@@ -179,7 +302,10 @@ def duplicate_active() -> None:
     if len(session.configs) >= MAX_CONFIGS:
         return
     idx = session.configs.index(cfg)
-    new = add_config(cfg["strategy"], cfg["params"], after=idx)
+    new = add_config(cfg["strategy"], cfg["params"], after=idx, user_set=user_set_of(cfg))
+    for key in ("valid", "bad"):
+        if cfg.get(key):
+            new[key] = dict(cfg[key])
     session.active_cfg = new["id"]
 
 
@@ -195,17 +321,59 @@ def remove_active() -> None:
 
 
 def switch_strategy(cfg: ConfigDict) -> None:
-    """Callback of a configuration's strategy select: shared values (chunk_size, overlap,
-    length) carry over when they are valid for the new strategy."""
+    """Callback of a configuration's strategy select: the new strategy's defaults for what the
+    user did not set, what they set carried where it means the same (:meth:`Strategy.switched_from`),
+    with notes."""
     new = session.widget(W.STRATEGY(cfg["id"]))
-    keep = set(get_strategy(new).param_names())
-    params = {k: v for k, v in cfg["params"].items() if k in keep}
     try:
-        get_strategy(new).validate(params)
-    except ExplorerError:
-        params = {}
+        got = get_strategy(new).switched_from(get_strategy(cfg["strategy"]), cfg["params"], user_set_of(cfg))
+    except ExplorerError:  # the old strategy is unknown: nothing to carry
+        got = get_strategy(new).adapt({}, ())
+    assert got.values is not None
     cfg["strategy"] = new
-    cfg["params"] = params
-    cfg["error"] = ""
+    cfg["params"] = _plain(got.values)
+    cfg["valid"] = _plain(got.values)
+    cfg["user_set"] = sorted(got.user_set)
+    cfg["notes"] = list(got.notes)
+    for key in ("bad", "fresh", "gen"):
+        cfg.pop(key, None)  # type: ignore[misc]
     session.forget_params(cfg["id"])
     session.seed(W.STRATEGY(cfg["id"]), new)
+
+
+# -- the place in the text across a strategy switch ------------------------------------------------
+def place_of(spans: Sequence[tuple[int, int]], offset: int) -> int:
+    """The position of the chunk ``(start, end)`` that holds ``offset`` (of those, the one that
+    starts last: the nearest beginning), else the first after it, else the last."""
+    holding = [i for i, (start, end) in enumerate(spans) if start <= offset < end]
+    if holding:
+        return max(holding, key=lambda i: spans[i][0])
+    return next((i for i, (start, _) in enumerate(spans) if start > offset), max(len(spans) - 1, 0))
+
+
+def anchor_selection(doc_id: str, cfg_id: Any, offset: int) -> None:
+    """Keep the place ``offset`` of document ``doc_id``: once configuration ``cfg_id``'s chunks
+    are made, :func:`follow_anchor` selects the one that holds it (Explore's selection)."""
+    session.chunk_anchor = [doc_id, cfg_id, int(offset)]
+
+
+def pending_anchor(doc_id: str, cfg_id: Any) -> int | None:
+    """The offset kept for ``cfg_id`` on ``doc_id`` (None if none; one kept for another
+    document is dropped)."""
+    anchor = session.chunk_anchor
+    if not anchor:
+        return None
+    if anchor[0] != doc_id:
+        del session.chunk_anchor
+        return None
+    return int(anchor[2]) if anchor[1] == cfg_id else None
+
+
+def follow_anchor(doc_id: str, cfg_id: Any, spans: Sequence[tuple[int, int]]) -> None:
+    """Select (Explore's ``chunk_sel``) the chunk of ``spans`` that holds the kept place."""
+    offset = pending_anchor(doc_id, cfg_id)
+    if offset is None:
+        return
+    del session.chunk_anchor
+    if spans:
+        session.chunk_sel = place_of(spans, offset)

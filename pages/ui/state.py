@@ -30,12 +30,18 @@ class Source(TypedDict):
 
 
 class ConfigDict(TypedDict, total=False):
-    """A strategy configuration as the sidebar edits it (validated into ``StrategyConfig``)."""
+    """A strategy configuration as the sidebar edits it (adapted into ``StrategyConfig`` by
+    :mod:`pages.ui.configs`)."""
 
     id: Any  # a number; "sem" for the Semantic page's own
     strategy: str
-    params: dict[str, Any]
-    error: str
+    params: dict[str, Any]  # what the widgets show: the user's values, the others as adapted
+    user_set: list[str]  # the parameters the user set (a widget changed, a link); absent: inferred
+    valid: dict[str, Any]  # the last valid (adapted) values: shown while the user's conflict
+    notes: list[str]  # what the last change adapted, shown until the next change
+    bad: dict[str, str]  # a widget's text that is no value (separators): name -> message
+    fresh: bool  # a widget changed since the last adapt
+    gen: dict[str, int]  # parameter -> how often the app moved its value (its widget's key)
 
 
 class _Template(str):
@@ -192,6 +198,9 @@ class Session:
     warmed: _Slot[Any] = _Slot("_warmed")
     # Explore
     chunk_sel: _Slot[int | None] = _Slot("chunk_sel")
+    # a place in the text to select once the active configuration's new chunks are made (a
+    # strategy switch keeps the view there): [document id, configuration id, offset]
+    chunk_anchor: _Slot[list | None] = _Slot("chunk_anchor")
     table_last: _Slot[list[int] | None] = _Slot("table_last")
     explore_mark: _Slot[list | None] = _Slot("explore_mark")
     # Semantic: the chunk selected in its text view

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import streamlit as st
@@ -22,8 +23,9 @@ from explorer import untrusted
 from explorer.documents import samples, uploads
 from explorer.errors import ExplorerError, ParamError
 from explorer.models import choice as model_choices
-from explorer.strategies.config import StrategyConfig
-from pages.ui.configs import MAX_CONFIGS, add_config, config_of
+from explorer.strategies import get_strategy
+from explorer.strategies.adapt import Adapted
+from pages.ui.configs import MAX_CONFIGS, add_config, config_of, user_set_of
 from pages.ui.model import backend_choice, model_choice, model_label
 from pages.ui.safe import clip, md
 from pages.ui.sources import (
@@ -46,6 +48,8 @@ MAX_QUESTION_CHARS = 500
 MAX_ANSWER_CHARS = 2000
 #: Kept questions the link carries at most (the first ones).
 MAX_KEPT_IN_LINK = 30
+#: Notes on a link's settings said at most (per configuration).
+MAX_LINK_NOTES = 4
 _REF = re.compile(r"([0-9a-f]{1,64}):([0-9]{1,10}):([0-9]{1,10})")  # document id:start:end
 
 
@@ -63,22 +67,44 @@ def restore() -> None:
     for raw in qp.get_all("cfg")[:MAX_CONFIGS]:
         try:
             d = untrusted.loads(raw, "strategy", ParamError)
-            cfg = StrategyConfig.make(str(d["s"]), d.get("p") or {})
+            name = str(d["s"])
+            got = _adapted(name, d.get("p") or {})
         except (ValueError, KeyError, TypeError, AttributeError) as err:
             msg = str(err) if isinstance(err, ExplorerError) else "not a valid configuration"
             session.notices.append(f"Ignored a strategy from the link ({clip(raw, 80)}): {msg}")
             continue
-        add_config(cfg.strategy, cfg.param_dict)
+        assert got.values is not None
+        add_config(name, got.values, user_set=got.user_set)
+        _say_adapted(name, got.notes)
     if "sem" in qp:
         try:
-            sem = untrusted.loads(qp["sem"], "semantic settings", ParamError)
-            session.sem_cfg["params"] = dict(StrategyConfig.make("semantic", sem).param_dict)
+            got = _adapted("semantic", untrusted.loads(qp["sem"], "semantic settings", ParamError))
         except (ValueError, TypeError, AttributeError) as err:
             session.notices.append(f"Ignored the semantic settings from the link: {err}")
+        else:
+            assert got.values is not None
+            session.sem_cfg.update(params=dict(got.values), valid=dict(got.values), user_set=sorted(got.user_set))
+            _say_adapted("semantic", got.notes)
     if re.fullmatch(r"[0-9]{1,3}", qp.get("cfgsel", "")):  # not isdigit(): "²" is a digit int() refuses
         i = int(qp["cfgsel"]) - 1
         if 0 <= i < len(session.configs):
             session.active_cfg = session.configs[i]["id"]
+
+
+def _adapted(strategy: str, params: Any) -> Adapted:
+    """A link's parameters for ``strategy``: all the user's, a conflicting one dropped with a note."""
+    if not isinstance(params, dict):
+        raise TypeError("parameters are not an object")
+    return get_strategy(strategy).adapt(params, params.keys(), lenient=True)
+
+
+def _say_adapted(strategy: str, notes: Sequence[str]) -> None:
+    """One notice for what a link's settings of ``strategy`` became (a note is clipped: it may
+    quote the link)."""
+    if notes:
+        more = f"; and {len(notes) - MAX_LINK_NOTES} more" if len(notes) > MAX_LINK_NOTES else ""
+        said = "; ".join(clip(n, 160) for n in notes[:MAX_LINK_NOTES])
+        session.notices.append(f"The link's {strategy} settings were adjusted: {said}{more}.")
 
 
 def _restore_samples(qp: Any) -> None:
@@ -286,20 +312,22 @@ def _questions_url() -> dict[str, Any]:
     return out
 
 
-def _cfg_url(cfg: ConfigDict) -> str:
+def _user_values(cfg: ConfigDict) -> dict[str, Any]:
+    """The values of the parameters the user set (the configuration shown: the last valid one
+    while a value conflicts); a link restores the rest by the same rules."""
     try:
-        changed = config_of(cfg).changed_params()
+        values = config_of(cfg).param_dict
     except ExplorerError:
-        changed = cfg["params"]
-    p = {k: list(v) if isinstance(v, tuple) else v for k, v in changed.items()}
+        values = cfg["params"]
+    user = user_set_of(cfg)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items() if k in user}
+
+
+def _cfg_url(cfg: ConfigDict) -> str:
+    p = _user_values(cfg)
     return json.dumps({"s": cfg["strategy"], "p": p}, ensure_ascii=False, separators=(",", ":"))
 
 
 def _sem_url() -> str:
-    if not session.sem_cfg["params"]:
-        return ""
-    try:
-        changed = StrategyConfig.make("semantic", session.sem_cfg["params"]).changed_params()
-    except ExplorerError:
-        return ""
-    return json.dumps(changed, separators=(",", ":")) if changed else ""
+    p = _user_values(session.sem_cfg)
+    return json.dumps(p, ensure_ascii=False, separators=(",", ":")) if p else ""

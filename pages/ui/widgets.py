@@ -1,45 +1,44 @@
-"""Sidebar widgets: the document picker, the configuration editor, and one widget per strategy parameter.
+"""Sidebar widgets: the document picker and the configuration editor (its parameter widgets are
+:mod:`pages.ui.paramwidgets`).
 
 Widgets are re-seeded from the session every time they are drawn (after a page switch the old
-widget value is stale, not live), and write back to it when the user changes them.
+widget value is stale, not live), and write back to it when the user changes them. The editor
+adapts the parameters to what the user set each run (:func:`pages.ui.configs.refresh`): notes
+under the parameters, a conflict under its widget, the page on the last valid settings.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
 from explorer.documents.document import Document
-from explorer.errors import ParamError
+from explorer.errors import ExplorerError
 from explorer.strategies import get_strategy, strategy_names
 from explorer.strategies.config import StrategyConfig
-from explorer.strategies.params import (
-    FLOAT,
-    STR_LIST,
-    BoolKind,
-    ChoiceKind,
-    FloatKind,
-    IntKind,
-    Param,
-    StrKind,
-    StrListKind,
-)
+from pages.ui import compute
 from pages.ui.configs import (
     MAX_CONFIGS,
     active_config_dict,
+    adapted,
+    anchor_selection,
     config_labels,
     config_of,
+    conflicts_of,
     duplicate_active,
+    follow_anchor,
+    notes_of,
+    pending_anchor,
+    refresh,
     remove_active,
     switch_strategy,
 )
 from pages.ui.nav import PAGES
-from pages.ui.safe import clip
-from pages.ui.sources import doc_label, loaded
+from pages.ui.paramwidgets import param_widget
+from pages.ui.safe import md
+from pages.ui.sources import current_source, doc_label, load, loaded
 from pages.ui.state import ConfigDict, W, session
 
 
@@ -113,7 +112,14 @@ def config_editor(*, multi: bool, title: str = "Strategy") -> None:
             disabled=len(ids) <= 1,
             width="stretch",
         )
-    strategy_widgets(active_config_dict(), sb)
+    active = active_config_dict()
+    strategy_widgets(active, sb)
+    if multi:  # the others keep their state: say which ones show their last valid settings
+        for cfg in session.configs:
+            if cfg is not active and not adapted(cfg).ok:
+                _last_valid_note(cfg)
+    else:
+        _keep_place(active)
     if len(ids) > 1 or multi:
         choose(
             picker.selectbox,
@@ -128,168 +134,82 @@ def config_editor(*, multi: bool, title: str = "Strategy") -> None:
 
 
 def strategy_widgets(cfg: ConfigDict, where: Any, *, fixed_strategy: bool = False) -> StrategyConfig | None:
-    """Strategy select + one widget per Param. Returns the valid config, or None after showing
-    the ParamError beside the parameters."""
+    """Strategy select + one widget per parameter, showing the values as adapted to what the
+    user set (:func:`pages.ui.configs.refresh`): a value that conflicts is flagged under its
+    widget, what was adapted is said under the parameters. Returns the configuration to show:
+    the last valid one while a value conflicts (said on the page), None if there never was one."""
     if not fixed_strategy:
         names = strategy_names()
         skey = W.STRATEGY(cfg["id"])
         session.seed(skey, cfg["strategy"] if cfg["strategy"] in names else names[0])
-        where.selectbox("Strategy", names, key=skey, on_change=switch_strategy, args=(cfg,))
+        where.selectbox("Strategy", names, key=skey, on_change=_switch, args=(cfg,))
         cfg["strategy"] = session.widget(skey)
     strategy = get_strategy(cfg["strategy"])
     where.caption(strategy.description)
-    errors = []
+    got = refresh(cfg)
     for p in strategy.params:
-        try:
-            value = param_widget(p, cfg, where)
-        except ParamError as err:
-            errors.append(str(err))
-            continue
-        if value is None:  # an optional number left empty: the strategy's default applies
-            cfg["params"].pop(p.name, None)
-        else:
-            cfg["params"][p.name] = value
-    cfg["error"] = "; ".join(errors)
-    try:
-        config = config_of(cfg)
-    except ParamError as err:
-        where.error(str(err), icon=":material/error:")
-        return None
+        param_widget(p, cfg, where)
+        if p.name in got.conflicts:
+            where.error(md(got.conflicts[p.name]), icon=":material/error:")
+    for name, message in got.conflicts.items():
+        if name not in strategy.param_names():  # no widget to put it under
+            where.error(md(message), icon=":material/error:")
+    for note in notes_of(cfg, got):
+        where.caption(f":material/tune: {md(note)}")
     if strategy.needs_embedder:
         where.caption(":material/memory: Embeds text with the model: the first run shows progress.")
+    try:
+        config = config_of(cfg)
+    except ExplorerError:
+        return None
+    if not got.ok:
+        _last_valid_note(cfg)
     return config
 
 
-def _soft_int_range(p: Param, value: int) -> tuple[int, int, int] | None:
-    """(min, max, step) for a slider, or None for a number input (unbounded parameters)."""
-    if p.min is None or p.max is None:
-        return None
-    lo, hi = int(p.min), int(p.max)
-    if hi - lo > 1000:  # e.g. chunk_size 1..100000: a slider over a practical range
-        default = int(p.default or 0)
-        hi = min(hi, max(4000, 4 * default, value))
-    step = int(p.step or 1)
-    lo_s = lo if lo % step == 0 else (lo // step + 1) * step
-    if step > 1 and (value % step or value < lo_s):
-        step, lo_s = 1, lo
-    return lo_s, hi, step
-
-
-def param_widget(p: Param, cfg: ConfigDict, where: Any) -> Any:
-    """One widget for ``p``, seeded every run from ``cfg['params']`` (the truth, updated from
-    the widget's value as soon as the user changes it); returns the value for validation."""
-    key = W.PARAM(cfg["id"], cfg["strategy"], p.name)
-    current = cfg["params"].get(p.name, p.default)
-    seen = session.widget(key)  # the user's latest change (or the same value, re-seeded last run)
-    if session.has_widget(key) and p.kind is not STR_LIST and (seen is not None or p.kind is FLOAT):
-        current = seen
-    label = p.name.replace("_", " ").capitalize()
-    return _WIDGETS.get(type(p.kind), _str_widget)(p, Field(key, label, current, seen), where)
-
-
-@dataclass(frozen=True)
-class Field:
-    """What every parameter widget needs: its key, label, the value to show and the widget's own."""
-
-    key: str
-    label: str
-    current: Any
-    seen: Any
-
-
-def _int_widget(p: Param, f: Field, where: Any) -> Any:
+def _last_valid_note(cfg: ConfigDict) -> None:
+    """A line on the page: it shows ``cfg``'s last valid settings while one of its values conflicts."""
     try:
-        current = int(f.current)
-    except (TypeError, ValueError):
-        current = int(p.default)
-    rng = _soft_int_range(p, current)
-    if rng is None:
-        session.seed(f.key, current)
-        return where.number_input(f.label, step=int(p.step or 1), key=f.key, help=p.help)
-    lo, hi, step = rng
-    session.seed(f.key, min(max(current, lo), hi))
-    return where.slider(f.label, lo, hi, step=step, key=f.key, help=p.help)
-
-
-def _float_widget(p: Param, f: Field, where: Any) -> Any:
-    try:
-        value = None if f.current is None else float(f.current)
-    except (TypeError, ValueError):
-        value = p.default
-    if value is not None:  # a widget value must lie inside its bounds
-        value = min(max(value, p.min if p.min is not None else value), p.max if p.max is not None else value)
-    session.seed(f.key, value)
-    kwargs: dict[str, Any] = {"step": float(p.step or 0.05), "format": "%g"}
-    if p.min is not None:
-        kwargs["min_value"] = float(p.min)
-    if p.max is not None:
-        kwargs["max_value"] = float(p.max)
-    placeholder = "default" if p.default is None else None
-    return where.number_input(f.label, key=f.key, help=p.help, placeholder=placeholder, **kwargs)
-
-
-def _bool_widget(p: Param, f: Field, where: Any) -> Any:
-    session.seed(f.key, bool(f.current))
-    return where.toggle(f.label, key=f.key, help=p.help)
-
-
-def _choice_widget(p: Param, f: Field, where: Any) -> Any:
-    session.seed(f.key, f.current if f.current in p.choices else p.default)
-    return where.selectbox(f.label, list(p.choices), key=f.key, help=p.help)
-
-
-def _str_list_widget(p: Param, f: Field, where: Any) -> Any:
-    session.seed(f.key, f.seen if isinstance(f.seen, str) else separators_to_text(f.current or ()))
-    text = where.text_area(
-        f.label,
-        key=f.key,
-        height=120,
-        help=(
-            p.help + ' One separator per line, as a JSON string ("\\n\\n", ". ", ""); '
-            "an unquoted line is taken literally."
-        ),
+        shown = config_of(cfg).display
+    except ExplorerError:
+        return
+    names = ", ".join(conflicts_of(cfg))
+    st.caption(
+        f":material/history: Showing the last valid settings, {md(shown)}: fix {md(names)} in the sidebar."
     )
-    return text_to_separators(text or "", p.name)
 
 
-def _str_widget(p: Param, f: Field, where: Any) -> Any:
-    session.seed(f.key, "" if f.current is None else str(f.current))
-    return where.text_input(f.label, key=f.key, help=p.help)
+def _current_doc() -> Document | None:
+    src = current_source()
+    return load(src)[0] if src is not None else None
 
 
-#: The widget for each kind of parameter (a kind not listed gets a text box).
-_WIDGETS: dict[type, Callable[[Param, Field, Any], Any]] = {
-    IntKind: _int_widget,
-    FloatKind: _float_widget,
-    BoolKind: _bool_widget,
-    ChoiceKind: _choice_widget,
-    StrListKind: _str_list_widget,
-    StrKind: _str_widget,
-}
+def _switch(cfg: ConfigDict) -> None:
+    """Callback of the strategy select: switch (:func:`pages.ui.configs.switch_strategy`), and
+    keep Explore's view at the same place in the text: the selected chunk's start."""
+    doc = _current_doc() if cfg.get("id") == session.active_cfg else None
+    start = None
+    if doc is not None:
+        try:
+            out = compute.peek(doc, config_of(cfg))
+        except ExplorerError:
+            out = None
+        if out is not None and out.chunks:
+            start = out.chunks[min(max(int(session.chunk_sel or 0), 0), len(out.chunks) - 1)].start
+    switch_strategy(cfg)
+    if doc is not None and start is not None:
+        anchor_selection(doc.id, cfg["id"], start)
 
 
-def separators_to_text(values: Sequence[str]) -> str:
-    return "\n".join(json.dumps(v, ensure_ascii=False) for v in values)
-
-
-def text_to_separators(text: str, name: str = "separators") -> list[str]:
-    """One separator per line: a JSON string literal, or the raw line when not quoted."""
-    out = []
-    for n, line in enumerate(text.split("\n"), 1):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith('"'):
-            try:
-                value = json.loads(stripped)
-            except ValueError:
-                raise ParamError(
-                    f"{name} line {n} {clip(stripped)!r} is not a valid JSON string (close the quotes, "
-                    'escape \\ and ", e.g. "\\n\\n")'
-                ) from None
-            if not isinstance(value, str):
-                raise ParamError(f"{name} line {n} {clip(stripped)!r} is not a string")
-            out.append(value)
-        else:
-            out.append(line)
-    return out
+def _keep_place(cfg: ConfigDict) -> None:
+    """After a strategy switch, select the new chunk that holds the place the view was at (its
+    chunks are made here, as the page would; an embedding strategy may take another run)."""
+    doc = _current_doc()
+    if doc is None or pending_anchor(doc.id, cfg["id"]) is None:
+        return
+    try:
+        out = compute.chunk(doc, config_of(cfg))
+    except ExplorerError:
+        return
+    if not out.pending:
+        follow_anchor(doc.id, cfg["id"], [(ch.start, ch.end) for ch in out.chunks])
