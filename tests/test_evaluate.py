@@ -229,6 +229,17 @@ def test_sweep_rows_and_invalid_values(doc_a):
     assert rows[2].to_dict()["value"] == 100 and "error" in rows[0].to_dict()
 
 
+def test_a_swept_size_below_an_unset_overlap_lowers_the_overlap(doc_a):
+    """Issue 13: the overlap the user never set follows the swept size; one they set does not."""
+    base = StrategyConfig.make("recursive", {"chunk_size": 300, "separators": ["\n\n", " "]})
+    q = Question("elder fig?", ((doc_a.id, 32, 41),))
+    rows = sweep([doc_a], base, "chunk_size", [20, 300], [q], k=1, ctx=ctx(), user_set={"separators"})
+    assert all(r.result is not None for r in rows), [r.error for r in rows]
+    assert rows[0].result.config.param_dict["chunk_overlap"] < 20
+    strict = sweep([doc_a], base, "chunk_size", [20], [q], k=1, ctx=ctx(), user_set={"chunk_overlap"})
+    assert strict[0].result is None and "must be smaller than chunk_size=20" in strict[0].error
+
+
 def test_ties_go_to_the_first_copy():
     """Identical texts score the same: the copy that comes first wins, whatever FAISS returns,
     even when more copies tie than the first fetch holds."""

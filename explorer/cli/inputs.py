@@ -56,6 +56,13 @@ def configs_from_args(args: argparse.Namespace, many: bool) -> list:
     return configs
 
 
+def user_set_names(args: argparse.Namespace) -> set[str]:
+    """The parameters the user set with ``--set`` (every group, loose ones included)."""
+    groups = list(getattr(args, "groups", None) or [])
+    items = list(getattr(args, "loose_sets", None) or []) + [item for _, sets in groups for item in sets]
+    return {parse_set(item)[0] for item in items}
+
+
 def adapted_config(name: str, params: dict[str, Any], label: str = ""):
     """The StrategyConfig of ``name`` with ``params`` as the user set them (``--set``, a
     configuration file): a parameter they did not set follows the ones they did, with a

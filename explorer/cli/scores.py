@@ -72,7 +72,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     options, progress, ctx, docs, questions = _eval_setup(args)
     rows = sweep(
         docs, base, param, values, questions, args.k, ctx, options, progress, progress.step, args.retriever,
-        **_mode_args(args),
+        **_mode_args(args), user_set=inputs.user_set_names(args),
     )
     if args.format == "json":
         write(json.dumps([r.to_dict() for r in rows], ensure_ascii=False, indent=2) + "\n")

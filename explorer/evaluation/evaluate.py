@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -314,24 +314,30 @@ def sweep(
     retriever: str = "dense",
     mode: str = "exact",
     force_preview: bool = False,
+    user_set: Collection[str] | None = None,
 ) -> list[SweepRow]:
     """:func:`evaluate` ``base`` with ``param`` set to each of ``values`` (each ranked with
     ``retriever``; ``mode`` and ``force_preview`` as in :func:`evaluate`: in preview mode each
     document is read by the model once for the whole sweep).
 
-    A value that makes an invalid combination (e.g. overlap >= size) gives a row with the
-    error instead of stopping the whole sweep.
+    ``user_set`` names the parameters the user set (None: all of ``base``'s): the others follow
+    each value as in :meth:`Strategy.adapt` (a size swept below the default overlap lowers the
+    overlap). A value that still makes an invalid combination (e.g. below an overlap the user
+    set) gives a row with the error instead of stopping the whole sweep.
     """
-    get_strategy(base.strategy).param(param)  # unknown parameter -> ParamError now
+    strategy = get_strategy(base.strategy)
+    strategy.param(param)  # unknown parameter -> ParamError now
+    chosen = set(base.param_dict if user_set is None else user_set) | {param}
     check_retriever(retriever)
     if len(values) > MAX_SWEEP_VALUES:
         raise LimitError(f"a sweep of {len(values)} values is over the limit of {MAX_SWEEP_VALUES}")
     made: list[tuple[Any, StrategyConfig | None, str]] = []
     for v in values:
-        try:
-            made.append((v, StrategyConfig.make(base.strategy, {**base.param_dict, param: v}), ""))
-        except ParamError as err:
-            made.append((v, None, str(err)))
+        got = strategy.adapt({**base.param_dict, param: v}, chosen)
+        if got.ok:
+            made.append((v, StrategyConfig.make(base.strategy, got.values), ""))
+        else:
+            made.append((v, None, next(iter(got.conflicts.values()))))
     configs = [c for _, c, _ in made if c is not None]
     results = iter(
         evaluate(docs, configs, questions, k, ctx, options, progress, on_step, retriever, mode, force_preview)
