@@ -11,6 +11,7 @@ pytest.importorskip("pypdfium2")
 
 from explorer.documents.cleanup import Cleanup
 from explorer.documents.samples import load_sample, sample_bytes
+from explorer.lru import ByteLRU
 from explorer.render import pdf_page
 from explorer.render.pdf_page import Box, PageImage, chunk_boxes, page_html, render_page
 from explorer.strategies import get_strategy
@@ -35,11 +36,11 @@ def test_a_page_renders_to_a_png_once(handbook):
 
 
 def test_the_image_cache_is_bounded_in_bytes(handbook, monkeypatch):
-    small = pdf_page._Bounded(300_000, lambda im: len(im.png))
+    small = ByteLRU(300_000, lambda im: len(im.png))
     monkeypatch.setattr(pdf_page, "_IMAGES", small)
     for number in range(1, 7):
         assert render_page(handbook, number, key="bounded") is not None
-        assert small.total <= 300_000
+        assert small.nbytes <= 300_000
     assert 0 < len(small) < 6
 
 

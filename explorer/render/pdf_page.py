@@ -21,12 +21,14 @@ import html
 import io
 import threading
 import unicodedata
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from explorer.documents.document import Document
+from explorer.lru import ByteLRU
+
+T = TypeVar("T")
 
 #: Default rendering scale (PDF points to pixels): a sharp page in a ~450 px column.
 PAGE_SCALE = 1.5
@@ -34,8 +36,8 @@ PAGE_SCALE = 1.5
 MAX_PIXELS = 4_000_000
 #: Bytes of PNG kept in memory by the page-image cache.
 IMAGE_CACHE_BYTES = 64 * 2**20
-#: Pages whose character boxes are kept.
-TEXT_CACHE_PAGES = 48
+#: Bytes of page character boxes kept in memory.
+TEXT_CACHE_BYTES = 32 * 2**20
 #: Letters and digits matched at each end when a chunk is not found whole on its page.
 ANCHOR = 24
 #: Points added around each outlined line.
@@ -63,41 +65,9 @@ class Box:
     bottom: float
 
 
-class _Bounded:
-    """A least-recently-used cache bounded by the sum of its values' sizes."""
-
-    def __init__(self, max_size: int, size: Callable[[Any], int]) -> None:
-        self.max_size, self._size = max_size, size
-        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
-        self.total = 0
-        self._lock = threading.Lock()
-
-    def get_or_make(self, key: Hashable, make: Callable[[], Any]) -> Any:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key][0]
-        value = make()
-        if value is None:  # a failure is not kept: it is tried again next time
-            return None
-        n = max(int(self._size(value)), 1)
-        if n > self.max_size:
-            return value
-        with self._lock:
-            old = self._items.pop(key, None)
-            self.total += n - (old[1] if old else 0)
-            self._items[key] = (value, n)
-            while self.total > self.max_size:
-                _, (_, dropped) = self._items.popitem(last=False)
-                self.total -= dropped
-        return value
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-_IMAGES = _Bounded(IMAGE_CACHE_BYTES, lambda im: len(im.png))
-_TEXTS = _Bounded(TEXT_CACHE_PAGES, lambda _: 1)
+_IMAGES: ByteLRU[PageImage] = ByteLRU(IMAGE_CACHE_BYTES, lambda im: len(im.png))
+#: Pages' character boxes (about 100 bytes a character).
+_TEXTS: ByteLRU[_PageText] = ByteLRU(TEXT_CACHE_BYTES, lambda t: 100 * len(t.keys) + 1024)
 
 
 def content_key(data: bytes) -> str:
@@ -105,10 +75,20 @@ def content_key(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def _open(data: bytes) -> Any:
+def _on_page(data: bytes, number: int, read: Callable[[Any], T]) -> T | None:
+    """``read(page)`` on page ``number`` (1-based) under PDFium's lock; None for a page that is
+    not there or cannot be read (a damaged page: the text view still works)."""
     import pypdfium2 as pdfium
 
-    return pdfium.PdfDocument(data)
+    try:
+        with _PDFIUM:
+            pdf = pdfium.PdfDocument(data)
+            try:
+                return read(pdf[number - 1]) if 1 <= number <= len(pdf) else None
+            finally:
+                pdf.close()
+    except Exception:
+        return None
 
 
 def render_page(
@@ -121,19 +101,12 @@ def render_page(
 
 
 def _render(data: bytes, number: int, scale: float) -> PageImage | None:
-    try:
-        with _PDFIUM:
-            pdf = _open(data)
-            try:
-                if not 1 <= number <= len(pdf):
-                    return None
-                page = pdf[number - 1]
-                w, h = page.get_size()
-                scale = min(scale, (MAX_PIXELS / max(w * h, 1.0)) ** 0.5)
-                image = page.render(scale=scale).to_pil()
-            finally:
-                pdf.close()
-    except Exception:  # (a damaged page: no image, the text view still works)
+    def draw(page: Any) -> Any:
+        w, h = page.get_size()
+        return page.render(scale=min(scale, (MAX_PIXELS / max(w * h, 1.0)) ** 0.5)).to_pil()
+
+    image = _on_page(data, number, draw)
+    if image is None:
         return None
     buf = io.BytesIO()
     image.quantize(colors=128).save(buf, format="PNG")  # a palette: a third of the bytes of RGB
@@ -158,39 +131,36 @@ def _page_text(data: bytes, number: int, key: str) -> _PageText | None:
 
 
 def _read_text(data: bytes, number: int) -> _PageText | None:
-    try:
-        with _PDFIUM:
-            pdf = _open(data)
-            try:
-                if not 1 <= number <= len(pdf):
-                    return None
-                page = pdf[number - 1]
-                if page.get_rotation() % 360:
-                    return None  # boxes would need rotating: no outline rather than a wrong one
-                left, bottom, right, top = page.get_bbox()  # what is rendered: media box ∩ crop box
-                tp = page.get_textpage()
-                n = tp.count_chars()
-                text = tp.get_text_range()
-                if len(text) != n:
-                    text = "".join(tp.get_text_range(i, 1)[:1] or " " for i in range(n))
-                w, h = max(right - left, 1e-6), max(top - bottom, 1e-6)
-                boxes = []
-                for i in range(n):
-                    x0, y0, x1, y1 = tp.get_charbox(i)
-                    ok = x1 > x0 and y1 > y0 and not text[i].isspace()
-                    boxes.append(
-                        ((x0 - left) / w, (top - y1) / h, (x1 - left) / w, (top - y0) / h) if ok else None
-                    )
-            finally:
-                pdf.close()
-    except Exception:  # (no text layer we can read: no outline)
+    got = _on_page(data, number, _chars)
+    if got is None:
         return None
+    text, boxes = got
     keys, index = [], []
     for i, ch in enumerate(text):
         for c in _fold(ch):
             keys.append(c)
             index.append(i)
     return _PageText("".join(keys), tuple(index), tuple(boxes))
+
+
+def _chars(page: Any) -> tuple[str, list] | None:
+    """The page's characters and their boxes (fractions of the rendered page), or None for a
+    rotated page (boxes would need rotating: no outline rather than a wrong one)."""
+    if page.get_rotation() % 360:
+        return None
+    left, bottom, right, top = page.get_bbox()  # what is rendered: media box ∩ crop box
+    tp = page.get_textpage()
+    n = tp.count_chars()
+    text = tp.get_text_range()
+    if len(text) != n:
+        text = "".join(tp.get_text_range(i, 1)[:1] or " " for i in range(n))
+    w, h = max(right - left, 1e-6), max(top - bottom, 1e-6)
+    boxes = []
+    for i in range(n):
+        x0, y0, x1, y1 = tp.get_charbox(i)
+        ok = x1 > x0 and y1 > y0 and not text[i].isspace()
+        boxes.append(((x0 - left) / w, (top - y1) / h, (x1 - left) / w, (top - y0) / h) if ok else None)
+    return text, boxes
 
 
 def _nearest(hay: str, needle: str, expected: int) -> int | None:
