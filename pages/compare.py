@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.errors import ExplorerError
+from pages.ui.audit import audit, summary_columns
 from pages.ui.background import job_bar, job_result, session_job
 from pages.ui.charts import color, metric_bars, size_figures
 from pages.ui.compareview import Panel, side_by_side
@@ -50,7 +51,9 @@ def _row(i: int, cfg: ConfigDict, label: str) -> dict:
         return {**row, "pending": out.pending}
     if not out.ok:
         return {**row, "error": out.error}
-    return {**row, "config": config, "out": out, "an": analyse(doc, config, out) if out.chunks else None}
+    an = analyse(doc, config, out) if out.chunks else None
+    trunc = audit(doc, config, out.chunks, an) if an is not None else None
+    return {**row, "config": config, "out": out, "an": an, "audit": trunc}
 
 
 def _panel(i: int, r: dict) -> Panel:
@@ -64,6 +67,7 @@ def _panel(i: int, r: dict) -> Panel:
         p.message, p.kind = "No chunks.", "empty"
     else:
         p.chunks, p.analysis = r["out"].chunks, r["an"]
+        p.unread = r["audit"].unread if r["audit"] is not None else {}
     return p
 
 
@@ -77,6 +81,7 @@ def _record(r: dict, sem) -> dict:
         "CV": round(s.chars.cv, 2),
         "mean tokens": round(s.tokens.mean),
         "over limit %": round(100 * s.share("over_limit"), 1),
+        **summary_columns(r["audit"]),
         "mid-sentence %": round(100 * s.share("mid_sentence"), 1),
         "mid-word %": round(100 * s.share("mid_word"), 1),
         "tiny": s.tiny,
@@ -121,6 +126,8 @@ def _metrics(good: list[dict]) -> None:
     st.caption(
         "CV: standard deviation / mean of the sizes. Coverage: share of the text's non-space "
         "characters inside a chunk. Redundancy: characters in two or more chunks (overlap). "
+        "Truncated: chunks the model cuts at its token limit (passage prefix counted); unread chars: "
+        "their characters it never embeds; never read: share of the document no chunk's vector reads. "
         "Cohesion: how similar each chunk's sentences are to each other (higher is better); "
         "separation: similarity of neighbouring chunks (lower is better)."
     )

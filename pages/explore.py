@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.errors import ExplorerError
+from pages.ui.audit import audit, audit_line
 from pages.ui.chunknav import EXPLORE_NAV, chunk_text, nav_inputs
 from pages.ui.compute import analyse, chunk
 from pages.ui.configs import active_config_dict, config_of
@@ -47,6 +48,8 @@ an = analyse(doc, config, out)
 n = len(chunks)
 st.caption(f"**{md(doc.name)}** · {md(config.display)} · {len(doc.text):,} characters")
 stats_strip(an.stats, n)
+trunc = audit(doc, config, chunks, an)
+audit_line(trunc)
 
 # -- selection: chunk number, page, a click or a key in the text, or a table row ---------------
 table_sel = table_selection()
@@ -80,7 +83,8 @@ with left:
         show_index=show_index,
         above=(lambda: mark_line(doc, chunks, mark)) if mark else None,
         on_select=_on_select,
+        unread=trunc.unread if trunc is not None else None,
     )
 with right:
     inspector(doc, chunks, an, sel, beside=lambda: pdf_page_view(doc, chunks[sel]))
-chunk_table(chunks, an, config)
+chunk_table(chunks, an, config, trunc)

@@ -108,6 +108,7 @@ if query:
         waiting(phase, "The results" if not found else "The other configurations' results")
         pairs = [(cfg, config) for cfg, config in pairs if found and config in found]
     st.html(CSS)
+    search.cost_table(pairs, found, ref, k)
     per_row = 2 if len(pairs) == 4 else max(1, min(3, len(pairs)))
     for start in range(0, len(pairs), per_row):
         for col, (cfg, config) in zip(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from explorer.render.layout import MAX_RENDER_CHARS, Segment, chunk_at, segments
+from explorer.render.unread import UNREAD_CSS, UNREAD_KEY, unread_title
 
 #: Okabe–Ito colours (colour-blind safe), ordered so that consecutive chunks contrast.
 PALETTE = (
@@ -121,7 +122,7 @@ CSS = """<style>
 .ce-fact-v{font-size:1.12rem;font-weight:600;line-height:1.4}
 .ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;
   max-height:var(--ce-h,260px);overflow-y:auto}
-</style>"""
+""" + UNREAD_CSS + "</style>"
 
 
 def _overlap_style(first: str, last: str, alpha: float = TINT) -> str:
@@ -147,6 +148,7 @@ def render_chunks(
     interactive: bool = False,
     mark_title: str = "Expected answer",
     with_legend: bool = False,
+    unread: Mapping[int, int] | None = None,
 ) -> str:
     """HTML of ``text[lo:hi]`` with every chunk highlighted (positions in ``chunks`` index
     ``flags``, ``tokens`` and ``selected``).
@@ -155,9 +157,9 @@ def render_chunks(
     the tint of the chunk it continues and gets a double underline in the colour of the chunk
     that also holds it. Each chunk start gets its index badge and each end a boundary bar;
     flagged chunks a red wavy underline and a ⚠ badge; ``marks`` (e.g. an expected answer) a
-    bold yellow highlight, titled ``mark_title``. At most ``max_chars`` characters are rendered.
-    ``with_legend`` puts a key above the text built from what it actually uses (its colours,
-    overlaps, flags, selection).
+    bold yellow highlight, titled ``mark_title``; ``unread`` (position → offset where the model
+    stops reading the chunk) greys the rest (:mod:`.unread`). At most ``max_chars`` characters
+    are rendered. ``with_legend`` puts a key above the text built from what it uses.
 
     ``interactive`` puts every piece of text in a span carrying its document offset
     (``data-o``, in code points) and the positions of the chunks covering it (``data-c``), so
@@ -169,7 +171,7 @@ def render_chunks(
     lo = max(0, min(lo, len(text)))
     hi = max(lo, min(hi, len(text), lo + max_chars))
     bounds = [(c.start, c.end) for c in chunks]
-    segs = segments(bounds, lo, hi, marks)
+    segs = segments(bounds, lo, hi, marks, unread)
     view = _ChunkView(text, chunks, flags or {}, tokens, selected, interactive, mark_title)
     body: list[str] = [f'<div class="ce-text" style="--ce-h:{int(height)}px">']
     if lo > 0:
@@ -265,6 +267,9 @@ class _ChunkView:
             if any(WHOLE_CHUNK_FLAGS.intersection(self.flags.get(p, ())) for p in seg.chunks):
                 classes.append("ce-flag")  # the whole chunk is the problem; cuts get a ⚠ at the end
                 self.used.flagged = True
+            if seg.unread:  # past the end of what the model reads of a chunk holding it
+                classes.append("ce-unread")
+                title, self.used.unread = unread_title([self.chunks[p].index for p in seg.unread]) + title, True
             if self.selected is not None and self.selected in seg.chunks:
                 classes.append("ce-sel")
                 self.used.selected = True
@@ -290,9 +295,8 @@ class _ChunkView:
     def legend(self) -> str:
         """The key to what this rendering used (call after rendering every segment)."""
         u = self.used
-        return _legend(
-            list(u.colors), u.overlap_pair, flags=u.flagged or bool(u.warned), selection=u.selected
-        )
+        flags = u.flagged or bool(u.warned)
+        return _legend(list(u.colors), u.overlap_pair, flags=flags, selection=u.selected, unread=u.unread)
 
     def ends(self, seg: Segment) -> list[str]:
         """The ⚠ of a flagged chunk and the boundary bar of every chunk that ends at ``seg``."""
@@ -343,6 +347,7 @@ class _Used:
     flagged: bool = False
     warned: bool = False
     selected: bool = False
+    unread: bool = False
 
     def color(self, c: str) -> None:
         self.colors.setdefault(c, None)
@@ -353,9 +358,10 @@ class _Used:
             self.overlap_pair = (first, last)
 
 
-def _legend(colors: Sequence[str], overlap: tuple[str, str] | None, *, flags: bool, selection: bool) -> str:
-    """A one-line key: one swatch per colour in ``colors``, and the overlap, selection and flag
-    styles when they are used."""
+def _legend(colors: Sequence[str], overlap: tuple[str, str] | None, *, flags: bool, selection: bool,
+            unread: bool = False) -> str:  # fmt: skip
+    """A one-line key: one swatch per colour in ``colors``, and the overlap, selection, flag and
+    unread styles when they are used."""
     swatches = "".join(f'<span class="ce-sw" style="background:{tint(c)}"></span>' for c in colors)
     items = [f'<span title="Each chunk has a colour; the colours repeat in turn">{swatches}chunks</span>']
     if overlap is not None:
@@ -371,6 +377,8 @@ def _legend(colors: Sequence[str], overlap: tuple[str, str] | None, *, flags: bo
         items.append(f'<span><span class="ce-s ce-sel" style="{sel}">chunk</span> selected</span>')
     if flags:
         items.append('<span><span class="ce-flag">flagged</span><span class="ce-warn">⚠</span></span>')
+    if unread:
+        items.append(UNREAD_KEY)
     items.append("<span>hover for details</span>")
     return '<div class="ce-legend">' + "".join(items) + "</div>"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 #: Most characters rendered at once: a 500-page PDF is shown as a window, not in full.
@@ -21,13 +21,15 @@ MAX_RENDER_CHARS = 30_000
 class Segment:
     """``text[start:end]`` is covered by exactly the chunks at positions ``chunks``.
 
-    ``marked`` is True inside one of the extra marks (e.g. an expected answer span).
+    ``marked`` is True inside one of the extra marks (e.g. an expected answer span);
+    ``unread`` names the chunks (positions) whose model input ends before this text.
     """
 
     start: int
     end: int
     chunks: tuple[int, ...]
     marked: bool = False
+    unread: tuple[int, ...] = ()
 
     @property
     def is_overlap(self) -> bool:
@@ -39,8 +41,12 @@ def segments(
     lo: int,
     hi: int,
     marks: Sequence[tuple[int, int]] = (),
+    unread: Mapping[int, int] | None = None,
 ) -> list[Segment]:
     """Tile ``[lo, hi)`` into segments with a constant set of covering chunks.
+
+    ``unread`` maps a chunk's position to the offset where the model stops reading it (the
+    truncation audit): segments are also cut there, and name the chunks they lie past the end of.
 
     ``bounds`` are the chunks' ``(start, end)`` offsets (positions in this list identify the
     chunks). Uncovered stretches (whitespace between chunks) come out with ``chunks == ()``.
@@ -60,7 +66,8 @@ def segments(
         if e > s:
             mark_starts[s] = mark_starts.get(s, 0) + 1
             mark_ends[e] = mark_ends.get(e, 0) + 1
-    points = sorted({lo, hi, *starts, *ends, *mark_starts, *mark_ends})
+    cuts = unread or {}
+    points = sorted({lo, hi, *starts, *ends, *mark_starts, *mark_ends, *(x for x in cuts.values() if lo < x < hi)})
     active: set[int] = set()
     in_marks = 0
     out: list[Segment] = []
@@ -68,7 +75,9 @@ def segments(
         active.difference_update(ends.get(a, ()))
         active.update(starts.get(a, ()))
         in_marks += mark_starts.get(a, 0) - mark_ends.get(a, 0)
-        out.append(Segment(a, b, tuple(sorted(active)), in_marks > 0))
+        chunks = tuple(sorted(active))
+        past = tuple(p for p in chunks if p in cuts and cuts[p] <= a)
+        out.append(Segment(a, b, chunks, in_marks > 0, past))
     return out
 
 

@@ -48,6 +48,17 @@ class VectorIndex:
     def kind(self) -> str:
         return "flat" if self.exact else "hnsw"
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes the index stores: its vectors (size × dim × 4; a flat index holds nothing
+        else) and, for HNSW, its graph: neighbour ids (4 bytes each), per-vector offsets
+        (8 bytes) and levels (4 bytes), read from FAISS's own arrays."""
+        vectors = self.size * self.dim * 4
+        if self.exact:
+            return vectors
+        g = self._index.hnsw
+        return vectors + 4 * g.neighbors.size() + 8 * g.offsets.size() + 4 * g.levels.size()
+
     def search(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """(scores, ids), each (m, k'), best first; k' = min(k, size). Ids are row numbers."""
         queries = np.ascontiguousarray(np.atleast_2d(queries), dtype=np.float32)

@@ -18,6 +18,7 @@ always embedded exactly.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
@@ -101,6 +102,12 @@ class StrategyIndex:
         self._vectors: np.ndarray | None = None
         self._index: Any = None
         self._lexical: LexicalIndex | None = None
+        #: Seconds the vectors took when this index made them (None: given, or not made yet),
+        #: how many distinct texts the model embedded then (0: all from the cache), and whether
+        #: that time includes loading the model (it loads on its first text).
+        self.embed_seconds: float | None = None
+        self.embedded_new: int | None = None
+        self.embed_cold = False
         if vectors is not None:
             self.set_vectors(vectors)
 
@@ -128,18 +135,36 @@ class StrategyIndex:
         return self._vectors is not None
 
     def ensure_vectors(self, progress: Callable[[int, int], Any] | None = None) -> np.ndarray:
-        """The chunk vectors, embedding the texts now (through the cache) if not done yet."""
+        """The chunk vectors, embedding the texts now (through the cache) if not done yet; the
+        time it takes and the texts the model embedded are kept (:attr:`embed_seconds`)."""
         with self._dense_lock:
             if self._vectors is None:
+                cold = not self.ctx.get_embedder().loaded
+                t0 = time.perf_counter()
                 if self.mode == "preview":
                     check_preview_mode(self.ctx, self.options, self._force_preview)
-                    self.set_vectors(
-                        preview_vectors(self.ctx, self._docs, [self.chunks], self.options, progress)[0]
-                    )
+                    vectors = preview_vectors(self.ctx, self._docs, [self.chunks], self.options, progress)[0]
+                    new = None
                 else:
-                    self.set_vectors(embed_texts(self.ctx, self.texts, progress))
+                    heard = _NewTexts(progress if progress is not None else self.ctx.progress)
+                    vectors = embed_texts(self.ctx, self.texts, heard)
+                    new = heard.total
+                self.set_vectors(vectors)
+                self.embed_seconds, self.embedded_new = time.perf_counter() - t0, new
+                self.embed_cold = cold and self.ctx.get_embedder().loaded and new != 0
             assert self._vectors is not None
             return self._vectors
+
+    @property
+    def dim(self) -> int:
+        """Numbers per vector (the embedder's, known before anything is embedded)."""
+        return int(self._vectors.shape[1]) if self._vectors is not None else int(self.ctx.get_embedder().dim)
+
+    @property
+    def index_bytes(self) -> int:
+        """Bytes the vector index holds (FAISS's vectors and, for HNSW, its graph); 0 before
+        the vectors are made."""
+        return 0 if self._index is None else self._index.nbytes
 
     @property
     def vectors(self) -> np.ndarray:
@@ -200,6 +225,18 @@ class StrategyIndex:
         return out
 
 
+class _NewTexts:
+    """A progress callback that also hears how many texts the model embeds: the embedder calls
+    it with ``total`` = the distinct texts not in its cache (never when all were)."""
+
+    def __init__(self, inner: Callable[[int, int], Any] | None) -> None:
+        self.inner, self.total = inner, 0
+
+    def __call__(self, done: int, total: int) -> Any:
+        self.total = max(self.total, int(total))
+        return self.inner(done, total) if self.inner is not None else None
+
+
 def chunk_documents(docs: Sequence[Document], config: StrategyConfig, ctx: Context) -> list[Chunk]:
     """Chunks of every document, in document order."""
     strategy = get_strategy(config.strategy)
@@ -234,24 +271,12 @@ def build_index(
         doc_chunks = strategy.chunk(doc, config.param_dict, ctx)
         chunks.extend(doc_chunks)
         texts.extend(embedded_text(c, doc, options) for c in doc_chunks)
-    if retriever == "bm25":
-        vectors = None
-    elif mode == "preview":
-        vectors = preview_vectors(ctx, docs, [chunks], options, progress)[0]
-    else:
-        vectors = embed_texts(ctx, texts, progress)
-    return StrategyIndex(
-        config,
-        chunks,
-        texts,
-        vectors,
-        ctx,
-        options,
-        exact=exact,
-        mode=mode,
-        docs=docs,
-        force_preview=force_preview,
+    index = StrategyIndex(
+        config, chunks, texts, None, ctx, options, exact=exact, mode=mode, docs=docs, force_preview=force_preview
     )
+    if retriever != "bm25":
+        index.ensure_vectors(progress)  # timed: the index keeps what embedding cost
+    return index
 
 
 #: Indexes kept between questions, bounded by bytes (see explorer.limits).

@@ -90,10 +90,11 @@ def chunk_text(
     mark_title: str = "Selected text",
     above: Callable[[], None] | None = None,
     on_select: Callable[[int, int], None] | None = None,
+    unread: Mapping[int, int] | None = None,
 ) -> None:
     """The window of text around chunk ``sel`` in the interactive text view, its legend built
     from what it shows, and a caption on the window and the keys (``above`` draws between the
-    caption and the view)."""
+    caption and the view; ``unread``: the truncation audit's offsets, greyed past)."""
     lo, hi = window_around([(ch.start, ch.end) for ch in chunks], sel, len(doc.text))
     where = (
         f"Showing characters {lo:,}–{hi:,} of {len(doc.text):,} around chunk {sel}: move with the "
@@ -119,6 +120,7 @@ def chunk_text(
             interactive=True,
             mark_title=mark_title,
             with_legend=True,
+            unread=unread,
         ),
         key=nav.text_key,
         view=f"{doc.id}:{lo}:{hi}",

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from explorer.render.boundaries import (
 )
 from explorer.render.html import CSS as CHUNK_CSS
 from explorer.render.html import legend, render_chunks
+from explorer.render.unread import UNREAD_KEY
 from pages.ui.inspector import inspector
 from pages.ui.safe import md
 from pages.ui.state import W, session
@@ -59,6 +60,8 @@ class Panel:
     message: str = ""  # why there are no chunks (plain text)
     kind: str = ""  # "pending", "error" or "empty" with a message
     number: str = ""  # what the diff summary calls it ("1")
+    #: The truncation audit: chunk position → offset where the model stops reading it.
+    unread: Mapping[int, int] = field(default_factory=dict)
 
 
 def per_row(n: int) -> int:
@@ -78,6 +81,8 @@ def grid_html(
     with_chunks = [i for i, p in enumerate(panels) if p.chunks]
     cols = per_row(len(panels))
     out = [CHUNK_CSS, f'<div class="ce-cmp" style="grid-template-columns:repeat({cols},minmax(0,1fr))">']
+    if any(p.unread for p in panels):
+        out.append(f'<div class="ce-cmp-legend ce-legend" style="grid-column:1/-1">{UNREAD_KEY}</div>')
     if diff is not None and len(diff.cuts) > 1:
         some = (
             ' · <span class="ce-cut ce-cut-some ce-cut-key"></span>a cut some configurations make, not all'
@@ -157,6 +162,7 @@ def _body(
         height=TEXT_HEIGHT,
         with_css=False,
         interactive=True,
+        unread=p.unread,
     )
     if diff is not None and d is not None and len(diff.cuts) > 1:
         body = mark_cuts(body, cut_marks(diff, d, named, lo, hi))

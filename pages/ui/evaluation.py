@@ -22,6 +22,7 @@ from pages.ui.configs import labels_for
 from pages.ui.gold import answer_ref
 from pages.ui.model import context_maker
 from pages.ui.safe import clip, err_text, md
+from pages.ui.search import COST_HELP
 from pages.ui.settings import RETRIEVER_LABELS
 from pages.ui.state import W, session
 
@@ -224,8 +225,9 @@ def results(results: list, meta: dict) -> None:
         row.update(
             chunks=r.chunk_count, **{"mean chars": round(r.mean_chars), "mean tokens": round(r.mean_tokens)}
         )
-        rows.append(row)
+        rows.append(row | (r.cost.cells() if getattr(r, "cost", None) is not None else {}))
     st.dataframe(pd.DataFrame(rows), hide_index=True, key=W.EVAL_TABLE)
+    st.caption(COST_HELP.replace("top-k", f"top {meta.get('k', 'k')}") + " LLM tokens are averaged over the questions.")
     metric = st.segmented_control(
         "Chart", list(METRICS), default="recall", format_func=METRICS.get, key=W.EVAL_METRIC, required=True
     )

@@ -14,6 +14,7 @@ from explorer.render.html import FLAG_LABELS
 from explorer.render.layout import holders
 from explorer.strategies.config import StrategyConfig
 from explorer.text.chunk import Chunk
+from pages.ui.audit import chunk_reading, reading_note
 from pages.ui.compute import Analysis, embed_options
 from pages.ui.gold import use_as_answer
 from pages.ui.model import model_label
@@ -97,6 +98,8 @@ def inspector(
         st.markdown(
             " ".join(f":red-badge[:material/warning: {FLAG_LABELS.get(f, f)}]" for f in an.flags[sel])
         )
+    reading = chunk_reading(ch)
+    reading_note(reading)
     if beside is not None:
         beside()
     st.code(ch.text, language=None, wrap_lines=True, height=240)
@@ -108,6 +111,9 @@ def inspector(
                 st.caption(f"{label}: none")
     with st.expander("What would be embedded", icon=":material/memory:"):
         _embedded(doc, ch, tok, an.stats.max_tokens)
+        if reading is not None and reading.truncated:
+            st.caption(f"Never embedded: the last {reading.unread_chars:,} characters of the chunk")
+            st.code(ch.text[reading.read_chars :], language=None, wrap_lines=True, height=160)
 
 
 def _neighbour(label: str, ch: Chunk, nb: Chunk, *, before: bool) -> None:
@@ -142,8 +148,10 @@ def _embedded(doc: Document, ch: Chunk, tok: int, limit: int) -> None:
     st.code(text, language=None, wrap_lines=True, height=200)
 
 
-def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig) -> None:
-    """Every chunk, one row each; selecting a row inspects that chunk."""
+def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig, audit: Any = None) -> None:
+    """Every chunk, one row each (``audit``: the truncation audit, for the characters the model
+    never reads of each); selecting a row inspects that chunk."""
+    reads = audit.reads if audit is not None else {}
     st.subheader("All chunks", anchor=False)
     table = pd.DataFrame(
         {
@@ -157,6 +165,7 @@ def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig) -
             "section": [" › ".join(ch.headings) for ch in chunks],
             "ends because": [ch.reason for ch in chunks],
             "flags": [", ".join(f.replace("_", "-") for f in fl) for fl in an.flags],
+            "never embedded (chars)": [reads[i].unread_chars if i in reads else 0 for i in range(len(chunks))],
         }
     )
     st.dataframe(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from explorer.documents.document import Document
@@ -169,6 +170,40 @@ def scores_of(ref: Any, hits: Sequence[Any]) -> Any:
 
 
 # -- the results --------------------------------------------------------------------------------
+COST_HELP = (
+    "Cost beside quality. **vectors**: one per chunk embedded; **index size**: bytes of the FAISS "
+    "index (vectors × dimensions × 4); **embedding**: time to embed the chunks when the index was "
+    "built (0 s when every vector came from the cache); **LLM tokens @k**: cl100k tokens of the "
+    "top-k chunks' text, what a RAG prompt would carry."
+)
+
+
+def cost_table(pairs: Sequence[tuple[dict, StrategyConfig]], found: dict, ref: Any, k: int) -> None:
+    """One row per configuration: its scores against ``ref`` (when there is one) and its cost."""
+    from explorer.evaluation.cost import cost_of
+
+    rows = []
+    labels = config_labels()
+    for cfg, config in pairs:
+        res = (found or {}).get(config)
+        if res is None or isinstance(res, str):
+            continue
+        idx, (hits,) = res
+        row: dict[str, Any] = {"configuration": labels.get(cfg["id"]) or labels_for([config])[config]}
+        if ref is not None:
+            sc = scores_of(ref, hits)
+            row.update({"recall %": round(100 * sc.recall, 1), "IoU %": round(100 * sc.iou, 1)})
+            row["first hit"] = round(1 / sc.rr) if sc.rr else None
+        row["top score"] = round(hits[0].score, 3) if hits else None
+        cost = cost_of(idx, [hits], k)
+        rows.append(row | cost.cells() | {"vectors": cost.vectors})
+    if rows:  # a static table: a few rows, every figure readable at once (and in the page's text)
+        shown = {"recall %": "{:.1f}", "IoU %": "{:.1f}", "first hit": "{:.0f}", "top score": "{:.3f}", "vectors": "{:,}"}
+        table = pd.DataFrame(rows)
+        st.table(table.style.format({c: f for c, f in shown.items() if c in table}, na_rep="—"), hide_index=True)
+        st.caption(COST_HELP)
+
+
 def hits_column(cfg_id: Any, config: StrategyConfig, res: Any, ref: Any, docs: Sequence[Document]) -> None:
     """One configuration's top k (or its error), scored against ``ref`` when there is one."""
     st.markdown(f"**{md(config_labels().get(cfg_id) or labels_for([config])[config])}**")
@@ -210,6 +245,8 @@ def hits_column(cfg_id: Any, config: StrategyConfig, res: Any, ref: Any, docs: S
 def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> list[dict]:
     """One row per kept question and configuration of a batch run: top score, and the scores
     against the question's expected answer when it has one."""
+    from explorer.evaluation.cost import llm_tokens
+
     records = []
     names = labels_for(list(found))
     for item in session.questions:
@@ -225,6 +262,7 @@ def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> li
                 "question": clip(item["question"], 70),
                 "configuration": names[config],
                 "top score": round(hits[0].score, 3) if hits else None,
+                "LLM tokens": round(llm_tokens([hits])),
             }
             if ref is not None:
                 sc = scores_of(ref, hits)

@@ -1,0 +1,147 @@
+"""What a configuration costs, to read beside what it scores: vectors, index size, embedding
+time, and the tokens an LLM would receive for the top-k chunks.
+
+- **vectors**: one per chunk that was embedded (none for BM25 alone);
+- **index size**: bytes of the vector index (n × dim × 4 for FAISS's flat index; HNSW adds
+  its graph: see :attr:`explorer.retrieval.faiss_index.VectorIndex.nbytes`);
+- **embedding time**: measured when the index made its vectors; vectors that all came from the
+  embedding cache count as 0 s, "from cache" (a second run costs nothing, and says so);
+- **LLM tokens at top-k**: per question, the cl100k tokens (GPT-4's tokenizer) of the top-k
+  chunks' texts summed (what a RAG prompt would carry), averaged over the questions.
+
+Why a module of its own: Retrieve, Evaluate and the CLI's ``evaluate`` show the same figures
+from a :class:`~explorer.retrieval.search.StrategyIndex` and its hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from explorer.retrieval.ranking import Hit
+
+if TYPE_CHECKING:
+    from explorer.retrieval.search import StrategyIndex
+    from explorer.text.length import Length
+
+#: Tokenizer the LLM figure counts in (OpenAI's cl100k_base).
+LLM_UNIT = "cl100k"
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """One configuration's cost (see the module docstring). ``embed_seconds`` is None where
+    nothing was timed (BM25 alone embeds nothing); ``embedded_new`` counts the distinct texts
+    the model embedded then (0: every vector came from the cache; None: not known)."""
+
+    vectors: int
+    dim: int
+    index_bytes: int
+    embed_seconds: float | None
+    embedded_new: int | None
+    llm_tokens: float
+    k: int
+    questions: int
+    #: The time includes loading the model (the first texts of a session load it).
+    cold: bool = False
+
+    @property
+    def from_cache(self) -> bool:
+        return self.embedded_new == 0
+
+    @property
+    def seconds(self) -> float | None:
+        """Embedding time as counted: 0 when every vector came from the cache."""
+        return 0.0 if self.from_cache else self.embed_seconds
+
+    @property
+    def note(self) -> str:
+        if not self.vectors:
+            return "nothing embedded (BM25)"
+        if self.from_cache:
+            return "from cache"
+        if self.embed_seconds is None:
+            return "not timed"
+        return "with loading the model" if self.cold else ""
+
+    def embedding_label(self) -> str:
+        """"3.2 s", "0 s (from cache)", or "—" with why."""
+        s = self.seconds
+        if s is None:
+            return f"— ({self.note})"
+        return f"{format_seconds(s)} ({self.note})" if self.note else format_seconds(s)
+
+    def cells(self) -> dict[str, str]:
+        """The four figures as the tables show them, by column name."""
+        return {
+            "vectors": f"{self.vectors:,}",
+            "index size": format_bytes(self.index_bytes) if self.vectors else "—",
+            "embedding": self.embedding_label(),
+            f"LLM tokens @{self.k}": f"{self.llm_tokens:,.0f}",
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        s = self.seconds
+        return {
+            "vectors": self.vectors,
+            "dim": self.dim,
+            "index_bytes": self.index_bytes,
+            "embed_seconds": None if s is None else round(s, 3),
+            "from_cache": self.from_cache,
+            "with_model_load": self.cold,
+            "llm_tokens": round(self.llm_tokens, 1),
+            "llm_unit": LLM_UNIT,
+            "k": self.k,
+        }
+
+
+def llm_tokens(hits: Sequence[Sequence[Hit]], length: Length | None = None) -> float:
+    """Mean over questions of the cl100k tokens of each question's hits' chunk texts summed
+    (0 with no question); each distinct chunk is counted once."""
+    if not hits:
+        return 0.0
+    if length is None:
+        from explorer.text.length import get_length
+
+        length = get_length(LLM_UNIT)
+    texts = list(dict.fromkeys(h.chunk.text for q in hits for h in q))
+    counts = dict(zip(texts, length.count_batch(texts), strict=True))
+    return sum(sum(counts[h.chunk.text] for h in q) for q in hits) / len(hits)
+
+
+def cost_of(index: StrategyIndex, hits: Sequence[Sequence[Hit]], k: int, length: Length | None = None) -> Cost:
+    """The :class:`Cost` of ``index`` for these questions' ``hits`` (top ``k`` each)."""
+    embedded = index.has_vectors
+    return Cost(
+        vectors=len(index) if embedded else 0,
+        dim=index.dim if embedded else 0,
+        index_bytes=index.index_bytes,
+        embed_seconds=index.embed_seconds if embedded else None,
+        embedded_new=index.embedded_new if embedded else None,
+        llm_tokens=llm_tokens(hits, length),
+        k=k,
+        questions=len(hits),
+        cold=embedded and index.embed_cold,
+    )
+
+
+def format_bytes(n: int) -> str:
+    """``1536`` → "1.5 KB" (powers of 1,024; whole bytes below 1 KB)."""
+    if n < 1024:
+        return f"{n:,} B"
+    size = float(n)
+    for unit in ("KB", "MB", "GB", "TB"):
+        size /= 1024
+        if size < 1024 or unit == "TB":
+            break
+    return f"{size:,.1f} {unit}"
+
+
+def format_seconds(s: float) -> str:
+    """``0`` → "0 s", ``0.042`` → "0.04 s", ``3.21`` → "3.2 s", ``75`` → "75 s"."""
+    if s == 0:
+        return "0 s"
+    if s < 1:
+        return f"{s:.2f} s"
+    return f"{s:.1f} s" if s < 10 else f"{s:,.0f} s"
