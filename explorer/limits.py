@@ -26,6 +26,21 @@ REGEX_TIME_BUDGET_S = 5.0
 #: Texts embedded (not already cached) in one request. At ~100-160 texts/s on 2 CPU cores this
 #: is still about half an hour; past it the request is refused instead of running for hours.
 MAX_EMBED_TEXTS = 200_000
+#: The embedding strategies (semantic, cluster) on one document, checked before anything is
+#: embedded. Measured on 2 shared CPU cores with multilingual-e5-small (int8 ONNX, the default):
+#: 2,000,000 characters of prose took 150 s with semantic and 133 s with cluster, and 47,713
+#: headings (short sentences) 197 s with semantic; so each limit is about three minutes of
+#: embedding a document at most (cached vectors are free).
+#: Characters embedded (with ``window_embedding='joined'``, the text of every window: LangChain's
+#: way on Chroma's largest corpus, finance, is 2.2 M).
+MAX_EMBED_CHARS = 2_500_000
+#: Sentences ``semantic`` embeds (a Markdown file of 100,000 headings has 100,000).
+MAX_SEMANTIC_SENTENCES = 50_000
+#: Pieces ``cluster`` embeds and groups (a small piece_size makes many).
+MAX_CLUSTER_PIECES = 50_000
+#: Pairs of pieces ``cluster``'s grouping compares: each piece with those that may share its
+#: chunk (0.1-0.6 us a pair: at most a few seconds).
+MAX_CLUSTER_PAIRS = 10_000_000
 
 
 def _mb_env(name: str, default_mb: int) -> int:
@@ -52,3 +67,6 @@ CHUNKS_BYTES = _mb_env("CHUNK_EXPLORER_CHUNKS_MB", 512)
 #: The app embeds loaded documents in the background (the warm-up) only up to this many
 #: characters in all (~10 minutes of a 2-core CPU with e5); bigger sets embed when asked.
 WARM_MAX_CHARS = 2_000_000
+#: Each app session's own embedding cache when ``CHUNK_EXPLORER_PRIVATE_CACHE=1`` (memory only,
+#: least recently used vectors dropped first; ``CHUNK_EXPLORER_PRIVATE_CACHE_MB`` overrides it).
+PRIVATE_CACHE_BYTES = _mb_env("CHUNK_EXPLORER_PRIVATE_CACHE_MB", 64)

@@ -121,7 +121,7 @@ for src in list(session.sources):
             args=(src["key"],),
         )
         if doc is None:
-            st.error(error, icon=":material/error:")
+            st.error(md(error), icon=":material/error:")  # it quotes the file name
             continue
         p = summary(doc.id, model_arg() or "", doc)
         facts = [
@@ -139,6 +139,6 @@ for src in list(session.sources):
                 f":material/alt_route: **hybrid** would use **{md(p.hybrid_choice)}**: {md(p.hybrid_reason)}"
             )
         if doc.cleanup:
-            st.caption("Clean-up: " + " · ".join(doc.cleanup))
+            st.caption("Clean-up: " + " · ".join(md(step) for step in doc.cleanup))
         for w in doc.warnings:
-            st.warning(w, icon=":material/warning:")
+            st.warning(md(w), icon=":material/warning:")  # warnings quote the file name

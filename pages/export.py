@@ -25,7 +25,9 @@ page_header(
 docs = documents_or_stop()
 valid = valid_configs(
     session.configs,
-    lambda cfg, i, err: st.warning(f"{config_label(cfg, i + 1)} is left out: {err}", icon=":material/tune:"),
+    lambda cfg, i, err: st.warning(
+        md(f"{config_label(cfg, i + 1)} is left out: {err}"), icon=":material/tune:"
+    ),
 )
 if not valid:
     st.stop()
@@ -60,7 +62,7 @@ for d in docs:
     elif out.pending:
         problems.append(f"{md(d.name)}: the chunks are not ready yet (embedding at the top of the page)")
     else:
-        problems.append(f"{d.name}: {out.error}")
+        problems.append(md(f"{d.name}: {out.error}"))
 for p in problems:
     st.error(p, icon=":material/error:")
 stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.display).strip("-")[:60] or "chunks"

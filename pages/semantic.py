@@ -17,7 +17,7 @@ from pages.ui.compute import analyse, chunk, chunk_now
 from pages.ui.configs import MAX_CONFIGS, add_config
 from pages.ui.frame import page_header
 from pages.ui.model import context_maker, embedder, model_id
-from pages.ui.safe import clip, err_text
+from pages.ui.safe import clip, err_text, md
 from pages.ui.settings import model_settings
 from pages.ui.state import W, session
 from pages.ui.widgets import doc_picker, strategy_widgets
@@ -43,7 +43,7 @@ from explorer.text.chunk import END_OF_TEXT, SEMANTIC  # noqa: E402
 try:
     emb = embedder()
 except ExplorerError as err:
-    st.error(err_text(err), icon=":material/error:")
+    st.error(md(err_text(err)), icon=":material/error:")
     st.stop()
 make = context_maker(emb)
 chunk_key = (doc.id, config, model_id())
@@ -66,7 +66,7 @@ try:
         emb=emb,
     )
 except ExplorerError as err:
-    st.error(err_text(err), icon=":material/error:")
+    st.error(md(err_text(err)), icon=":material/error:")
     st.stop()
 if phase != jobs.DONE:
     waiting(phase, "The distance curve and the chunks")
@@ -77,7 +77,7 @@ if out.pending:
     waiting(jobs.QUEUED, "The chunks")
     st.stop()
 if not out.ok:
-    st.error(out.error, icon=":material/error:")
+    st.error(md(out.error), icon=":material/error:")  # it may quote the document's name
     st.stop()
 chunks = out.chunks
 y_name = "distance gradient" if curve.mode == "gradient" else "cosine distance"
@@ -156,7 +156,7 @@ if add_col.button(
     help="Adds these semantic settings as a configuration on Compare, Retrieve and Evaluate.",
 ):
     session.active_cfg = add_config("semantic", dict(config.param_dict))["id"]
-    st.toast(f"Added {config.display} to the configurations.", icon=":material/check:")
+    st.toast(f"Added {md(config.display)} to the configurations.", icon=":material/check:")
 
 st.subheader("Resulting chunks", anchor=False)
 if chunks:

@@ -395,7 +395,7 @@ def test_documents_bad_file_gets_its_own_message_others_stay(tmp_path):
     ).run()
     ok(at)
     errors = [e.value for e in at.error]
-    assert len(errors) == 1 and "broken.pdf" in errors[0]
+    assert len(errors) == 1 and "broken.pdf" in unescaped(errors[0])  # the name, escaped for Markdown
     # samples (3) + ok.txt show their summaries
     assert len(summaries(at)) == 4
 

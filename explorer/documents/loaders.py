@@ -75,6 +75,8 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
         raise LoadError(f"{name!r} is empty (0 bytes)")
     kind, warnings = detect_kind(data, name)
     pages, encoding = _read_pages(data, name, kind, warnings)
+    if kind != "pdf":  # (a PDF stops extracting at the limit: explorer.documents.pdf)
+        _check_chars_before_cleanup(pages[0], name, cleanup)
     pages, steps = clean_pages(pages, cleanup, is_pdf=kind == "pdf")
     if kind == "pdf":
         pages = [p.strip() for p in pages]
@@ -84,10 +86,7 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
     if not text.strip():
         raise LoadError(f"{name!r} is empty after clean-up; switch clean-up off")
     if len(text) > limits.MAX_TEXT_CHARS:
-        raise LoadError(
-            f"{name!r} has {len(text):,} characters of text, over the limit of "
-            f"{limits.MAX_TEXT_CHARS:,}: split it into smaller files"
-        )
+        raise LoadError(_too_long(name, len(text)))
     blocks = _blocks(kind, text, name, warnings)
     return Document(
         name=name,
@@ -99,6 +98,30 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
         cleanup=tuple(steps),
         encoding=encoding,
     )
+
+
+def _too_long(name: str, chars: int) -> str:
+    return (
+        f"{name!r} has {chars:,} characters of text, over the limit of {limits.MAX_TEXT_CHARS:,}: "
+        "split it into smaller files"
+    )
+
+
+#: All that clean-up can remove from a text file: blank lines, and the hyphen and line break of a
+#: broken word (dropping headers and footers is for PDFs).
+_CLEANUP_REMOVES = " \t\n-\u00ad\u2010"
+
+
+def _check_chars_before_cleanup(text: str, name: str, cleanup: Cleanup) -> None:
+    """Refuse a text over :data:`explorer.limits.MAX_TEXT_CHARS` before clean-up runs (seconds on
+    a 45 MB file), unless clean-up could bring it under: it only removes the characters of
+    :data:`_CLEANUP_REMOVES`, so what is left of the others is a floor."""
+    n = len(text)
+    if n <= limits.MAX_TEXT_CHARS:
+        return
+    if cleanup.any and n - sum(map(text.count, _CLEANUP_REMOVES)) <= limits.MAX_TEXT_CHARS:
+        return  # decided after clean-up
+    raise LoadError(_too_long(name, n))
 
 
 def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple[list[str], str]:

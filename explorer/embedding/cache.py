@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer import limits
 from explorer.embedding import cache_file
 from explorer.models.local import default_cache_dir
 
@@ -98,6 +99,15 @@ class EmbeddingCache:
     @classmethod
     def memory(cls) -> EmbeddingCache:
         return cls(persist=False)
+
+    @classmethod
+    def private(cls, memory_bytes: int | None = None) -> EmbeddingCache:
+        """One visitor's cache on a shared server (:mod:`explorer.embedding.private`): memory
+        only, never read from or written to disk, bounded by bytes
+        (:data:`explorer.limits.PRIVATE_CACHE_BYTES` unless given)."""
+        return cls(
+            persist=False, memory_bytes=limits.PRIVATE_CACHE_BYTES if memory_bytes is None else memory_bytes
+        )
 
     # -- public API --------------------------------------------------------------------------
     def get_many(

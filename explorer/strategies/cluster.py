@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from explorer.errors import ParamError
+from explorer import limits
+from explorer.errors import LimitError, ParamError
 from explorer.strategies.base import PeerKit, Strategy, check_token_room
 from explorer.strategies.params import CHOICE, CHUNK_SIZE, INT, LENGTH, BelowSize, Param, declare
 from explorer.strategies.registry import register
@@ -94,9 +95,14 @@ class ClusterStrategy(Strategy[ClusterParams]):
     def size_cap(self, p: ClusterParams) -> int:
         return p.chunk_size
 
+    def min_chunks(self, doc: Document, p: ClusterParams, ctx: Context | None = None) -> int:
+        _check_chars(doc)  # first: it needs no tokenizer
+        return super().min_chunks(doc, p, ctx)
+
     def split(self, doc: Document, p: ClusterParams, ctx: Context) -> list[Span]:
         text = doc.text
         length = ctx.length(p.length)
+        _check_text(doc, p, ctx)
         pieces = split_range(
             text, 0, len(text), length, p.piece_size, PIECE_SEPARATORS, doc_name=doc.name, param="piece_size"
         )
@@ -105,10 +111,12 @@ class ClusterStrategy(Strategy[ClusterParams]):
                 Span(s.start, s.end, END_OF_TEXT if i == len(pieces) - 1 else s.reason)
                 for i, s in enumerate(pieces)
             ]
+        reach, budget = _reach(text, pieces, p, length)
+        _check_pieces(doc, p, reach)
         vecs = ctx.get_embedder().encode([text[s.start : s.end] for s in pieces], progress=ctx.progress)
-        groups = _enforce_size(
-            text, pieces, vecs, _groups(text, pieces, vecs, p, length), p.chunk_size, length
-        )
+        starts = np.array([s.start for s in pieces], dtype=np.int64)
+        groups = optimal_groups(vecs, starts, starts, None, budget, reach=reach)
+        groups = _enforce_size(text, pieces, vecs, groups, p.chunk_size, length)
         sims_next = np.einsum("ij,ij->i", vecs[:-1], vecs[1:])
         spans: list[Span] = []
         for gi, (a, b) in enumerate(groups):  # pieces [a, b)
@@ -136,19 +144,88 @@ class ClusterStrategy(Strategy[ClusterParams]):
         return {**super().peer_code(p, kit), "chonkie": kit.none("chonkie", self.name, why)}
 
 
-def _groups(
-    text: str, pieces: list[Span], vecs: np.ndarray, p: ClusterParams, length: Length
-) -> list[tuple[int, int]]:
-    """The DP's grouping under the size rule (see the module docstring)."""
+def _check_chars(doc: Document) -> None:
+    """Refuse a document over the characters embedded at most (:data:`explorer.limits.MAX_EMBED_CHARS`)."""
+    if len(doc.text) > limits.MAX_EMBED_CHARS:
+        raise LimitError(
+            f"cluster would embed {len(doc.text):,} characters of {doc.name!r}, over the limit of "
+            f"{limits.MAX_EMBED_CHARS:,} characters per document (about three minutes of embedding on "
+            "2 CPU cores): split the document or use a strategy that does not embed"
+        )
+
+
+def _check_text(doc: Document, p: ClusterParams, ctx: Context) -> None:
+    """Refuse, before cutting pieces, a document over :func:`_check_chars` or sure to make more
+    pieces than :data:`explorer.limits.MAX_CLUSTER_PIECES` (a lower bound: every word is at
+    least one unit)."""
+    _check_chars(doc)
+    floor = _pieces_floor(doc.text, p.piece_size, ctx.length(p.length))
+    if floor > limits.MAX_CLUSTER_PIECES:
+        raise LimitError(_too_many_pieces(doc, p, f"at least {floor:,}"))
+
+
+def _pieces_floor(text: str, size: int, length: Length) -> int:
+    """A lower bound on the pieces of at most ``size`` units (0 when it cannot pass the limit):
+    a piece holds at most ``size`` non-space characters, or at most ``size`` minus the special
+    tokens words (every word is at least one unit of words or tokens)."""
+    most = limits.MAX_CLUSTER_PIECES
+    if length.name == "chars":
+        return -(-sum(map(len, text.split())) // size) if len(text) > most * size else 0
+    room = size - length.special
+    if room <= 0 or (len(text) // 2 + 1) <= most * room:  # words <= chars / 2 (+1)
+        return 0
+    return -(-len(text.split()) // room)
+
+
+def _too_many_pieces(doc: Document, p: ClusterParams, how_many: str) -> str:
+    return (
+        f"cluster would embed {how_many} pieces of {doc.name!r} (piece_size={p.piece_size} {p.length}), "
+        f"over the limit of {limits.MAX_CLUSTER_PIECES:,} pieces per document: use a larger piece_size "
+        "or split the document"
+    )
+
+
+def _check_pieces(doc: Document, p: ClusterParams, reach: np.ndarray) -> None:
+    """Refuse, before embedding, too many pieces or a grouping that compares too many pairs."""
+    n = len(reach)
+    if n > limits.MAX_CLUSTER_PIECES:
+        raise LimitError(_too_many_pieces(doc, p, f"{n:,}"))
+    pairs = int(np.arange(n).sum() - reach.sum())
+    if pairs > limits.MAX_CLUSTER_PAIRS:
+        raise LimitError(
+            f"cluster would compare {pairs:,} pairs of pieces of {doc.name!r} ({n:,} pieces, chunk_size="
+            f"{p.chunk_size} over piece_size={p.piece_size}), over the limit of "
+            f"{limits.MAX_CLUSTER_PAIRS:,}: use a larger piece_size or a smaller chunk_size"
+        )
+
+
+def _reach(text: str, pieces: list[Span], p: ClusterParams, length: Length) -> tuple[np.ndarray, int]:
+    """``group_reach`` under the size rule (see the module docstring), and the budget."""
     starts = np.array([s.start for s in pieces], dtype=np.int64)
     ends = np.array([s.end for s in pieces], dtype=np.int64)
     if p.size_rule == "pieces":
         most = max(1, p.chunk_size // p.piece_size)
-        return optimal_groups(vecs, starts, ends, np.ones(len(pieces), dtype=np.int64), most)
+        return group_reach(starts, ends, np.ones(len(pieces), dtype=np.int64), most), most
     sizes = None
     if p.length != "chars":
         sizes = np.array([length(text[s.start : s.end]) - length.special for s in pieces], dtype=np.int64)
-    return optimal_groups(vecs, starts, ends, sizes, p.chunk_size - length.special)
+    budget = p.chunk_size - length.special
+    return group_reach(starts, ends, sizes, budget), budget
+
+
+def group_reach(starts: np.ndarray, ends: np.ndarray, sizes: np.ndarray | None, budget: int) -> np.ndarray:
+    """``reach[b]``: the first piece a that can share a group with piece b (pieces a..b fit).
+
+    A group fits if its character span (``sizes is None``) or the sum of its piece sizes is at
+    most ``budget``; a single piece always fits.
+    """
+    n = len(starts)
+    if sizes is None:
+        reach = np.searchsorted(starts, ends - budget, side="left")
+    else:
+        cum = np.concatenate(([0], np.cumsum(sizes)))
+        reach = np.searchsorted(cum, cum[1:] - budget, side="left")
+    return np.minimum(reach, np.arange(n))
 
 
 def optimal_groups(
@@ -157,25 +234,21 @@ def optimal_groups(
     ends: np.ndarray,
     sizes: np.ndarray | None,
     budget: int,
+    *,
+    reach: np.ndarray | None = None,
 ) -> list[tuple[int, int]]:
-    """Best contiguous grouping ``[(a, b), ...]`` (pieces a..b-1) under the size budget.
-
-    A group fits if its character span (``sizes is None``) or the sum of its piece sizes is at
-    most ``budget``; a single piece always fits. Rewards use similarities minus their mean over
-    all pairs; the band of pairs is computed row by row (memory O(n · max group)).
+    """Best contiguous grouping ``[(a, b), ...]`` (pieces a..b-1) under the size budget
+    (:func:`group_reach`, or ``reach`` computed by it). Rewards use similarities minus their
+    mean over all pairs; the band of pairs is computed row by row (memory O(n · max group),
+    time O(pairs in the band), bounded by :data:`explorer.limits.MAX_CLUSTER_PAIRS`).
     """
     n = vecs.shape[0]
     v = vecs.astype(np.float64)
     total = v.sum(axis=0)
     pair_sum = (float(total @ total) - float(np.einsum("ij,ij->", v, v))) / 2
     mean = pair_sum / (n * (n - 1) / 2) if n > 1 else 0.0
-    # reach[b] = smallest a such that pieces a..b fit together
-    if sizes is None:
-        reach = np.searchsorted(starts, ends - budget, side="left")
-    else:
-        cum = np.concatenate(([0], np.cumsum(sizes)))
-        reach = np.searchsorted(cum, cum[1:] - budget, side="left")
-    reach = np.minimum(reach, np.arange(n))
+    if reach is None:
+        reach = group_reach(starts, ends, sizes, budget)
     best = np.full(n + 1, -np.inf)
     best[0] = 0.0
     choice = np.zeros(n + 1, dtype=np.int64)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from explorer import limits
-from explorer.errors import ParamError
+from explorer.errors import LimitError, ParamError
 from explorer.lru import ByteLRU
 from explorer.text.sentences import sentence_spans
 
@@ -202,6 +202,7 @@ def distance_curve(
     doc: Document, ctx: Context, mode: str, amount: float, buffer_size: int, window_embedding: str
 ) -> SemanticCurve:
     """The curve of ``doc``: one point per pair of adjacent sentence windows."""
+    check_work(doc, buffer_size, window_embedding)
     spans, win, used = _windows(doc, ctx, buffer_size, window_embedding)
     sims = np.einsum("ij,ij->i", win[:-1], win[1:]) if len(spans) > 1 else np.zeros(0)
     sims = np.clip(sims, -1.0, 1.0)
@@ -223,6 +224,52 @@ def distance_curve(
     )
     model_id = ctx.get_embedder().model_id
     return SemanticCurve(spans, points, thr, mode, amount, buffer_size, model_id, used)
+
+
+#: The longest input of a registered model (e5: 512 tokens) in characters, at about 4 a token: a
+#: joined window longer than this is cut by the model, so it costs no more to embed.
+WINDOW_CHARS_CAP = 2048
+
+
+def check_work(doc: Document, buffer_size: int, window_embedding: str) -> None:
+    """Refuse, before anything is embedded, a document over the embedding limits: its
+    characters (:data:`explorer.limits.MAX_EMBED_CHARS`; with ``window_embedding='joined'``
+    every window's text counts, each sentence being in 2 x buffer_size + 1 of them) and its
+    sentences (:data:`explorer.limits.MAX_SEMANTIC_SENTENCES`). The character count costs
+    nothing; the sentences are split once (and kept for the curve)."""
+    limit = limits.MAX_EMBED_CHARS
+    if len(doc.text) > limit:
+        raise LimitError(
+            f"semantic would embed {len(doc.text):,} characters of {doc.name!r}, over the limit of "
+            f"{limit:,} characters per document (about three minutes of embedding on 2 CPU cores): "
+            "split the document or use a strategy that does not embed"
+        )
+    spans = sentence_spans(doc.text)
+    if len(spans) > limits.MAX_SEMANTIC_SENTENCES:
+        raise LimitError(
+            f"semantic would embed {len(spans):,} sentences of {doc.name!r}, over the limit of "
+            f"{limits.MAX_SEMANTIC_SENTENCES:,} sentences per document: split the document or use a "
+            "strategy that does not embed (markdown, sentence, recursive)"
+        )
+    if window_embedding == "joined" and buffer_size and spans:
+        chars = joined_chars(spans, buffer_size)
+        if chars > limit:
+            raise LimitError(
+                f"semantic with window_embedding='joined' and buffer_size={buffer_size} embeds each sentence "
+                f"in {2 * buffer_size + 1} windows: {chars:,} characters of {doc.name!r} in all, over the "
+                f"limit of {limit:,}: use window_embedding='contextual', a smaller buffer_size, or split "
+                "the document"
+            )
+
+
+def joined_chars(spans: Spans | list[tuple[int, int]], buffer_size: int) -> int:
+    """Characters of all the joined windows, each counted up to :data:`WINDOW_CHARS_CAP`."""
+    starts = np.fromiter((s for s, _ in spans), dtype=np.int64, count=len(spans))
+    ends = np.fromiter((e for _, e in spans), dtype=np.int64, count=len(spans))
+    idx = np.arange(len(spans))
+    lo = np.maximum(idx - buffer_size, 0)
+    hi = np.minimum(idx + buffer_size, len(spans) - 1)
+    return int(np.minimum(ends[hi] - starts[lo], WINDOW_CHARS_CAP).sum())
 
 
 def _windows(doc: Document, ctx: Context, buffer: int, method: str) -> tuple[Spans, np.ndarray, str]:

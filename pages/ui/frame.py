@@ -107,7 +107,10 @@ def notices() -> None:
         st.warning(md(msg), icon=":material/link_off:")
     session.notices = []
     from explorer.embedding.cache import get_cache
+    from explorer.embedding.private import private_cache_enabled
 
+    if private_cache_enabled():  # no disk cache in use: each session has its own, in memory
+        return
     status = get_cache().status  # once per session: the disk cache stopped being written
     if status and not session.cache_notice_said:
         session.cache_notice_said = True

@@ -4,6 +4,11 @@ The model is picked by name from :mod:`explorer.models.choice` (the registered m
 folders under ``CHUNK_EXPLORER_MODELS``); a link can only name one of those. :func:`model_arg`
 may be a folder's path on the server: it goes to ``explorer``, never to the page.
 
+One embedder per model and backend serves every session (the model loads once). With
+``CHUNK_EXPLORER_PRIVATE_CACHE=1`` (a deployment switch, :mod:`explorer.embedding.private`) each
+session works through its own view of it: a memory-only cache bounded by bytes, nothing written
+to disk, nothing shared, so no visitor can time whether another embedded a text.
+
 Test hooks: ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` swaps the model for
 :class:`explorer.embedding.fake.FakeEmbedder` (deterministic, no torch), for fast AppTests;
 ``CHUNK_EXPLORER_FAKE_DELAY=SECONDS`` makes that fake slow (it also "loads" for that long).
@@ -12,12 +17,15 @@ Test hooks: ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` swaps the model for
 from __future__ import annotations
 
 import os
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
+from explorer.embedding.cache import EmbeddingCache
+from explorer.embedding.private import private_cache_enabled, private_model_id, private_view
 from explorer.errors import ExplorerError
 from explorer.models import choice as model_choices
 from explorer.models.registry import DEFAULT_MODEL
@@ -97,12 +105,30 @@ def _embedder_args() -> tuple[str, bool, str, float]:
 
 
 def embedder() -> Any:
-    """The shared embedder. Raises :class:`ModelError` with :data:`pages.ui.safe.MODEL_PROBLEM`
-    (the core's message may name server paths)."""
+    """The shared embedder (this session's private view of it under the private-cache switch).
+    Raises :class:`ModelError` with :data:`pages.ui.safe.MODEL_PROBLEM` (the core's message may
+    name server paths)."""
+    args = _embedder_args()
     try:
-        return make_embedder(*_embedder_args())
+        shared = make_embedder(*args)
     except ExplorerError as err:
         raise safe_error(err) from None
+    if not private_cache_enabled():
+        return shared
+    views = session.private_embedders
+    view = views.get(args)
+    if view is None:
+        if session.private_cache is None:  # one byte-bounded cache per session, for every model
+            session.private_cache = EmbeddingCache.private()
+        view = views[args] = private_view(shared, _private_salt(), session.private_cache)
+    return view
+
+
+def _private_salt() -> str:
+    """A random id of this session (never shown): its views' model ids, its cache keys."""
+    if not session.private_salt:
+        session.private_salt = secrets.token_hex(8)
+    return session.private_salt
 
 
 def existing_embedder() -> Any:
@@ -141,10 +167,14 @@ def _slow_fake(delay: float) -> Any:
 
 
 def model_id() -> str:
-    """What the vectors depend on: the model and its backend (a key, never shown)."""
+    """What the vectors depend on: the model and its backend (a key, never shown); this
+    session's own under the private-cache switch, so the shared caches of chunks and analyses
+    keyed by it are not shared."""
     if use_fake_embedder():
-        return f"fake-{FAKE_ENV}-{model_label()}" + (f"-slow{_fake_delay()}" if _fake_delay() else "")
-    return f"{model_arg() or DEFAULT_MODEL}@{backend_choice()}"
+        mid = f"fake-{FAKE_ENV}-{model_label()}" + (f"-slow{_fake_delay()}" if _fake_delay() else "")
+    else:
+        mid = f"{model_arg() or DEFAULT_MODEL}@{backend_choice()}"
+    return private_model_id(mid, _private_salt()) if private_cache_enabled() else mid
 
 
 def max_tokens() -> int:

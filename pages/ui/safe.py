@@ -23,6 +23,10 @@ MODEL_PROBLEM = (
 )
 _PATH = re.compile(r"(?<![\w.:/~])(?:~/|/)[^\s'\"`:;,()\[\]]+")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=])")
+#: Where an address would start a GFM autolink (after Markdown escaping): before ``//`` after a
+#: colon, after ``www`` before a dot, after ``@`` before a word.
+_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?i:(?<=www))(?=\\?\.)|(?<=@)(?=\w)")
+WORD_JOINER = "\u2060"
 
 
 def clip(s: str, n: int = 60) -> str:
@@ -31,8 +35,13 @@ def clip(s: str, n: int = 60) -> str:
 
 def md(s: str) -> str:
     """Text from a document, a file name or a parameter, made inert for ``st.markdown``: no
-    links, images, emphasis, HTML or Streamlit directives (``:red[...]``) can come from it."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(s).split()))
+    links, images, emphasis, HTML, math or Streamlit directives (``:red[...]``) can come from it.
+
+    Escaping is not enough for bare addresses: GitHub-flavoured Markdown links
+    ``http://...``, ``www....`` and ``name@host`` in the text after escapes are resolved, so an
+    invisible WORD JOINER (U+2060) goes between ``:`` and ``//``, after ``www`` and after ``@``.
+    """
+    return _AUTOLINK.sub(WORD_JOINER, _MD_SPECIAL.sub(r"\\\1", " ".join(str(s).split())))
 
 
 def err_text(err: BaseException | str) -> str:

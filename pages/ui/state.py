@@ -190,6 +190,10 @@ class Session:
     # the embedding model
     model: _Slot[str] = _Slot("model", "")
     backend: _Slot[str] = _Slot("backend", "auto")
+    # CHUNK_EXPLORER_PRIVATE_CACHE=1 (pages.ui.model): this session's embedders, cache and id
+    private_embedders: _Slot[dict[tuple, Any]] = _Slot("_private_embedders", factory=dict)
+    private_cache: _Slot[Any] = _Slot("_private_cache")
+    private_salt: _Slot[str] = _Slot("_private_salt", "")
     # background jobs (pages.ui.background)
     job: _Slot[Any] = _Slot("_job")
     unclaimed: _Slot[dict[str, Any]] = _Slot("_unclaimed", factory=dict)
