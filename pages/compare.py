@@ -14,7 +14,7 @@ from pages.ui.compute import analyse, chunk, start_cohesion
 from pages.ui.configs import config_labels, config_of, duplicate_active
 from pages.ui.frame import page_header
 from pages.ui.model import model_id
-from pages.ui.safe import err_text
+from pages.ui.safe import err_text, md
 from pages.ui.settings import model_settings
 from pages.ui.state import ConfigDict, W, session
 from pages.ui.widgets import config_editor, doc_picker
@@ -142,7 +142,7 @@ def _metrics(good: list[dict]) -> None:
         try:
             start_cohesion(doc, [(r["label"], r["config"], r["out"].chunks) for r in missing])
         except ExplorerError as err:
-            st.error(err_text(err), icon=":material/error:")
+            st.error(md(err_text(err)), icon=":material/error:")
         else:
             st.rerun()
     numeric = [k for k in table.columns if k != "configuration" and table[k].notna().any()]

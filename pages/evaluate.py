@@ -11,7 +11,7 @@ from pages.ui.background import job_bar, job_result
 from pages.ui.configs import config_label, valid_configs
 from pages.ui.frame import page_header
 from pages.ui.model import embedder
-from pages.ui.safe import err_text
+from pages.ui.safe import err_text, md
 from pages.ui.settings import retrieval_settings, retriever_choice
 from pages.ui.state import W, session
 from pages.ui.widgets import documents_or_stop
@@ -39,7 +39,7 @@ else:
 pairs = [
     config
     for _, config in valid_configs(
-        cfgs, lambda cfg, _i, err: st.error(f"{config_label(cfg)}: {err}", icon=":material/error:")
+        cfgs, lambda cfg, _i, err: st.error(f"{md(config_label(cfg))}: {md(err_text(err))}", icon=":material/error:")
     )
 ]
 run = evaluation.Run(docs, questions, k, options, retriever_choice())
@@ -49,7 +49,7 @@ def _embedder():
     try:
         return embedder()
     except ExplorerError as err:
-        st.error(err_text(err), icon=":material/error:")
+        st.error(md(err_text(err)), icon=":material/error:")
         return None
 
 

@@ -12,7 +12,7 @@ from pages.ui.configs import active_config_dict, config_of
 from pages.ui.frame import page_header
 from pages.ui.inspector import chunk_table, inspector, mark_line, stats_strip, table_selection
 from pages.ui.pdfview import pdf_page_view
-from pages.ui.safe import md
+from pages.ui.safe import err_text, md
 from pages.ui.settings import model_settings
 from pages.ui.state import W, session
 from pages.ui.widgets import config_editor, doc_picker
@@ -30,7 +30,7 @@ model_settings()
 try:
     config = config_of(active_config_dict())
 except ExplorerError as err:
-    st.warning(f"Fix the parameters in the sidebar: {err}", icon=":material/tune:")
+    st.warning(f"Fix the parameters in the sidebar: {md(err_text(err))}", icon=":material/tune:")
     st.stop()
 
 out = chunk(doc, config)
@@ -38,11 +38,11 @@ if out.pending:  # an embedding strategy whose vectors are being made: progress 
     st.info(out.pending, icon=":material/hourglass_top:")
     st.stop()
 if not out.ok:
-    st.error(out.error, icon=":material/error:")
+    st.error(md(out.error), icon=":material/error:")
     st.stop()
 chunks = out.chunks
 if not chunks:
-    st.info(f"{config.display} made no chunks: {doc.name!r} has no text to chunk.")
+    st.info(f"{md(config.display)} made no chunks: {md(repr(doc.name))} has no text to chunk.")
     st.stop()
 an = analyse(doc, config, out)
 n = len(chunks)

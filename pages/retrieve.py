@@ -33,7 +33,7 @@ search.seed_boxes()
 
 def _configs() -> list:
     def complain(cfg, _i, err) -> None:
-        st.error(f"{config_label(cfg)}: {err}", icon=":material/error:")
+        st.error(f"{md(config_label(cfg))}: {md(err_text(err))}", icon=":material/error:")
 
     return valid_configs(cfgs, complain)
 
@@ -102,7 +102,7 @@ if query:
             replace=bool(session.take("ret_new")),
         )
     except ExplorerError as err:
-        st.error(err_text(err), icon=":material/error:")
+        st.error(md(err_text(err)), icon=":material/error:")
         phase, found = jobs.FAILED, None
     if phase != jobs.DONE:
         waiting(phase, "The results" if not found else "The other configurations' results")
@@ -179,7 +179,7 @@ else:
                 emb=emb,
             )
         except ExplorerError as err:
-            st.error(err_text(err), icon=":material/error:")
+            st.error(md(err_text(err)), icon=":material/error:")
     phase, result = job_result("batch")
     if phase == jobs.DONE:
         session.ret_batch = search.batch_records(*result, docs)

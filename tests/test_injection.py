@@ -186,13 +186,7 @@ def test_the_checker_reads_labels_options_and_blocks():
 #: (scenario, page) -> the line that shows the text unescaped, in files whose owners fix them
 #: (route each through pages.ui.safe.md, e.g. ``st.error(md(err_text(err)))``). The test
 #: fails if one of these is fixed (remove it here) or if anything else shows up.
-KNOWN: dict[tuple[str, str], str] = {
-    ("errors", "explore"): "pages/explore.py:41 st.error(out.error)",
-    ("errors", "search"): "pages/ui/search.py:211 st.error(res)",
-    ("link:kq", "evaluate"): "pages/ui/evaluation.py:97 st.warning(str(err))",
-    ("questions", "evaluate"): "pages/ui/evaluation.py:97 st.warning(str(err))",
-    ("qfile", "evaluate"): "pages/ui/evaluation.py:73 st.error(err_text(err))",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def check(scenario: str, found: dict[str, list[str]]) -> None:

@@ -70,7 +70,7 @@ def file_questions(docs: Sequence[Document]) -> list:
             questions = load_questions(data, docs, name)
             st.caption(f"**{md(name)}**: {len(questions):,} questions")
         except ExplorerError as err:
-            st.error(err_text(err), icon=":material/error:")
+            st.error(md(err_text(err)), icon=":material/error:")
     with st.expander("File formats", icon=":material/help:"):
         st.code(
             '{"question": "How often are filters backwashed?", "answer": "every 72 hours"}\n'
@@ -94,7 +94,7 @@ def kept_questions(docs: Sequence[Document]) -> list:
         try:
             ref = answer_ref(item, docs, f"question {clip(item['question'], 40)!r}")
         except ExplorerError as err:
-            st.warning(str(err), icon=":material/help:")
+            st.warning(md(err_text(err)), icon=":material/help:")
             continue
         questions.append(Question(item["question"], (ref,)))
     if skipped:
@@ -202,7 +202,7 @@ def sweep_plans(configs: Sequence[StrategyConfig], param: str, spec: str) -> lis
         try:
             plans.append((config, *evaluate_mod.parse_values(f"{param}={spec}", config.strategy)))
         except ExplorerError as err:
-            st.error(err_text(err), icon=":material/error:")
+            st.error(md(err_text(err)), icon=":material/error:")
             return []
     return plans
 

@@ -18,7 +18,7 @@ from pages.ui.audit import chunk_reading, reading_note
 from pages.ui.compute import Analysis, embed_options
 from pages.ui.gold import use_as_answer
 from pages.ui.model import model_label
-from pages.ui.safe import md
+from pages.ui.safe import err_text, md
 from pages.ui.state import W, session
 
 
@@ -138,7 +138,7 @@ def _embedded(doc: Document, ch: Chunk, tok: int, limit: int) -> None:
     try:
         text = embedded_text(ch, doc, embed_options())
     except ExplorerError as err:
-        st.error(str(err))
+        st.error(md(err_text(err)))
         text = ch.text
     st.caption(
         f"{tok:,} tokens of the model's {limit}-token input"

@@ -208,7 +208,7 @@ def hits_column(cfg_id: Any, config: StrategyConfig, res: Any, ref: Any, docs: S
     """One configuration's top k (or its error), scored against ``ref`` when there is one."""
     st.markdown(f"**{md(config_labels().get(cfg_id) or labels_for([config])[config])}**")
     if isinstance(res, str):
-        st.error(res, icon=":material/error:")
+        st.error(md(res), icon=":material/error:")
         return
     idx, (hits,) = res
     if ref is not None:
