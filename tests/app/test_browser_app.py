@@ -1,0 +1,101 @@
+"""End to end in a real browser: the app served by Streamlit, driven by Playwright + Chromium.
+
+Uploads a multi-page PDF through the file chooser, moves a slider on Explore and checks the
+number of highlighted chunks changes, asks a question on Retrieve (real model) and checks
+every configuration shows results. Screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.support import browser_util as bu
+
+ARTIFACTS = bu.ARTIFACTS
+
+pytestmark = [pytest.mark.browser, pytest.mark.model, pytest.mark.slow]
+
+# Server, browser, settle and nav are shared with the other browser tests (tests/browser_util.py).
+settle = bu.settle
+nav = bu.nav
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    bu.require_browser()
+    with bu.streamlit_server(tmp_path_factory.mktemp("browser-cache")) as srv:
+        yield srv.url
+
+
+@pytest.fixture()
+def page(server):
+    with bu.chromium() as browser:
+        _, pg = bu.new_page(browser, width=1500, height=1000)
+        yield pg
+
+
+def chunk_badges(pg) -> int:
+    return pg.locator(".ce-text .ce-idx").count()
+
+
+def make_pdf(path: Path) -> Path:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_font("Helvetica", size=11)
+    topics = ["intake screens", "coagulation", "filtration", "disinfection", "sludge handling"]
+    for n, topic in enumerate(topics, 1):
+        pdf.add_page()
+        pdf.multi_cell(0, 6, f"{n}. {topic.title()}", new_x="LMARGIN", new_y="NEXT")
+        body = (
+            f"The {topic} stage is inspected every shift. Operators record readings in the log and "
+            f"report any deviation to the superintendent before the end of the shift. "
+        )
+        pdf.multi_cell(0, 6, body * 12, new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(path))
+    return path
+
+
+def test_upload_explore_slider_and_retrieve(page, server, tmp_path):
+    ARTIFACTS.mkdir(exist_ok=True)
+    pg = page
+    pg.goto(server)
+    settle(pg)
+    nav(pg, "Documents")
+    pdf = make_pdf(tmp_path / "plant-report.pdf")
+    with pg.expect_file_chooser() as chooser:
+        pg.locator('[data-testid="stFileUploaderDropzone"] button').first.click()
+    chooser.value.set_files(str(pdf))
+    settle(pg)
+    assert pg.get_by_text("plant-report.pdf").first.is_visible()
+    pg.screenshot(path=str(ARTIFACTS / "browser-documents.png"))
+
+    nav(pg, "Explore")
+    # the upload's background warm-up shares the 2 CPUs: give the page time to draw the text
+    pg.locator('[data-testid="stMain"]').get_by_text("plant-report.pdf").first.wait_for(timeout=120_000)
+    settle(pg)
+    before = chunk_badges(pg)
+    assert before > 1
+    slider = pg.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').first
+    track = slider.locator('[role="group"] > div').first.bounding_box()
+    # click the track at ~12% of its width: chunk_size drops from 1,000 to about 500
+    pg.mouse.click(track["x"] + track["width"] * 0.12, track["y"] + track["height"] / 2)
+    settle(pg)
+    after = chunk_badges(pg)
+    assert after != before, (before, after)
+    pg.screenshot(path=str(ARTIFACTS / "browser-explore.png"))
+
+    nav(pg, "Retrieve")
+    pg.get_by_label("Question").fill("When is a deviation reported?")
+    pg.get_by_role("button", name="Search").click()
+    settle(pg, timeout=600)
+    pg.set_viewport_size({"width": 1500, "height": 3200})  # every result in view
+    settle(pg)
+    configs = re.findall(
+        r"\d+\. ", pg.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').inner_text()
+    )
+    hits = pg.get_by_role("button", name="Show in Explore").count()
+    assert len(configs) >= 2 and hits == 5 * len(configs), (configs, hits)
+    pg.screenshot(path=str(ARTIFACTS / "browser-retrieve.png"), full_page=True)

@@ -1,0 +1,125 @@
+"""In a real browser: a reload (F5) or the link in a fresh browser keeps an uploaded file and the
+question; a typed expected answer with a line break where the PDF has a space (and a hyphen at
+the line end) is scored on Retrieve; the Export page's CLI line runs in a fresh shell.
+
+Runs on the app's fake embedder (``CHUNK_EXPLORER_FAKE_EMBEDDER=1``): what is checked here is
+state and matching, not the model. Screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from tests.export.test_export_runs import run_in_fresh_shell
+
+from tests.support import browser_util as bu
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+NOTES = "# Reload notes\n\nThe intake screens are raked twice a shift. Nothing else is said here.\n"
+NAME = "reload notes (F5).md"
+#: In the handbook sample this sentence runs over a line break, with "superin-" at the line end.
+TYPED = "the discrepancy must be reported to the plant superintendent the same day."
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    bu.require_browser()
+    with bu.streamlit_server(tmp_path_factory.mktemp("reload-cache"), fake_embedder=True) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    with bu.chromium() as b:
+        yield b
+
+
+def documents_listed(page) -> str:
+    return bu.main_text(page)
+
+
+def test_reload_and_a_fresh_browser_keep_the_upload_and_the_question(server, browser, tmp_path):
+    context, page = bu.new_page(browser)
+    watch = bu.Watch().attach(context)
+    page.goto(server.url)
+    bu.settle(page)
+    bu.nav(page, "Documents")
+    path = tmp_path / NAME
+    path.write_text(NOTES, encoding="utf-8")
+    bu.upload(page, path)
+    assert NAME in documents_listed(page)
+    page.wait_for_url(re.compile(r"[?&]up=[0-9a-f]{32}"), timeout=30_000)
+
+    bu.nav(page, "Retrieve")
+    page.get_by_label("Question").fill("When are the intake screens raked?")
+    page.get_by_role("button", name="Search").click()
+    bu.settle(page)
+    page.wait_for_url(re.compile(r"[?&]q=When"), timeout=30_000)
+
+    page.reload()  # F5: a new Streamlit session
+    bu.heading(page, "Retrieve").wait_for()
+    bu.settle(page)
+    assert page.get_by_label("Question").input_value() == "When are the intake screens raked?"
+    bu.nav(page, "Documents")
+    text = documents_listed(page)
+    assert NAME in text, text[:2000]
+    assert "cannot be reopened" not in text
+    bu.screenshot(page, "reload-keeps-upload.png")
+    link = page.url
+
+    fresh, other = bu.new_page(browser)  # a colleague on the same server, the same link
+    watch.attach(fresh)
+    other.goto(link)
+    bu.heading(other, "Documents").wait_for()
+    bu.settle(other)
+    assert NAME in documents_listed(other)
+    bu.nav(other, "Explore")
+    assert "Reload notes" in bu.main_text(other)
+    fresh.close()
+    context.close()
+    watch.assert_clean()
+    assert not watch.page_errors, watch.page_errors
+    assert "Traceback" not in server.log_tail(20_000)
+
+
+def test_a_typed_answer_with_a_line_break_difference_is_scored(server, browser):
+    context, page = bu.new_page(browser)
+    page.goto(server.url + "retrieve")
+    bu.heading(page, "Retrieve").wait_for()
+    bu.settle(page)
+    page.get_by_label("Question").fill("Who must be told about a discrepancy?")
+    page.get_by_label("Expected answer (optional)").fill(TYPED)
+    page.get_by_role("button", name="Search").click()
+    bu.settle(page)
+    body = bu.main_text(page)
+    assert "not an exact substring" not in body and "command line" not in body
+    assert len(re.findall(r"Recall \d+%", body)) >= 2, body[-3000:]
+    bu.screenshot(page, "retrieve-typed-answer-line-break.png")
+    context.close()
+
+
+def test_the_exported_cli_line_runs_in_a_fresh_shell(server, browser, tmp_path):
+    context, page = bu.new_page(browser)
+    page.goto(server.url)
+    bu.settle(page)
+    bu.nav(page, "Documents")
+    path = tmp_path / "upload" / NAME
+    path.parent.mkdir()
+    path.write_text(NOTES, encoding="utf-8")
+    bu.upload(page, path)
+    bu.nav(page, "Export")
+    codes = page.locator('[data-testid="stCode"]').all_inner_texts()
+    cli = next(c for c in codes if c.lstrip().startswith("python -m explorer chunk"))
+    lines = [ln for ln in cli.splitlines() if ln.startswith("python -m explorer chunk")]
+    assert lines and "--sample handbook.pdf" in lines[0] and "'reload notes (F5).md'" in lines[0], lines
+    run_dir = tmp_path / "fresh"
+    run_dir.mkdir()
+    (run_dir / NAME).write_text(NOTES, encoding="utf-8")  # the user's own copy of what they uploaded
+    done = run_in_fresh_shell(lines[0], run_dir)
+    assert done.returncode == 0, done.stderr[-2000:]
+    docs = {json.loads(x)["document"] for x in done.stdout.splitlines()}
+    assert {"handbook.pdf", "guide.md", "rapport_annuel.txt", NAME} <= docs
+    context.close()

@@ -1,0 +1,511 @@
+"""The CLI: every subcommand, --set grouping, output formats, and one-line errors (exit 2)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer import Context
+from explorer.cli import inputs as cli_inputs
+from explorer.cli.main import main
+from explorer.cli.output import ProgressLine
+from explorer.embedding.fake import FakeEmbedder
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXT = "Hello world. This is a test.\n\nSecond paragraph here, with more words. Été « déjà »."
+
+
+@pytest.fixture
+def txt(tmp_path) -> Path:
+    p = tmp_path / "doc.txt"
+    p.write_text(TEXT, encoding="utf-8")
+    return p
+
+
+@pytest.fixture
+def fake_ctx(monkeypatch):
+    """In-process runs use the fake embedder (the real model has its own tests below)."""
+    emb = FakeEmbedder(dim=128)
+
+    def make_context(model, progress=None, quantize=False, backend="auto"):
+        emb.asked_int8 = quantize
+        return Context(model=model, embedder=emb, progress=progress, quantize=quantize)
+
+    monkeypatch.setattr(cli_inputs, "make_context", make_context)
+    return emb
+
+
+def run_main(capsysbinary, *argv: str) -> tuple[int, str, str]:
+    rc = main(list(argv))
+    out, err = capsysbinary.readouterr()
+    return rc, out.decode("utf-8"), err.decode("utf-8")
+
+
+def run_proc(*argv: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONIOENCODING": "ascii"}  # output must not depend on it
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *argv],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=300,
+        input=stdin,
+    )
+
+
+# -- strategies / text ---------------------------------------------------------------------------
+def test_strategies_json(capsysbinary):
+    rc, out, _ = run_main(capsysbinary, "strategies")
+    assert rc == 0
+    data = json.loads(out)
+    names = [s["name"] for s in data]
+    assert "fixed" in names and "recursive" in names
+    for s in data:
+        assert {"name", "description", "params"} <= set(s)
+        for p in s["params"]:
+            assert {"name", "type", "default", "min", "max", "choices", "help"} <= set(p)
+    rec = next(s for s in data if s["name"] == "recursive")
+    seps = next(p for p in rec["params"] if p["name"] == "separators")
+    assert seps["default"] == ["\n\n", "\n", " ", ""]
+
+
+def test_text_prints_exact_utf8_without_newline(tmp_path):
+    p = tmp_path / "crlf.txt"
+    p.write_bytes("Line one\r\nÉté 日本\r\n".encode())
+    r = run_proc("text", str(p))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "Line one\nÉté 日本\n".encode()  # CRLF normalised, UTF-8 even with an ascii locale
+
+
+# -- chunk ------------------------------------------------------------------------------------------
+def test_chunk_jsonl_default(capsysbinary, txt):
+    rc, out, _ = run_main(
+        capsysbinary,
+        "chunk",
+        str(txt),
+        "--strategy",
+        "recursive",
+        "--set",
+        "chunk_size=40",
+        "--set",
+        "chunk_overlap=0",
+    )
+    assert rc == 0
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert len(rows) > 1
+    for r in rows:
+        assert {"index", "start", "end", "text", "chars", "length", "pages", "headings", "reason"} <= set(r)
+        assert TEXT[r["start"] : r["end"]] == r["text"]
+        assert r["length"] <= 40
+
+
+def test_chunk_list_param_takes_json_and_set_before_strategy(capsysbinary, txt):
+    rc, out, _ = run_main(
+        capsysbinary,
+        "chunk",
+        str(txt),
+        "--set",
+        'separators=["\\n\\n"]',
+        "--strategy",
+        "recursive",
+        "--set",
+        "chunk_size=60",
+        "--set",
+        "chunk_overlap=0",
+        "--format",
+        "json",
+    )
+    assert rc == 0
+    rows = json.loads(out)
+    # split only at the blank line: the first paragraph, then the second
+    assert [r["text"] for r in rows] == TEXT.split("\n\n")
+    assert rows[0]["reason"] == "separator '\\n\\n'"
+
+
+def test_chunk_csv_several_files(capsysbinary, txt, tmp_path):
+    other = tmp_path / "b.md"
+    other.write_text("# Title\n\n=1+1 is not a formula here.\n")
+    rc, out, _ = run_main(
+        capsysbinary,
+        "chunk",
+        str(txt),
+        str(other),
+        "--strategy",
+        "fixed",
+        "--set",
+        "chunk_size=500",
+        "--format",
+        "csv",
+    )
+    assert rc == 0
+    rows = list(csv.DictReader(io.StringIO(out, newline="")))
+    assert [r["document"] for r in rows] == ["doc.txt", "b.md"]
+    assert rows[1]["headings"] == "Title"
+    assert rows[1]["text"].startswith("# Title")
+
+
+def test_chunk_check_and_stats(capsysbinary, txt):
+    rc, out, err = run_main(
+        capsysbinary, "chunk", str(txt), "--strategy", "fixed", "--set", "chunk_size=20", "--check", "--stats"
+    )
+    assert rc == 0 and "invariant" not in err
+    stats = json.loads(out)
+    assert stats["strategy"] == "fixed(chunk_size=20)"
+    assert stats["count"] > 1 and stats["coverage"] == 1.0
+    assert stats["chars"]["max"] <= 20
+    assert stats["mid_word"] > 0  # 20-character windows cut words
+
+
+def test_chunk_cleanup_option(capsysbinary, tmp_path):
+    p = tmp_path / "blank.txt"
+    p.write_text("a\n\n\n\n\nb\n")
+    rc, out, _ = run_main(capsysbinary, "text", str(p), "--cleanup", "collapse_blank_lines")
+    assert rc == 0 and out == "a\n\nb\n"
+
+
+# -- compare / evaluate / sweep (fake embedder in process) --------------------------------------------
+def test_compare_groups_sets_per_strategy(capsysbinary, txt, fake_ctx):
+    rc, out, _ = run_main(
+        capsysbinary,
+        "compare",
+        str(txt),
+        "--question",
+        "second paragraph words",
+        "--strategy",
+        "recursive",
+        "--set",
+        "chunk_size=30",
+        "--set",
+        "chunk_overlap=0",
+        "--strategy",
+        "recursive",
+        "--set",
+        "chunk_size=200",
+        "--set",
+        "chunk_overlap=0",
+        "--strategy",
+        "fixed",
+        "--k",
+        "2",
+        "-q",
+    )
+    assert rc == 0
+    data = json.loads(out)
+    assert [d["strategy"] for d in data] == [
+        "recursive(chunk_overlap=0, chunk_size=30)",
+        "recursive(chunk_overlap=0, chunk_size=200)",
+        "fixed",
+    ]
+    assert data[0]["config"]["params"]["chunk_size"] == 30
+    assert data[1]["config"]["params"]["chunk_size"] == 200
+    assert len(data[0]["hits"]) == 2 and len(data[1]["hits"]) == 1  # one chunk holds everything
+    for d in data:
+        for i, h in enumerate(d["hits"], 1):
+            assert h["rank"] == i
+            assert {"rank", "score", "document", "start", "end", "text"} <= set(h)
+            assert TEXT[h["start"] : h["end"]] == h["text"]
+
+
+def _questions(tmp_path) -> Path:
+    q = tmp_path / "q.jsonl"
+    q.write_text(
+        json.dumps({"question": "second paragraph words", "answer": "more words"})
+        + "\n"
+        + json.dumps(
+            {"question": "hello world", "references": [{"document": "doc.txt", "start": 0, "end": 11}]}
+        )
+        + "\n"
+    )
+    return q
+
+
+def _scoring(command: str, txt: Path, q: Path, *rest: str) -> list[str]:
+    """``evaluate`` or ``sweep`` of ``txt`` against the questions ``q``, recursive first."""
+    return [command, "--corpus", str(txt), "--questions", str(q), "--strategy", "recursive", *rest]
+
+
+def test_evaluate_json_and_table(capsysbinary, txt, tmp_path, fake_ctx):
+    q = _questions(tmp_path)
+    recursive = ["--set", "chunk_size=30", "--set", "chunk_overlap=0"]
+    args = _scoring("evaluate", txt, q, *recursive, "--strategy", "fixed", "--k", "1")
+    rc, out, err = run_main(capsysbinary, *args, "--format", "json", "--per-question")
+    assert rc == 0
+    data = json.loads(out)
+    assert len(data) == 2
+    for d in data:
+        for m in ("recall", "precision", "iou", "precision_omega", "hit_rate", "mrr"):
+            assert 0 <= d[m] <= 1 and d[f"{m}_std"] >= 0
+        assert d["questions"] == 2 and d["mean_chars"] > 0 and d["chunks"] >= 1
+        assert len(d["per_question"]) == 2
+    # fixed (500 chars) is one chunk holding everything: recall 1, precision = Σ|e| / |chunk|
+    fixed = data[1]
+    assert fixed["recall"] == 1.0 and fixed["chunks"] == 1
+    assert fixed["precision"] == pytest.approx((10 / len(TEXT) + 11 / len(TEXT)) / 2, abs=1e-6)
+    assert "recursive" in err  # the step lines go to stderr
+    rc, out, _ = run_main(capsysbinary, *args, "--format", "table", "-q")
+    assert rc == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("| Strategy") and "Recall %" in lines[0] and "Precision_Ω %" in lines[0]
+    assert "100.0 ± 0.0" in lines[3]  # fixed's recall
+    assert "2 questions, top 1" in out
+
+
+def test_sweep_table_and_json(capsysbinary, txt, tmp_path, fake_ctx):
+    q = _questions(tmp_path)
+    vary = ["--vary", "chunk_size=10:50:20"]
+    args = _scoring("sweep", txt, q, "--set", "chunk_overlap=20", *vary, "--k", "1", "-q")
+    rc, out, _ = run_main(capsysbinary, *args)
+    assert rc == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("| chunk_size")
+    assert lines[2].startswith("| 10 ") and "skipped: chunk_overlap=20 must be smaller" in lines[2]
+    assert lines[3].startswith("| 30 ") and lines[4].startswith("| 50 ")
+    rc, out, _ = run_main(capsysbinary, *args, "--format", "json")
+    rows = json.loads(out)
+    assert [r["value"] for r in rows] == [10, 30, 50]
+    assert "error" in rows[0] and rows[1]["chunks"] > rows[2]["chunks"]
+
+
+# -- errors: exit 2, one line, no traceback ------------------------------------------------------
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["chunk", "/nonexistent/x.txt"], "/nonexistent/x.txt"),
+        (["chunk", "{txt}", "--strategy", "nope"], "unknown strategy 'nope'"),
+        (["chunk", "{txt}", "--set", "nope=1"], "no parameter 'nope'"),
+        (["chunk", "{txt}", "--set", "chunk_size=abc"], "chunk_size='abc'"),
+        (["chunk", "{txt}", "--set", "chunk_size"], "expected PARAM=VALUE"),
+        (["chunk", "{txt}", "--set", "separators=[oops"], "separators="),
+        (
+            ["chunk", "{txt}", "--set", "chunk_size=10", "--set", "chunk_overlap=10"],
+            "chunk_overlap=10 must be smaller",
+        ),
+        (["chunk", "{pdf}"], "bad.pdf"),
+        (["chunk", "{txt}", "--model", "/no/such/model", "--set", "length=tokens"], "/no/such/model"),
+        (["chunk", "{txt}", "--cleanup", "scrub"], "'scrub' is not a clean-up step"),
+        (["text", "{dir}"], "not a file"),
+        (["compare", "{txt}", "--question", "  "], "--question is empty"),
+        (["evaluate", "--corpus", "{txt}", "--questions", "{badq}"], "line 1"),
+        (["evaluate", "--corpus", "{txt}", "--questions", "{txt}", "--k", "0"], "--k 0"),
+        (
+            ["sweep", "--corpus", "{txt}", "--questions", "{txt}", "--vary", "chunk_size=1:2"],
+            "START:STOP:STEP",
+        ),
+        (["chunk"], "no documents: give file paths or --sample NAME"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_one_line_exit_2(tmp_path, txt, argv, needle):
+    pdf = tmp_path / "bad.pdf"
+    pdf.write_bytes(b"%PDF-1.4\nthis is not really a pdf\n%%EOF\n")
+    badq = tmp_path / "q.jsonl"
+    badq.write_text('{"question": "x", "answer": "not in the text"}\n')
+    fill = {"{txt}": str(txt), "{pdf}": str(pdf), "{dir}": str(tmp_path), "{badq}": str(badq)}
+    r = run_proc(*[fill.get(a, a) for a in argv])
+    err = r.stderr.decode("utf-8")
+    assert r.returncode == 2, (r.stdout, err)
+    lines = [ln for ln in err.splitlines() if not ln.startswith("warning:")]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ")
+    assert needle in lines[0]
+    assert "Traceback" not in err
+
+
+def test_broken_pipe_is_quiet(tmp_path):
+    p = tmp_path / "big.txt"
+    p.write_text("word " * 200_000)
+    r = subprocess.run(
+        f"{sys.executable} -m explorer chunk {p} --strategy fixed --set chunk_size=50 | head -n 1",
+        shell=True,
+        cwd=ROOT,
+        capture_output=True,
+        timeout=300,
+    )
+    assert r.stdout.count(b"\n") == 1
+    assert b"Traceback" not in r.stderr and b"error" not in r.stderr
+
+
+# -- progress ------------------------------------------------------------------------------------
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool):
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+def test_progress_line_tty_rewrites_one_line():
+    s = _Stream(tty=True)
+    p = ProgressLine(s)
+    p.step("recursive")
+    for done in (0, 256, 512, 600):
+        p(done, 600)
+    out = s.getvalue()
+    assert out.count("\r") == 4 and out.endswith("\n") and out.count("\n") == 1
+    assert "recursive: embedding 256/600 texts, eta" in out
+    assert "600/600" in out
+
+
+def test_progress_line_plain_prints_periodic_lines():
+    s = _Stream(tty=False)
+    p = ProgressLine(s, every_s=3600)
+    p.step("fixed")
+    for done in (0, 256, 512, 600):
+        p(done, 600)
+    lines = s.getvalue().splitlines()
+    # the step, the first report, nothing in between (interval not reached), the last
+    assert lines[0] == "fixed"
+    assert lines[1].startswith("fixed: embedding 0/600")
+    assert lines[2].startswith("fixed: embedding 600/600") and len(lines) == 3
+    q = _Stream(tty=False)
+    ProgressLine(q, quiet=True)(5, 10)
+    assert q.getvalue() == ""
+
+
+# -- real model ------------------------------------------------------------------------------------
+@pytest.mark.model
+def test_compare_with_the_real_model(txt):
+    r = run_proc(
+        "compare",
+        str(txt),
+        "--question",
+        "Which paragraph comes second?",
+        "--strategy",
+        "recursive",
+        "--set",
+        "chunk_size=40",
+        "--set",
+        "chunk_overlap=0",
+        "--k",
+        "3",
+    )
+    assert r.returncode == 0, r.stderr.decode()
+    (d,) = json.loads(r.stdout)
+    hits = d["hits"]
+    assert [h["rank"] for h in hits] == [1, 2, 3]
+    assert hits[0]["score"] >= hits[1]["score"] >= hits[2]["score"]
+    assert "Second paragraph" in hits[0]["text"]
+    assert "embedding" in r.stderr.decode()  # progress went to stderr, not stdout
+
+
+def test_readme_strategy_reference_is_the_registry():
+    """The README's parameter tables are `strategies --format markdown`: they cannot drift."""
+    from explorer.strategies.registry import reference_markdown
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert reference_markdown().strip() in readme, (
+        "regenerate: python -m explorer strategies --format markdown"
+    )
+
+
+def test_int8_flag_reaches_the_context(fake_ctx, txt, capsysbinary):
+    for argv, want in (
+        (("chunk", str(txt), "--strategy", "semantic"), False),
+        (("chunk", str(txt), "--strategy", "semantic", "--int8"), True),
+    ):
+        rc, _out, _err = run_main(capsysbinary, *argv)
+        assert rc == 0 and fake_ctx.asked_int8 is want
+    # and the real context turns it into the int8 embedder, cached apart (no model load needed)
+    assert Context(quantize=True).get_embedder().model_id.endswith("+int8")
+    assert not Context().get_embedder().model_id.endswith("+int8")
+
+
+def test_strategies_come_in_display_order_whatever_was_imported_first():
+    code = (
+        "import explorer.strategies.semantic, explorer.strategies.cluster\n"
+        "from explorer.strategies import all_strategies\n"
+        "print(' '.join(s.name for s in all_strategies()))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    from explorer.strategies.registry import BUILTIN_MODULES
+
+    assert out.stdout.split() == list(BUILTIN_MODULES)  # the display order, not the import order
+
+
+def test_sample_option_loads_a_bundled_sample(capsysbinary, txt):
+    rc, out, _ = run_main(capsysbinary, "chunk", "--sample", "handbook.pdf", "--set", "chunk_size=400")
+    assert rc == 0
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert rows and {r["document"] for r in rows} == {"handbook.pdf"}
+    rc, out, _ = run_main(
+        capsysbinary, "chunk", str(txt), "--sample", "Tidepool guide (Markdown)", "--format", "csv"
+    )
+    assert rc == 0 and {r["document"] for r in csv.DictReader(io.StringIO(out))} == {"doc.txt", "guide.md"}
+    rc, out, _ = run_main(capsysbinary, "text", "--sample", "rapport_annuel.txt")
+    assert rc == 0 and out.startswith("MAISON VERNIER")
+    rc, _, err = run_main(capsysbinary, "chunk", "--sample", "nope.pdf")
+    assert rc == 2 and "unknown sample 'nope.pdf'" in err
+    rc, _, err = run_main(capsysbinary, "chunk")
+    assert rc == 2 and "--sample" in err and err.count("\n") == 1
+    rc, _, err = run_main(capsysbinary, "text", str(txt), "--sample", "guide.md")
+    assert rc == 2 and "one document" in err
+
+
+def test_evaluate_reads_samples_and_tolerant_answers(capsysbinary, tmp_path, fake_ctx):
+    q = tmp_path / "q.jsonl"
+    answer = "reported to the plant superintendent the same day"  # a line break and a hyphen in the PDF
+    q.write_text(json.dumps({"question": "Who is told?", "answer": answer}) + "\n", encoding="utf-8")
+    rc, out, err = run_main(
+        capsysbinary, "evaluate", "--sample", "handbook.pdf", "--questions", str(q), "--format", "json", "-q"
+    )
+    assert rc == 0, err
+    assert json.loads(out)[0]["questions"] == 1
+
+
+# -- parameters adapt (issue 13): what the user did not --set follows what they did -------------
+def test_a_size_below_the_default_overlap_runs_with_a_note(capsysbinary):
+    rc, out, err = run_main(capsysbinary, "chunk", "--sample", "guide.md", "--set", "chunk_size=100", "--stats")
+    assert rc == 0, err
+    assert err.splitlines() == ["note: recursive: chunk_overlap 200 → 20 to stay below chunk_size 100"]
+    assert json.loads(out)["strategy"] == "recursive(chunk_overlap=20, chunk_size=100)"
+    rc, out, err = run_main(capsysbinary, "chunk", "--sample", "guide.md", "--set", "chunk_size=100", "--check")
+    assert rc == 0 and "invariant" not in err
+    assert max(json.loads(x)["length"] for x in out.splitlines()) <= 100
+
+
+def test_a_value_the_user_set_that_conflicts_is_still_refused():
+    r = run_proc("chunk", "--sample", "guide.md", "--set", "chunk_size=100", "--set", "chunk_overlap=200")
+    err = r.stderr.decode("utf-8")
+    assert r.returncode == 2 and r.stdout == b""
+    assert err.splitlines() == ["error: chunk_overlap=200 must be smaller than chunk_size=100"]
+    # an amount given with a mode it does not fit: both set, so refused (no note, no run)
+    r = run_proc(
+        "chunk", "--sample", "guide.md", "--strategy", "semantic",
+        "--set", "breakpoint_mode=standard_deviation", "--set", "breakpoint_amount=80",
+    )  # fmt: skip
+    lines = r.stderr.decode("utf-8").splitlines()
+    assert r.returncode == 2 and len(lines) == 1
+    assert lines[0].startswith("error: breakpoint_amount=80 is outside 0..10")
+
+
+def test_every_command_adapts_each_strategy_group(capsysbinary, txt, tmp_path, fake_ctx):
+    groups = [
+        "--strategy", "recursive", "--set", "chunk_size=100",
+        "--strategy", "sentence", "--set", "sentences_per_chunk=1",
+        "--strategy", "semantic", "--set", "breakpoint_mode=threshold",
+    ]  # fmt: skip
+    rc, out, err = run_main(capsysbinary, "compare", str(txt), "--question", "second paragraph", *groups, "-q")
+    assert rc == 0, err
+    params = [d["config"]["params"] for d in json.loads(out)]
+    assert params[0]["chunk_overlap"] == 20 and params[1]["overlap_sentences"] == 0
+    assert params[2]["breakpoint_amount"] == 0.5  # the mode's default: the amount was not set
+    notes = [ln for ln in err.splitlines() if ln.startswith("note: ")]
+    assert notes == [
+        "note: recursive: chunk_overlap 200 → 20 to stay below chunk_size 100",
+        "note: sentence: overlap_sentences 1 → 0 to stay below sentences_per_chunk 1",
+    ]
+    q = _questions(tmp_path)
+    rc, out, err = run_main(capsysbinary, "evaluate", "--corpus", str(txt), "--questions", str(q), *groups[:8],
+                            "--format", "json", "-q")  # fmt: skip
+    assert rc == 0 and len(json.loads(out)) == 2 and err.count("note: ") == 2
+    args = _scoring("sweep", txt, q, "--set", "chunk_size=100", "--vary", "length=chars,words", "-q")
+    rc, out, err = run_main(capsysbinary, *args, "--format", "json")
+    assert rc == 0 and "chunk_overlap 200 → 20" in err and "error" not in json.loads(out)[0]

@@ -1,0 +1,200 @@
+"""Clean-up steps: each on its own, and through the loader on real PDFs (page map stays exact)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from explorer.documents.cleanup import (
+    Cleanup,
+    clean_pages,
+    collapse_blank_lines,
+    drop_headers_footers,
+    join_hyphenated,
+)
+from explorer.documents.loaders import load_bytes
+from explorer.errors import LoadError
+from tests.support.hostile_inputs import make_pdf, numbered_pages
+
+ALL = Cleanup(collapse_blank_lines=True, join_hyphenated=True, drop_headers_footers=True)
+
+
+def test_all_off_by_default():
+    assert Cleanup() == Cleanup(False, False, False)
+    assert not Cleanup().any and ALL.any
+    pages = ["a\n\n\n\nb-\nc"]
+    assert clean_pages(pages, Cleanup(), is_pdf=True) == (pages, [])
+
+
+# -- collapse_blank_lines ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "n"),
+    [
+        ("a\n\nb", "a\n\nb", 0),
+        ("a\n\n\nb", "a\n\nb", 1),
+        ("a\n \n\t\n  \nb\n\n\n\n\nc", "a\n\nb\n\nc", 2),
+        ("a\nb\nc", "a\nb\nc", 0),
+    ],
+)
+def test_collapse_blank_lines(text, expected, n):
+    assert collapse_blank_lines(text) == (expected, n)
+
+
+# -- join_hyphenated -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "n"),
+    [
+        ("an exam-\nple here", "an example here", 1),
+        ("exam- \n  ple", "example", 1),
+        ("éco-\nnomie", "économie", 1),
+        ("soft\u00ad\nhyphen", "softhyphen", 1),
+        ("Jean-\nPierre", "Jean-\nPierre", 0),  # capital after: a real compound name
+        ("ACME-\nwide", "ACME-\nwide", 0),  # capital before
+        ("2023-\n24", "2023-\n24", 0),  # digits
+        ("a list:\n- item", "a list:\n- item", 0),  # a list dash is not a word break
+        ("inter-\nna-\ntional", "international", 2),  # chains
+        ("well -\nknown", "well -\nknown", 0),  # a dash after a space is punctuation
+    ],
+)
+def test_join_hyphenated(text, expected, n):
+    assert join_hyphenated(text) == (expected, n)
+
+
+# -- drop_headers_footers ------------------------------------------------------------------------
+
+
+BODIES = [
+    "The board met twice in spring.",
+    "Sales rose in the northern region.",
+    "Costs fell after the merger closed.",
+    "Hiring slowed in the last quarter.",
+    "Cash covers two years of spending.",
+    "The outlook for next year is calm.",
+]
+
+
+def _pages(n: int, header: str = "ACME Corp - Report", footer: str = "Page {n} of {t}") -> list[str]:
+    return [f"{header}\n{BODIES[i - 1]}\n{BODIES[-i]}\n{footer.format(n=i, t=n)}" for i in range(1, n + 1)]
+
+
+def test_headers_and_numbered_footers_are_dropped():
+    out, n = drop_headers_footers(_pages(5))
+    assert n == 10
+    assert out[2] == f"{BODIES[2]}\n{BODIES[-3]}"
+
+
+def test_two_line_headers_go_in_two_passes():
+    pages = [f"ACME annual report\n{i}\n{BODIES[i]}\nDraft 2024-0{i}-01\nconfidential" for i in range(5)]
+    out, n = drop_headers_footers(pages)
+    assert out == BODIES[:5] and n == 20
+
+
+def test_header_on_too_few_pages_stays():
+    pages = _pages(5)
+    # the header is on 2 of 5 pages only (40% < 60%)
+    pages = [
+        p if i < 2 else p.replace("ACME Corp - Report", f"Section {'xyz'[i - 2]} intro line")
+        for i, p in enumerate(pages)
+    ]
+    out, _ = drop_headers_footers(pages)
+    assert out[0].startswith("ACME Corp - Report") and "Page" not in out[0]
+
+
+def test_needs_three_pages():
+    out, n = drop_headers_footers(_pages(2))
+    assert n == 0 and out == _pages(2)
+
+
+def test_blank_pages_do_not_count():
+    pages = [*_pages(3), "", "   "]
+    out, n = drop_headers_footers(pages)
+    assert n == 6 and out[3:] == ["", "   "]
+
+
+def test_headers_only_for_pdfs():
+    out, report = clean_pages(_pages(4), Cleanup(drop_headers_footers=True), is_pdf=False)
+    assert out == _pages(4)
+    assert report == ["drop_headers_footers: skipped (only PDFs have pages)"]
+
+
+# -- through the loader, on real PDFs ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hyphen_pdf() -> bytes:
+    pages = [
+        [
+            f"Page{p}marker: the committee discussed the exam-",
+            "ple of a well-known case in some de-",
+            "tail, then moved on.",
+            "",
+            "",
+            "",
+            f"A second paragraph about {topic}.",
+        ]
+        for p, topic in zip(range(1, 5), ("cats", "dogs", "owls", "bees"), strict=True)
+    ]
+    return make_pdf(pages, header="Quarterly review", footer="page {n}/{total}")
+
+
+def test_loader_cleanup_keeps_page_map_exact(hyphen_pdf):
+    raw = load_bytes(hyphen_pdf, "q.pdf")
+    clean = load_bytes(hyphen_pdf, "q.pdf", ALL)
+    assert raw.cleanup == ()
+    assert clean.cleanup == (
+        "drop_headers_footers: removed 8 repeated header/footer lines",
+        "join_hyphenated: joined 8 words broken at a line end",
+        "collapse_blank_lines: collapsed 0 runs of blank lines",
+    )
+    assert clean.id != raw.id and len(clean.text) < len(raw.text)
+    for page in clean.pages:
+        body = clean.text[page.start : page.end]
+        assert body.startswith(f"Page{page.number}marker: the committee discussed the example of")
+        assert "some detail, then" in body and "Quarterly review" not in body and "page " not in body
+        assert body.endswith(("cats.", "dogs.", "owls.", "bees."))
+    for m in re.finditer(r"Page(\d)marker", clean.text):
+        assert clean.pages_for(m.start(), m.end()) == (int(m.group(1)),)
+
+
+def test_each_toggle_alone(hyphen_pdf):
+    only_h = load_bytes(hyphen_pdf, "q.pdf", Cleanup(join_hyphenated=True))
+    assert "example" in only_h.text and "Quarterly review" in only_h.text
+    only_hf = load_bytes(hyphen_pdf, "q.pdf", Cleanup(drop_headers_footers=True))
+    assert "exam-\nple" in only_hf.text and "Quarterly review" not in only_hf.text
+
+
+def test_collapse_on_text_document():
+    doc = load_bytes(b"one\n\n\n\n\ntwo\r\n\r\n\r\n\r\nthree", "t.txt", Cleanup(collapse_blank_lines=True))
+    assert doc.text == "one\n\ntwo\n\nthree"
+    assert doc.cleanup == ("collapse_blank_lines: collapsed 2 runs of blank lines",)
+
+
+def test_markdown_blocks_are_computed_after_cleanup():
+    src = b"# Title\n\n\n\n\nSome para-\ngraph text.\n\n\n\n## Next\n"
+    doc = load_bytes(src, "a.md", Cleanup(collapse_blank_lines=True, join_hyphenated=True))
+    assert doc.text == "# Title\n\nSome paragraph text.\n\n## Next\n"
+    assert [(b.kind, doc.text[b.start : b.end]) for b in doc.blocks] == [
+        ("heading", "# Title"),
+        ("paragraph", "Some paragraph text."),
+        ("heading", "## Next"),
+    ]
+
+
+def test_cleanup_that_removes_everything_is_refused():
+    data = make_pdf([["Same line on every page"] for _ in range(4)])
+    assert load_bytes(data, "same.pdf").n_pages == 4
+    with pytest.raises(LoadError, match=re.escape("'same.pdf' is empty after clean-up; switch clean-up off")):
+        load_bytes(data, "same.pdf", Cleanup(drop_headers_footers=True))
+
+
+def test_header_numbers_vary_but_match(hyphen_pdf):
+    pages = numbered_pages(6, 3)
+    data = make_pdf(pages, header="Report 2024 - section {n}", footer="{n}")
+    doc = load_bytes(data, "n.pdf", Cleanup(drop_headers_footers=True))
+    assert "Report 2024" not in doc.text and doc.n_pages == 6
+    assert doc.text[doc.pages[5].start : doc.pages[5].end].endswith("lazy dog.")

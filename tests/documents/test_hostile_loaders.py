@@ -1,0 +1,104 @@
+"""Every hostile input through the loaders: the documented outcome, nothing else.
+
+The cases and their expected outcomes live in ``hostile_inputs.py`` (reused by the strategy
+and CLI tests); here each one is loaded from bytes and from disk.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.documents.document import Document
+from explorer.documents.loaders import load_bytes, load_path
+from explorer.errors import LoadError
+from tests.support.hostile_inputs import CASES, Case, loadable_cases, write_case
+
+
+def _params(cases: list[Case]):
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.slow else []) for c in cases]
+
+
+def check_invariants_of_document(doc: Document) -> None:
+    """What every loaded document guarantees, whatever the input."""
+    text = doc.text
+    assert text.strip(), "loaded documents are never empty"
+    assert "\r" not in text
+    assert not any(ord(ch) < 32 and ch not in "\n\t" for ch in text)
+    assert not any(0x7F <= ord(ch) <= 0x9F for ch in text)
+    prev_end = 0
+    for i, page in enumerate(doc.pages, start=1):
+        assert page.number == i
+        assert prev_end <= page.start <= page.end <= len(text)
+        prev_end = page.end
+    for block in doc.blocks:
+        assert 0 <= block.start < block.end <= len(text)
+    assert doc.id and all(isinstance(w, str) and w for w in doc.warnings)
+
+
+@pytest.mark.parametrize("case", _params(CASES))
+def test_case_from_bytes(case: Case):
+    data = case.data()
+    if case.error is not None:
+        with pytest.raises(LoadError) as info:
+            load_bytes(data, case.filename)
+        message = str(info.value)
+        assert case.error in message
+        assert repr(case.filename) in message, "the message names the file"
+        assert "\n" not in message and "Traceback" not in message
+        return
+    doc = load_bytes(data, case.filename)
+    check_invariants_of_document(doc)
+    if case.check:
+        case.check(doc)
+
+
+@pytest.mark.parametrize("case", _params([c for c in CASES if c.cache]))
+def test_case_from_disk(case: Case, tmp_path):
+    path = write_case(case, tmp_path)
+    if case.error is not None:
+        with pytest.raises(LoadError) as info:
+            load_path(path)
+        assert case.error in str(info.value)
+    else:
+        assert load_path(path) == load_bytes(case.data(), case.filename)
+
+
+def test_corpus_covers_the_issue_list():
+    """The inputs issue 5 names are all here (a guard against silently dropping one)."""
+    ids = {c.id for c in CASES}
+    for needed in [
+        "pdf-encrypted-password",
+        "pdf-encrypted-empty-password",
+        "pdf-image-only",
+        "pdf-truncated",
+        "pdf-zero-pages",
+        "pdf-lying-page-count",
+        "pdf-deep-page-tree",
+        "pdf-broken-font",
+        "pdf-cid-codes",
+        "pdf-300-pages",
+        "text-empty",
+        "text-whitespace-only",
+        "text-1mb-single-line",
+        "text-5mb-one-char",
+        "text-nul-and-controls",
+        "text-invalid-utf8",
+        "text-utf16-le-bom",
+        "text-utf16-le-no-bom",
+        "text-cp1252",
+        "text-mixed-scripts",
+        "text-rtl",
+        "text-combining",
+        "text-crlf-and-cr",
+        "md-unclosed-fence",
+        "md-seven-hashes",
+        "md-headings-only",
+        "md-setext",
+        "md-html-blocks",
+        "md-front-matter",
+        "pdf-named-txt",
+        "zip-named-pdf",
+        "over-upload-limit",
+    ]:
+        assert needed in ids, needed
+    assert len(loadable_cases()) >= 20

@@ -1,0 +1,335 @@
+"""Loaders on real files: PDFs written by fpdf2 and pypdf, text in real encodings, samples."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import pytest
+
+from explorer import chunk_document, limits
+from explorer.documents.cleanup import Cleanup
+from explorer.documents.decoding import decode_text, normalise
+from explorer.documents.loaders import detect_kind, load_bytes, load_path
+from explorer.documents.samples import DEFAULT_SAMPLE, SAMPLES, load_sample, sample_bytes
+from explorer.errors import LoadError
+from tests.support.hostile_inputs import encrypt_pdf, make_pdf, numbered_pages
+
+
+@pytest.fixture(scope="module")
+def five_pages() -> bytes:
+    return make_pdf(numbered_pages(5, lines_per_page=12), header="ACME report", footer="Page {n} of {total}")
+
+
+# -- PDF page map ------------------------------------------------------------------------------
+
+
+def test_pdf_page_map_is_exact(five_pages):
+    doc = load_bytes(five_pages, "report.pdf")
+    assert doc.kind == "pdf" and doc.n_pages == 5 and doc.encoding == ""
+    assert [p.number for p in doc.pages] == [1, 2, 3, 4, 5]
+    for page in doc.pages:
+        body = doc.text[page.start : page.end]
+        assert body.startswith("ACME report\n")
+        assert body.endswith(f"Page {page.number} of 5")
+        assert body.count(f"Page{page.number}marker") == 12
+    # pages are joined by exactly one blank line
+    for a, b in zip(doc.pages, doc.pages[1:], strict=False):
+        assert doc.text[a.end : b.start] == "\n\n"
+
+
+def test_every_marker_offset_maps_to_its_page(five_pages):
+    doc = load_bytes(five_pages, "report.pdf")
+    for m in re.finditer(r"Page(\d)marker", doc.text):
+        assert doc.pages_for(m.start(), m.end()) == (int(m.group(1)),)
+
+
+def test_pdf_chunks_carry_their_pages(five_pages):
+    doc = load_bytes(five_pages, "report.pdf")
+    chunks = chunk_document(doc, "fixed", {"chunk_size": 700, "chunk_overlap": 100})
+    assert max(len(c.pages) for c in chunks) == 2  # some chunks straddle a page break
+    for c in chunks:
+        on_pages = {int(n) for n in re.findall(r"Page(\d)marker", c.text)}
+        assert on_pages <= set(c.pages), (c.pages, on_pages)
+        assert set(c.pages) <= set(range(min(c.pages), max(c.pages) + 1))
+
+
+def test_empty_page_keeps_numbering():
+    pages = numbered_pages(3, 4)
+    pages[1] = []  # a blank page in the middle
+    doc = load_bytes(make_pdf(pages), "gap.pdf")
+    assert [p.number for p in doc.pages] == [1, 2, 3]
+    assert doc.pages[1].start == doc.pages[1].end  # empty range
+    assert any("page 2 has no text" in w for w in doc.warnings), doc.warnings
+    third = doc.text.index("Page3marker")
+    assert doc.pages_for(third, third + 5) == (3,)
+
+
+# -- PDF failure modes -------------------------------------------------------------------------
+
+
+def test_encrypted_with_user_password_is_refused():
+    data = encrypt_pdf(make_pdf(numbered_pages(1)), "s3cret")
+    with pytest.raises(
+        LoadError, match=re.escape("'a.pdf' is encrypted with a password; remove the password")
+    ):
+        load_bytes(data, "a.pdf")
+
+
+@pytest.mark.parametrize("algorithm", ["RC4-128", "AES-128", "AES-256"])
+def test_encrypted_with_empty_user_password_loads(algorithm):
+    data = encrypt_pdf(make_pdf(numbered_pages(2, 3)), "", algorithm=algorithm)
+    doc = load_bytes(data, "owner-only.pdf")
+    assert doc.n_pages == 2 and "Page2marker line 2" in doc.text
+
+
+def test_page_budget(monkeypatch, five_pages):
+    monkeypatch.setattr(limits, "MAX_PDF_PAGES", 3)
+    doc = load_bytes(five_pages, "long.pdf")
+    assert doc.n_pages == 3 and "Page4marker" not in doc.text
+    assert any("only the first 3 were read" in w for w in doc.warnings), doc.warnings
+
+
+def test_time_budget(monkeypatch, five_pages):
+    monkeypatch.setattr(limits, "PDF_TIME_BUDGET_S", 0.0)
+    doc = load_bytes(five_pages, "slow.pdf")
+    assert doc.n_pages == 1  # the first page is always read
+    assert any("stopped after page 1 of 5" in w and "time budget" in w for w in doc.warnings), doc.warnings
+
+
+def test_pdf_text_limit_stops_with_warning(monkeypatch, five_pages):
+    monkeypatch.setattr(limits, "MAX_TEXT_CHARS", 2_000)
+    doc = load_bytes(five_pages, "big.pdf")
+    assert 1 <= doc.n_pages < 5
+    assert any("limit of 2,000 characters" in w for w in doc.warnings)
+
+
+def test_text_over_char_limit_is_refused(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_TEXT_CHARS", 100)
+    with pytest.raises(
+        LoadError, match=re.escape("'t.txt' has 101 characters of text, over the limit of 100")
+    ):
+        load_bytes(b"x" * 101, "t.txt")
+
+
+def test_markdown_structure_limit(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_MARKDOWN_CHARS", 10)
+    doc = load_bytes(b"# Title\n\nsome text\n", "big.md")
+    assert doc.kind == "markdown" and doc.blocks == ()
+    assert "too long for its Markdown structure to be read (19 characters, limit 10)" in doc.warnings[0]
+
+
+def test_file_size_limit(monkeypatch, tmp_path):
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1000)
+    with pytest.raises(LoadError, match="over the upload limit"):
+        load_bytes(b"a" * 1001, "a.txt")
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"a" * 1001)
+    with pytest.raises(LoadError, match=re.escape("'big.txt' is 0.0 MB, over the upload limit")):
+        load_path(path)
+
+
+_LOAD_DAMAGED = """
+import logging, re, sys
+sys.path.insert(0, ".")
+from tests.support.hostile_inputs import bad_startxref_pdf
+from explorer.documents.loaders import load_bytes
+if sys.argv[1] == "configured":
+    logging.basicConfig(level=logging.DEBUG)
+doc = load_bytes(bad_startxref_pdf(), "x.pdf")
+assert doc.n_pages == 3, doc.n_pages
+print(doc.warnings[-1])
+"""
+
+
+@pytest.mark.parametrize("logging_setup", ["bare", "configured"])
+def test_pypdf_log_messages_become_one_warning(logging_setup):
+    """pypdf's log lines never reach the console (bare Python, or with logging set up):
+    they are summarised in one Document warning instead."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", _LOAD_DAMAGED, logging_setup],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("pypdf reported 2 problems reading 'x.pdf' (first: incorrect startxref")
+    assert "pypdf" not in out.stderr, out.stderr
+
+
+def test_pypdf_outside_a_load_still_logs(caplog):
+    """Our log handler only captures during a load; pypdf used elsewhere behaves normally."""
+    load_bytes(make_pdf(numbered_pages(1, 2)), "warm.pdf")  # installs the handler
+    with caplog.at_level(logging.WARNING):
+        logging.getLogger("pypdf._reader").warning("outside message")
+    assert any("outside message" in r.getMessage() for r in caplog.records)
+
+
+# -- kind detection ------------------------------------------------------------------------------
+
+
+def test_kind_by_magic_then_extension(five_pages):
+    assert detect_kind(five_pages, "x.txt")[0] == "pdf"
+    assert detect_kind(b"# Title\n", "x.md")[0] == "markdown"
+    assert detect_kind(b"# Title\n", "x.MARKDOWN")[0] == "markdown"
+    assert detect_kind(b"# Title\n", "x.txt")[0] == "text"
+    assert detect_kind(b"plain", "noext")[0] == "text"
+    # a Markdown file that *mentions* %PDF- is not a PDF
+    assert detect_kind(b"Files start with `%PDF-1.7`.\n", "notes.md")[0] == "markdown"
+
+
+def test_docx_is_named():
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("word/document.xml", "<w/>")
+    with pytest.raises(LoadError, match=r"'cv.docx' is a ZIP archive .* not a PDF, Markdown or text file"):
+        load_bytes(buf.getvalue(), "cv.docx")
+
+
+def test_load_path_errors(tmp_path):
+    with pytest.raises(LoadError, match=r"cannot read .*missing\.txt"):
+        load_path(tmp_path / "missing.txt")
+    with pytest.raises(LoadError, match="is not a file"):
+        load_path(tmp_path)
+
+
+def test_load_path_reads_like_bytes(tmp_path, five_pages):
+    path = tmp_path / "r.pdf"
+    path.write_bytes(five_pages)
+    assert load_path(path) == load_bytes(five_pages, "r.pdf")
+
+
+# -- text decoding -------------------------------------------------------------------------------
+
+
+def test_cp1252_french_is_not_read_as_cp1250():
+    """charset-normalizer ranks cp1250 first here; we must not turn û/ï/è into ű/ď/č."""
+    text = "L’élève naïf coûte 3,50 € à la fenêtre, dit-il « très » sûr.\n" * 3
+    decoded, encoding, warnings = decode_text(text.encode("cp1252"), "f.txt")
+    assert (decoded, encoding) == (text, "cp1252")
+    assert "save it as UTF-8" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "codec"),
+    [
+        ("Привет, как дела? Это тестовый текст на русском языке, без латиницы.", "cp1251"),
+        ("Zażółć gęślą jaźń, to jest polski tekst z ogonkami.", "cp1250"),
+    ],
+)
+def test_other_legacy_encodings_are_not_forced_to_cp1252(text, codec):
+    decoded, encoding, _ = decode_text(text.encode(codec), "t.txt")
+    assert decoded == text and encoding == codec
+
+
+def test_legacy_bytes_after_a_long_ascii_head():
+    """Detection looks where the non-ASCII bytes are, not at an ASCII-only head."""
+    data = b"plain ascii words. " * 40_000 + "L’élève naïf coûte 3,50 €.".encode("cp1252")
+    decoded, encoding, _ = decode_text(data, "late.txt")
+    assert encoding == "cp1252" and decoded.endswith("L’élève naïf coûte 3,50 €.")
+
+
+def test_mostly_utf8_with_a_bad_byte_late():
+    data = "é".encode() * 10 + b"x" * 600_000 + b"\xff" + "à".encode() * 5
+    decoded, encoding, warnings = decode_text(data, "u.txt")
+    assert encoding == "utf-8" and decoded.endswith("\ufffdààààà") and "1 invalid utf-8" in warnings[0]
+
+
+def test_utf16_without_bom_cjk():
+    text = "这是一个测试。我们的文本很好，没有字节顺序标记。"
+    decoded, encoding, _ = decode_text(text.encode("utf-16-le"), "t.txt")
+    assert decoded == text and encoding == "utf-16-le"
+
+
+def test_utf32_bom():
+    decoded, encoding, _ = decode_text("hé 😀".encode("utf-32"), "t.txt")
+    assert decoded == "hé 😀" and encoding.startswith("utf-32")
+
+
+def test_normalise_line_ends_and_controls():
+    assert normalise("a\r\nb\rc\n\rd") == "a\nb\nc\n\nd"
+    assert normalise("page\fnext\vline\x85end") == "page\nnext\nline\nend"
+    assert normalise("a\x00b\x01c\x1bd\x7fe\x9ff\tg") == "abcdef\tg"
+    keep = "é\u0301 中文 عربي 😀 \u200b \u2028 \ufeff"
+    assert normalise(keep) == keep
+
+
+def test_text_doc_keeps_surrounding_whitespace_and_has_no_blocks():
+    doc = load_bytes(b"\n  Hello world.  \n", "t.txt")
+    assert doc.text == "\n  Hello world.  \n" and doc.blocks == () and doc.pages == ()
+    assert doc.kind == "text" and doc.encoding == "utf-8"
+
+
+def test_markdown_doc_has_blocks():
+    doc = load_bytes(b"# T\n\n```\n# code\n```\n", "a.md")
+    assert [(b.kind, b.info) for b in doc.blocks] == [("heading", "T"), ("code", "")]
+
+
+def test_same_text_same_id():
+    a = load_bytes(b"same text\r\n", "a.txt")
+    b = load_bytes("same text\n".encode("utf-16"), "b.txt")
+    assert a.id == b.id and a.name != b.name
+
+
+# -- samples -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
+def test_samples_load_small_and_clean(name):
+    filename, data = sample_bytes(name)
+    assert len(data) < 60_000
+    doc = load_sample(name)
+    assert doc.name == filename and doc.warnings == ()
+    assert load_sample(filename).id == doc.id
+
+
+def test_sample_pdf_has_six_pages_headers_and_hyphens():
+    doc = load_sample(DEFAULT_SAMPLE)
+    assert doc.kind == "pdf" and doc.n_pages == 6
+    assert doc.text.count("Harbor Valley Water Authority - Plant Operations Handbook") == 6
+    assert len(re.findall(r"[a-z]-\n[a-z]", doc.text)) >= 5
+    clean = load_sample(DEFAULT_SAMPLE, Cleanup(join_hyphenated=True, drop_headers_footers=True))
+    assert "Plant Operations Handbook (rev. 7)" not in clean.text
+    assert "Internal use only" not in clean.text
+    assert "superintendent" in clean.text and not re.search(r"[a-z]-\n[a-z]", clean.text)
+    assert clean.cleanup[0].startswith("drop_headers_footers: removed 12 ")
+
+
+def test_sample_markdown_structure():
+    doc = load_sample("guide.md")
+    kinds = [b.kind for b in doc.blocks]
+    assert kinds[0] == "front_matter" and kinds.count("table") == 2 and "list" in kinds
+    assert {h.level for h in doc.headings} == {1, 2, 3}
+    fence = next(b for b in doc.blocks if b.kind == "code" and b.info == "toml")
+    assert "# not a heading" in doc.text[fence.start : fence.end]
+    assert all("not a heading" not in h.info for h in doc.headings)
+
+
+def test_sample_report_is_french_prose():
+    doc = load_sample("rapport_annuel.txt")
+    assert doc.kind == "text" and doc.encoding == "utf-8"
+    for tricky in ("M. Dupont", "Mme Martin", "p. 12", "3,5 %", "« ", "e.g.", "Dr. ", "U.S."):
+        assert tricky in doc.text, tricky
+
+
+def test_unknown_sample():
+    with pytest.raises(LoadError, match="unknown sample 'nope'"):
+        load_sample("nope")
+
+
+def test_committed_pdf_matches_generator():
+    """The committed sample is what make_pdf.py builds (regenerate it after editing the text)."""
+    pytest.importorskip("fpdf")
+    from explorer.documents.samples.make_pdf import build
+
+    fresh = load_bytes(build(), "handbook.pdf")
+    assert fresh.text == load_sample(DEFAULT_SAMPLE).text

@@ -1,0 +1,382 @@
+"""BM25 and hybrid retrieval: the tokeniser, hand-computed BM25 and RRF ranks, ties, no model for
+BM25, and the ``--retriever`` flag."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer import Context, Document
+from explorer.cli import inputs as cli_inputs
+from explorer.cli.main import main
+from explorer.embedding.fake import FakeEmbedder
+from explorer.errors import ParamError
+from explorer.evaluation.evaluate import evaluate, sweep
+from explorer.evaluation.questions import Question
+from explorer.retrieval.lexical import (
+    BM25_B,
+    BM25_K1,
+    RRF_K,
+    STOP_WORDS,
+    LexicalIndex,
+    fold,
+    reciprocal_rank_fusion,
+    tokenize,
+)
+from explorer.retrieval.ranking import RETRIEVERS, retrieve
+from explorer.retrieval.search import StrategyIndex, build_index, chunk_documents, compare, get_index
+from explorer.retrieval.vectors import EmbedOptions
+from explorer.strategies.config import StrategyConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: One chunk per paragraph (every paragraph below is one sentence).
+PARA_CFG = StrategyConfig.make("sentence", {"sentences_per_chunk": 1, "overlap_sentences": 0})
+
+
+def _doc(paragraphs: list[str], name: str = "doc.txt") -> Document:
+    return Document(name, "text", "\n\n".join(paragraphs))
+
+
+def _ctx(dim: int = 64) -> Context:
+    return Context(embedder=FakeEmbedder(dim=dim))
+
+
+# -- tokeniser -----------------------------------------------------------------------------------
+def test_tokenize_folds_case_accents_and_drops_stop_words():
+    assert tokenize("L'Électricité de l’été 2024, c'est cher!") == ["electricite", "2024", "cher"]
+    assert tokenize("The cat's bill WASN'T paid in 1999") == ["cat", "bill", "paid", "1999"]
+    assert tokenize("ﬁle Straße naïve x²") == ["file", "strasse", "naive", "x2"]  # NFKD + casefold
+    assert tokenize("") == [] and tokenize("the of and, le la les") == []
+    assert tokenize("données_brutes v2.1") == ["donnees_brutes", "v2", "1"]
+    assert fold("ÉCOLE Über") == "ecole uber"
+
+
+def test_stop_words_are_folded_and_leave_words_of_the_other_language():
+    assert {"the", "and", "le", "les", "ete", "etaient", "qu", "l", "s", "t"} <= STOP_WORDS
+    assert all(w == fold(w) for w in STOP_WORDS)
+    # function words in one language that are content words in the other stay searchable
+    assert not {"an", "or", "but", "car", "son", "pour", "plus"} & STOP_WORDS
+    assert tokenize("le but de la voiture") == ["but", "voiture"]
+
+
+# -- BM25 ----------------------------------------------------------------------------------------
+def test_bm25_score_is_the_lucene_formula_by_hand():
+    lex = LexicalIndex(["apple banana", "banana cherry cherry", "date"])
+    scores = lex.scores("Cherry?")
+    n, df, tf, dl, avgdl = 3, 1, 2, 3, (2 + 3 + 1) / 3
+    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    want = idf * tf / (tf + BM25_K1 * (1 - BM25_B + BM25_B * dl / avgdl))
+    assert scores.dtype == np.float32 and scores.shape == (3,)
+    assert scores[0] == 0 and scores[2] == 0
+    assert scores[1] == pytest.approx(want, rel=1e-5)
+    # stop words in the question change nothing
+    assert np.array_equal(lex.scores("What is the cherry of the day?"), lex.scores("cherry day"))
+
+
+def test_bm25_edge_cases_never_crash():
+    assert LexicalIndex([]).scores("anything").shape == (0,)
+    only_stops = LexicalIndex(["the of and", "le la"])
+    assert only_stops.scores("the cat").tolist() == [0.0, 0.0]
+    lex = LexicalIndex(["cats sleep", "", "dogs bark"])  # an empty text among others
+    assert lex.scores("the of")[0] == 0 and lex.scores("unknown words").tolist() == [0, 0, 0]
+    assert lex.scores("dogs").argmax() == 2
+
+
+KEYWORD_PARAS = [
+    "Pumps move water from the reservoir to the treatment hall every morning.",
+    "Valve XR-7731 isolates the chlorine line during maintenance.",
+    "Operators log water pressure readings in the shift book.",
+    "Maintenance of the pumps follows the yearly schedule.",
+]
+
+
+def test_bm25_ranks_the_keyword_chunk_first():
+    idx = build_index([_doc(KEYWORD_PARAS)], PARA_CFG, _ctx(), retriever="bm25")
+    assert [c.text for c in idx.chunks] == KEYWORD_PARAS
+    hits = idx.search("What does xr-7731 do?", k=3, retriever="bm25")
+    assert [h.rank for h in hits] == [1, 2, 3]
+    assert hits[0].chunk.text == KEYWORD_PARAS[1] and hits[0].score > 0
+    assert hits[1].score == hits[2].score == 0  # no other chunk has a question word
+    # the rest follow in document order
+    assert [h.chunk.text for h in hits[1:]] == [KEYWORD_PARAS[0], KEYWORD_PARAS[2]]
+    hits = idx.search("pumps maintenance", k=4, retriever="bm25")
+    assert hits[0].chunk.text == KEYWORD_PARAS[3]  # both words
+    assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
+
+
+def test_accents_fold_both_ways():
+    paras = ["L'Électricité coûte plus cher cette année.", "Le gaz naturel reste stable.", "Rien ici."]
+    idx = build_index([_doc(paras)], PARA_CFG, _ctx(), retriever="bm25")
+    (hit,) = idx.search("electricite", k=1, retriever="bm25")
+    assert hit.chunk.text == paras[0] and hit.score > 0
+    idx2 = build_index([_doc(["the electricite price", "gas price"])], PARA_CFG, _ctx(), retriever="bm25")
+    (hit,) = idx2.search("Électricité ?", k=1, retriever="bm25")
+    assert hit.chunk.text == "the electricite price" and hit.score > 0
+
+
+def test_stop_words_only_question_gives_zero_scores_in_document_order():
+    idx = build_index([_doc(KEYWORD_PARAS)], PARA_CFG, _ctx(), retriever="bm25")
+    hits = idx.search("What is the ... of it?", k=3, retriever="bm25")
+    assert [(h.rank, h.score, h.chunk.text) for h in hits] == [
+        (1, 0.0, KEYWORD_PARAS[0]),
+        (2, 0.0, KEYWORD_PARAS[1]),
+        (3, 0.0, KEYWORD_PARAS[2]),
+    ]
+
+
+def test_empty_corpus_gives_no_hits_for_every_retriever():
+    for retriever in RETRIEVERS:
+        idx = build_index([Document("blank.txt", "text", "  \n ")], PARA_CFG, _ctx(), retriever=retriever)
+        assert len(idx) == 0 and idx.search("anything", 5, retriever=retriever) == []
+
+
+def test_bm25_ties_go_to_the_first_copy_in_document_order():
+    paras = ["alpha beta"] * 6 + ["gamma delta"]
+    a, b = _doc(paras, "a.txt"), _doc(["gamma", "alpha beta"], "b.txt")
+    idx = build_index([a, b], PARA_CFG, _ctx(), retriever="bm25")
+    hits = idx.search("alpha", k=3, retriever="bm25")
+    assert [(h.chunk.doc_name, h.chunk.start) for h in hits] == [("a.txt", 0), ("a.txt", 12), ("a.txt", 24)]
+    assert hits[0].score == hits[1].score == hits[2].score > 0
+    # documents the other way round: b's copy comes first now (same score: lengths are equal)
+    idx = build_index([b, a], PARA_CFG, _ctx(), retriever="bm25")
+    hits = idx.search("alpha", k=2, retriever="bm25")
+    assert [(h.chunk.doc_name, h.chunk.start) for h in hits] == [("b.txt", 7), ("a.txt", 0)]
+    assert [h.rank for h in hits] == [1, 2]
+
+
+# -- hybrid --------------------------------------------------------------------------------------
+def test_rrf_by_hand():
+    fused = reciprocal_rank_fusion([["b", "c", "d", "a"], ["a", "d"]])
+    assert RRF_K == 60
+    assert fused == pytest.approx({"a": 1 / 64 + 1 / 61, "b": 1 / 61, "c": 1 / 62, "d": 1 / 63 + 1 / 62})
+    assert reciprocal_rank_fusion([]) == {} and reciprocal_rank_fusion([[7]], k=0) == {7: 1.0}
+
+
+def _index_with_cosines(paras: list[str], cosines: list[float]) -> StrategyIndex:
+    """An index whose chunk vectors have the given cosine with the query vector e0."""
+    ctx = _ctx(dim=4)
+    chunks = chunk_documents([_doc(paras)], PARA_CFG, ctx)
+    assert [c.text for c in chunks] == paras
+    vecs = np.array([[c, math.sqrt(1 - c * c), 0, 0] for c in cosines], np.float32)
+    return StrategyIndex(PARA_CFG, chunks, [c.text for c in chunks], vecs, ctx, EmbedOptions())
+
+
+QUERY = np.array([[1, 0, 0, 0]], np.float32)
+
+
+def test_hybrid_fuses_dense_and_bm25_ranks():
+    paras = [
+        "zebra zebra stripes",  # A: dense 4th, BM25 1st
+        "lions hunt at dusk",  # B: dense 1st, no question word
+        "giraffes eat leaves",  # C: dense 2nd, no question word
+        "a zebra crossing on a long busy city road",  # D: dense 3rd, BM25 2nd
+    ]
+    idx = _index_with_cosines(paras, [0.1, 0.9, 0.5, 0.3])
+    dense = retrieve(idx, ["zebra"], 4, "dense", QUERY)[0]
+    assert [h.chunk.text for h in dense] == [paras[1], paras[2], paras[3], paras[0]]
+    bm25 = retrieve(idx, ["zebra"], 4, "bm25")[0]
+    assert [h.chunk.text for h in bm25[:2]] == [paras[0], paras[3]] and bm25[1].score > bm25[2].score == 0
+    # RRF (k=60): A 1/64 + 1/61, D 1/63 + 1/62, B 1/61, C 1/62 -> A, D, B, C
+    hybrid = retrieve(idx, ["zebra"], 4, "hybrid", QUERY)[0]
+    assert [h.chunk.text for h in hybrid] == [paras[0], paras[3], paras[1], paras[2]]
+    assert [h.rank for h in hybrid] == [1, 2, 3, 4]
+    want = [1 / 64 + 1 / 61, 1 / 63 + 1 / 62, 1 / 61, 1 / 62]
+    assert [h.score for h in hybrid] == pytest.approx(want)
+    top2 = retrieve(idx, ["zebra"], 2, "hybrid", QUERY)[0]
+    assert [h.chunk.text for h in top2] == [paras[0], paras[3]]
+
+
+def test_hybrid_ties_go_to_the_earlier_chunk_and_stop_words_rank_as_dense():
+    paras = [
+        "kiwi kiwi orchard",  # A: dense 2nd, BM25 1st
+        "a kiwi grows on a very long vine in the warm hills",  # B: dense 1st, BM25 2nd
+        "apples",  # C: dense 3rd
+    ]
+    idx = _index_with_cosines(paras, [0.6, 0.8, 0.2])
+    hybrid = retrieve(idx, ["kiwi"], 3, "hybrid", QUERY)[0]
+    assert hybrid[0].score == hybrid[1].score == 1 / 61 + 1 / 62  # A and B tie exactly
+    assert [h.chunk.text for h in hybrid] == paras  # A comes first in the document
+    # no question word but stop words: the BM25 ranking is empty, hybrid follows dense
+    hybrid = retrieve(idx, ["what is it?"], 3, "hybrid", QUERY)[0]
+    assert [h.chunk.text for h in hybrid] == [paras[1], paras[0], paras[2]]
+    assert [h.score for h in hybrid] == pytest.approx([1 / 61, 1 / 62, 1 / 63])
+
+
+def test_hybrid_with_the_fake_embedder_finds_the_keyword_chunk():
+    idx = build_index([_doc(KEYWORD_PARAS)], PARA_CFG, _ctx(), retriever="hybrid")
+    assert idx.has_vectors
+    hits = idx.search("valve xr-7731 chlorine", k=2, retriever="hybrid")
+    assert hits[0].chunk.text == KEYWORD_PARAS[1] and len(hits) == 2
+
+
+# -- no model for BM25 ---------------------------------------------------------------------------
+def test_bm25_never_calls_the_embedder():
+    emb = FakeEmbedder(dim=40)  # its own model id: nothing cached by other tests
+    ctx = Context(embedder=emb)
+    doc = _doc([*KEYWORD_PARAS, "An extra paragraph only this test uses."])
+    idx = build_index([doc], PARA_CFG, ctx, retriever="bm25")
+    assert not idx.has_vectors
+    idx.search_many(["valve", "pumps"], 2, retriever="bm25")
+    out = compare([doc], [PARA_CFG], "xr-7731", 1, ctx, retriever="bm25")
+    assert out[PARA_CFG][0].chunk.text == KEYWORD_PARAS[1]
+    cached = get_index([doc], PARA_CFG, ctx, retriever="bm25")
+    assert not cached.has_vectors
+    q = Question("Which valve isolates the chlorine line?", ((doc.id, 0, 10),))
+    (res,) = evaluate([doc], [PARA_CFG], [q], k=1, ctx=ctx, retriever="bm25")
+    assert res.retriever == "bm25" and res.to_dict()["retriever"] == "bm25"
+    assert emb.texts_embedded == [] and emb.stats.requested == 0
+    # the same cached index serves dense next: it embeds now, once
+    hits = compare([doc], [PARA_CFG], "xr-7731", 1, ctx, retriever="dense")[PARA_CFG]
+    assert cached.has_vectors and len(hits) == 1 and emb.stats.encoded == len(cached) + 1
+    assert get_index([doc], PARA_CFG, ctx) is cached
+
+
+def test_evaluate_and_sweep_take_the_retriever():
+    doc = _doc(KEYWORD_PARAS)
+    start = doc.text.index("Valve")
+    q = Question("Which part is XR-7731?", ((doc.id, start, start + 10),))
+    for retriever in RETRIEVERS:
+        (res,) = evaluate([doc], [PARA_CFG], [q], k=1, ctx=_ctx(), retriever=retriever)
+        assert res.retriever == retriever
+        if retriever != "dense":
+            assert res.scores.recall.mean == 1.0
+    rows = sweep([doc], PARA_CFG, "sentences_per_chunk", [1, 2], [q], k=1, ctx=_ctx(), retriever="bm25")
+    assert [r.result.retriever for r in rows] == ["bm25", "bm25"]
+    assert all(r.result.scores.recall.mean == 1.0 for r in rows)
+
+
+@pytest.mark.parametrize("bad", ["sparse", "BM25", "", None])
+def test_a_bad_retriever_names_itself_and_the_valid_ones(bad):
+    doc = _doc(KEYWORD_PARAS)
+    q = Question("valve", ((doc.id, 0, 5),))
+    idx = build_index([doc], PARA_CFG, _ctx(), retriever="bm25")
+    calls = [
+        lambda: idx.search("valve", 1, retriever=bad),
+        lambda: compare([doc], [PARA_CFG], "valve", 1, _ctx(), retriever=bad),
+        lambda: build_index([doc], PARA_CFG, _ctx(), retriever=bad),
+        lambda: evaluate([doc], [PARA_CFG], [q], 1, _ctx(), retriever=bad),
+        lambda: sweep([doc], PARA_CFG, "sentences_per_chunk", [1], [q], 1, _ctx(), retriever=bad),
+    ]
+    for call in calls:
+        with pytest.raises(ParamError, match=f"retriever {bad!r} is not one of dense, bm25, hybrid"):
+            call()
+
+
+# -- CLI -----------------------------------------------------------------------------------------
+@pytest.fixture
+def files(tmp_path) -> tuple[Path, Path]:
+    txt = tmp_path / "doc.txt"
+    txt.write_text("\n\n".join(KEYWORD_PARAS), encoding="utf-8")
+    q = tmp_path / "q.jsonl"
+    q.write_text(json.dumps({"question": "Which part is XR-7731?", "answer": "Valve XR-7731"}) + "\n")
+    return txt, q
+
+
+@pytest.fixture
+def fake_emb(monkeypatch):
+    emb = FakeEmbedder(dim=72)
+
+    def make_context(model, progress=None, quantize=False, backend="auto"):
+        return Context(model=model, embedder=emb, progress=progress, quantize=quantize)
+
+    monkeypatch.setattr(cli_inputs, "make_context", make_context)
+    return emb
+
+
+def _run(capsysbinary, *argv: str) -> tuple[int, str]:
+    rc = main(list(argv))
+    out, _ = capsysbinary.readouterr()
+    return rc, out.decode("utf-8")
+
+
+STRAT = ["--strategy", "sentence", "--set", "overlap_sentences=0", "--set", "sentences_per_chunk=1"]
+
+
+def test_cli_retriever_flag_on_compare_evaluate_sweep(capsysbinary, files, fake_emb):
+    txt, q = files
+    rc, out = _run(capsysbinary, "compare", str(txt), "--question", "xr-7731", *STRAT, "--k", "2",
+                   "--retriever", "bm25", "-q")  # fmt: skip
+    assert rc == 0
+    (d,) = json.loads(out)
+    assert d["retriever"] == "bm25" and d["hits"][0]["text"] == KEYWORD_PARAS[1]
+    assert fake_emb.stats.requested == 0
+    rc, out = _run(capsysbinary, "compare", str(txt), "--question", "xr-7731", *STRAT, "-q")
+    assert rc == 0 and json.loads(out)[0]["retriever"] == "dense"  # the default
+    ev = ["evaluate", "--corpus", str(txt), "--questions", str(q), *STRAT, "--k", "1", "-q"]
+    rc, out = _run(capsysbinary, *ev, "--retriever", "hybrid", "--format", "json")
+    assert rc == 0 and json.loads(out)[0]["retriever"] == "hybrid"
+    rc, out = _run(capsysbinary, *ev, "--retriever", "bm25")
+    assert rc == 0 and "1 questions, top 1, bm25 retrieval;" in out
+    sw = ["sweep", "--corpus", str(txt), "--questions", str(q), *STRAT[:4]]
+    sw += ["--vary", "sentences_per_chunk=1,2"]
+    rc, out = _run(capsysbinary, *sw, "--retriever", "bm25", "-q")
+    assert rc == 0 and "bm25 retrieval" in out
+    rc, out = _run(capsysbinary, *sw, "--retriever", "hybrid", "--format", "json", "-q")
+    assert rc == 0 and [r["retriever"] for r in json.loads(out)] == ["hybrid", "hybrid"]
+
+
+@pytest.mark.parametrize("command", ["compare", "evaluate", "sweep"])
+def test_cli_rejects_a_bad_retriever(files, command):
+    txt, q = files
+    argv = {
+        "compare": ["compare", str(txt), "--question", "x"],
+        "evaluate": ["evaluate", "--corpus", str(txt), "--questions", str(q)],
+        "sweep": ["sweep", "--corpus", str(txt), "--questions", str(q), "--vary", "chunk_size=80,120"],
+    }[command]
+    r = subprocess.run(
+        [sys.executable, "-m", "explorer", *argv, "--retriever", "sparse"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=120,
+    )
+    err = r.stderr.decode("utf-8")
+    assert r.returncode == 2 and r.stdout == b""
+    assert err.count("\n") == 1 and err.startswith("error: ")
+    assert "--retriever" in err and "'sparse'" in err and "dense" in err and "Traceback" not in err
+
+
+def test_cli_bm25_does_not_load_the_model(files):
+    """The real default context: with --retriever bm25 neither torch nor sentence-transformers
+    is imported, for compare and evaluate (token counts use the tokenizer only)."""
+    txt, q = files
+    code = (
+        "import sys\n"
+        "from explorer.cli.main import main\n"
+        f"a = main(['compare', {str(txt)!r}, '--question', 'xr-7731', '--retriever', 'bm25', '-q'])\n"
+        f"b = main(['evaluate', '--corpus', {str(txt)!r}, '--questions', {str(q)!r}, "
+        "'--retriever', 'bm25', '-q'])\n"
+        "heavy = sorted(m for m in ('torch', 'sentence_transformers', 'transformers') if m in sys.modules)\n"
+        "print(a, b, heavy, file=sys.stderr)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, timeout=120)
+    err = r.stderr.decode("utf-8")
+    assert r.returncode == 0, err
+    assert err.strip().splitlines()[-1] == "0 0 []"
+    assert "Valve XR-7731" in r.stdout.decode("utf-8")
+
+
+# -- real model ----------------------------------------------------------------------------------
+@pytest.mark.model
+def test_real_model_hybrid_on_the_bundled_samples():
+    from explorer.documents.samples import load_sample, sample_questions
+    from explorer.evaluation.questions import load_questions
+
+    docs = [load_sample("guide.md"), load_sample("rapport_annuel.txt")]
+    questions = load_questions(sample_questions({"guide.md", "rapport_annuel.txt"}), docs)
+    assert len(questions) == 5
+    cfg = StrategyConfig.make("recursive", {"chunk_size": 400, "chunk_overlap": 0})
+    ctx = Context()
+    results = {r: evaluate(docs, [cfg], questions, k=3, ctx=ctx, retriever=r)[0] for r in ("bm25", "hybrid")}
+    assert results["hybrid"].scores.hit_rate.mean >= 0.8
+    assert results["bm25"].scores.hit_rate.mean >= 0.6
+    idx = get_index(docs, cfg, ctx, retriever="hybrid")
+    hits = idx.search("Quel dividende le conseil propose-t-il ?", k=3, retriever="hybrid")
+    assert "dividende" in hits[0].chunk.text and hits[0].score <= 2 / (RRF_K + 1)

@@ -1,0 +1,309 @@
+"""Hybrid: routing rules on real-looking documents, delegation, meta, and the invariants."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import pytest
+from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import strategies as st
+
+from explorer import chunk_document
+from explorer.documents.loaders import load_bytes
+from explorer.documents.samples import SAMPLES, load_sample
+from explorer.errors import LoadError, ParamError
+from explorer.strategies.hybrid import CJK_SEPARATORS, route
+from explorer.strategies.invariants import invariant_errors
+from explorer.text.chunk import END_OF_TEXT, HEADING
+from tests.support.hostile_inputs import loadable_cases
+
+PROSE = (
+    "The committee met on Tuesday to review the budget. Several members raised concerns about "
+    "the cost of the new building. The chair proposed a smaller design, and the vote was "
+    "postponed until the next meeting. Nobody expected the debate to last so long. "
+)
+CODE = """def load(path):
+    with open(path) as fh:
+        data = fh.read()
+    return parse(data)
+
+class Parser:
+    def __init__(self, strict=False):
+        self.strict = strict
+
+    def parse(self, text):
+        items = []
+        for line in text.splitlines():
+            items.append(line.strip())
+        return items
+"""
+
+
+def doc_of(text: str, name: str = "t.txt"):
+    return load_bytes(text.encode(), name)
+
+
+def chunks_of(doc, **params):
+    cs = chunk_document(doc, "hybrid", params)
+    size = params.get("chunk_size", 1000)
+    assert invariant_errors(doc, cs, size if params.get("length", "chars") != "words" else None) == []
+    return cs
+
+
+def choice(c) -> str:
+    return c.meta_dict()["hybrid_choice"]
+
+
+# -- routing rules -------------------------------------------------------------------------------
+
+
+def test_cjk_text_goes_to_recursive_with_cjk_sentence_ends():
+    text = "".join(
+        f"这是第{i}个句子，内容比较长一些。" if i % 3 else f"第{i}句问：为什么？" for i in range(60)
+    )
+    doc = doc_of(text, "zh.txt")
+    (r,) = route(doc, 100)
+    assert r.strategy == "recursive" and r.reason.startswith("CJK text")
+    cs = chunks_of(doc, chunk_size=100)
+    assert len(cs) > 5 and {choice(c) for c in cs} == {"recursive"}
+    assert all(c.text[-1] in "。？！" for c in cs), [c.text[-3:] for c in cs]
+
+
+def test_code_heavy_text_goes_to_recursive():
+    doc = doc_of(CODE * 5, "code.txt")
+    (r,) = route(doc, 300)
+    assert r.strategy == "recursive" and r.reason.startswith("code-heavy")
+    cs = chunks_of(doc, chunk_size=300)
+    assert {choice(c) for c in cs} == {"recursive"}
+
+
+def test_line_structured_text_goes_to_recursive():
+    log = "".join(f"2024-05-0{i % 9 + 1} INFO job {i} done\n" for i in range(200))
+    (r,) = route(doc_of(log, "app.log"), 500)
+    assert r.strategy == "recursive" and r.reason.startswith("line-structured text")
+
+
+def test_long_paragraphs_go_to_sentence_groups():
+    text = "\n\n".join(PROSE * 4 for _ in range(5))  # paragraphs of ~1,000 characters
+    doc = doc_of(text)
+    (r,) = route(doc, 400)
+    assert r.strategy == "sentence" and "long paragraphs" in r.reason
+    cs = chunks_of(doc, chunk_size=400)
+    assert {choice(c) for c in cs} == {"sentence"}
+    assert all(c.text.endswith(".") for c in cs)  # whole sentences
+
+
+def test_short_paragraphs_go_to_recursive():
+    text = "\n\n".join(PROSE for _ in range(8))  # paragraphs of ~250 characters
+    (r,) = route(doc_of(text), 1000)
+    assert r.strategy == "recursive" and r.reason.startswith("plain prose")
+
+
+def test_same_text_routes_by_chunk_size():
+    text = "\n\n".join(PROSE * 2 for _ in range(6))  # ~500-character paragraphs
+    assert route(doc_of(text), 2000)[0].strategy == "recursive"
+    assert route(doc_of(text), 300)[0].strategy == "sentence"
+
+
+def test_token_sizes_are_converted_to_characters():
+    text = "\n\n".join(PROSE * 2 for _ in range(6))
+    doc = doc_of(text)
+    # ~500-char paragraphs are ~100 model tokens: 60 tokens is "long", 400 tokens is not
+    assert route(doc, 60, "tokens")[0].strategy == "sentence"
+    assert route(doc, 400, "tokens")[0].strategy == "recursive"
+    chunks_of(doc, chunk_size=60, length="tokens")
+
+
+MD = f"""# Project notes
+
+Intro paragraph.
+
+## Data
+
+| name | size |
+|------|------|
+| a    | 1    |
+
+Some words about the data.
+
+## Listing
+
+```python
+{CODE * 3}```
+
+## Story
+
+{PROSE * 3}
+
+{PROSE * 3}
+
+## Short
+
+Just one line.
+"""
+
+
+def test_markdown_sections_are_routed_one_by_one():
+    doc = doc_of(MD, "notes.md")
+    routes = route(doc, 500)
+    got = [(doc.text[r.start : r.end].split("\n", 1)[0], r.strategy, r.reason.split(":")[0]) for r in routes]
+    assert got == [
+        ("# Project notes", "markdown", "section fits in one chunk"),
+        ("## Data", "markdown", "section with tables"),
+        ("## Listing", "recursive", "code-heavy (99% code)"),
+        ("## Story", "sentence", "prose with long paragraphs (99% of it in paragraphs over chunk_size)"),
+        ("## Short", "markdown", "section fits in one chunk"),
+    ]
+    # the routes tile the document
+    assert routes[0].start == 0 and routes[-1].end == len(doc.text)
+    assert all(a.end == b.start for a, b in pairwise(routes))
+
+
+def test_markdown_chunks_stay_in_their_section_and_say_why():
+    doc = doc_of(MD, "notes.md")
+    routes = route(doc, 500)
+    cs = chunks_of(doc, chunk_size=500)
+    for c in cs:
+        (r,) = [r for r in routes if r.start <= c.start < r.end]
+        assert c.end <= r.end
+        assert (c.meta_dict()["hybrid_choice"], c.meta_dict()["hybrid_reason"]) == (r.strategy, r.reason)
+    # a section's last chunk ends at the next heading, not "end of text"
+    ends = [c for c in cs if c.reason.startswith(END_OF_TEXT)]
+    assert ends == [cs[-1]]
+    assert any(c.reason == f"{HEADING}: ## Story" for c in cs)
+    assert {choice(c) for c in cs} == {"markdown", "recursive", "sentence"}
+    assert all(c.headings[0] == "Project notes" for c in cs)
+
+
+def test_cjk_markdown_keeps_structure_and_cjk_separators():
+    prose = "这是一个比较长的中文句子，用来测试分块。" * 12
+    md = f"# 指南\n\n## 安装\n\n{prose}\n\n## 表格\n\n| 名称 | 大小 |\n|---|---|\n| 甲 | 1 |\n\n## 结尾\n\n短句。\n"
+    doc = doc_of(md, "zh.md")
+    got = [(r.strategy, r.reason.split(" (")[0]) for r in route(doc, 100)]
+    assert got == [
+        ("markdown", "section fits in one chunk: markdown keeps it whole"),
+        ("recursive", "CJK text"),
+        ("markdown", "section with tables: markdown keeps its structure"),
+        ("markdown", "section fits in one chunk: markdown keeps it whole"),
+    ]
+    cs = chunks_of(doc, chunk_size=100)
+    cjk = [c for c in cs if choice(c) == "recursive"]
+    assert cjk[0].text == "## 安装"  # recursive keeps the heading line apart (first separator)
+    assert len(cjk) > 2 and all(c.text.endswith("。") for c in cjk[1:])
+
+
+def test_lone_title_over_h2_sections_cuts_at_h2():
+    doc = load_sample("guide.md")
+    routes = route(doc)
+    starts = [doc.text[r.start : r.end].lstrip().split("\n", 1)[0] for r in routes]
+    assert starts == ["---", "## Installation", "## Daily use", "## Recovery", "## Reference"]
+
+
+def test_markdown_without_headings_uses_the_text_rules():
+    doc = doc_of("\n\n".join(PROSE * 5 for _ in range(3)), "flat.md")
+    (r,) = route(doc, 300)
+    assert r.strategy == "sentence"
+
+
+def test_sentence_overlap_comes_from_chunk_overlap():
+    text = "\n\n".join(PROSE * 4 for _ in range(3))
+    doc = doc_of(text)
+    plain = chunks_of(doc, chunk_size=400)
+    over = chunks_of(doc, chunk_size=400, chunk_overlap=100)
+    assert all(a.end <= b.start for a, b in pairwise(plain))
+    assert any(b.start < a.end for a, b in pairwise(over))
+
+
+def test_params_are_checked():
+    doc = doc_of(PROSE)
+    with pytest.raises(ParamError, match="chunk_overlap=100 must be smaller than chunk_size=100"):
+        chunk_document(doc, "hybrid", {"chunk_size": 100, "chunk_overlap": 100})
+    with pytest.raises(ParamError, match="chunk_size=2 tokens leaves no room"):
+        chunk_document(doc, "hybrid", {"chunk_size": 2, "length": "tokens"})
+    with pytest.raises(ParamError, match="chunk_size=0 is below the minimum 1"):
+        chunk_document(doc, "hybrid", {"chunk_size": 0})
+
+
+def test_cjk_separators_are_valid_for_recursive():
+    from explorer.strategies import get_strategy
+
+    get_strategy("recursive").validate({"separators": list(CJK_SEPARATORS), "keep_separator": "end"})
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
+@pytest.mark.parametrize(
+    ("size", "overlap", "unit"), [(200, 0, "chars"), (1000, 100, "chars"), (128, 16, "tokens")]
+)
+def test_samples_hold_the_invariants(name, size, overlap, unit):
+    doc = load_sample(name)
+    cs = chunks_of(doc, chunk_size=size, chunk_overlap=overlap, length=unit)
+    assert cs and all(c.meta_dict()["hybrid_reason"] for c in cs)
+    if doc.kind == "pdf":
+        assert all(c.pages for c in cs)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.slow or not c.cache else [])
+        for c in loadable_cases()
+    ],
+)
+def test_hostile_documents(case):
+    doc = load_bytes(case.data(), case.filename)
+    cs = chunks_of(doc, chunk_size=500, chunk_overlap=50)
+    assert cs and all(choice(c) in ("markdown", "recursive", "sentence") for c in cs)
+
+
+# -- property test -------------------------------------------------------------------------------
+
+_PIECES = st.sampled_from(
+    [
+        "# Title",
+        "## Section",
+        "### Sub",
+        "```",
+        "```py",
+        "    indented()",
+        "def f(x):",
+        "    return x;",
+        "| a | b |",
+        "|---|---|",
+        "- item",
+        "1. step",
+        "> quote",
+        "Plain sentence here. Another one follows!",
+        "Une phrase de M. Dupont, p. 12.",
+        "这是中文句子。还有一句！",
+        "مرحبا بالعالم.",
+        "😀👩‍💻 emoji",
+        "x" * 120,
+        "",
+        "",
+        "   ",
+        "\t",
+    ]
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.one_of(_PIECES, st.text(max_size=40)), min_size=1, max_size=30),
+    st.sampled_from(["t.md", "t.txt"]),
+    st.integers(1, 300),
+    st.integers(0, 100),
+    st.sampled_from(["chars", "words", "cl100k"]),
+)
+def test_hybrid_invariants(lines, name, size, overlap, unit):
+    if overlap >= size:
+        overlap = size // 2
+    try:
+        doc = load_bytes("\n".join(lines).encode("utf-8", "surrogatepass"), name)
+    except LoadError:
+        reject()  # empty or binary: the loader refuses it (tested elsewhere)
+    cs = chunk_document(doc, "hybrid", {"chunk_size": size, "chunk_overlap": overlap, "length": unit})
+    assert invariant_errors(doc, cs, size if unit != "words" else None) == []
+    routes = route(doc, size, unit)
+    for c in cs:
+        (r,) = [r for r in routes if r.start <= c.start < r.end]
+        assert c.end <= r.end and choice(c) == r.strategy

@@ -1,0 +1,137 @@
+"""Sentence and paragraph segmentation: every tricky case exactly, plus offset properties."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer.text.sentences import paragraph_spans, sentence_spans
+from tests.support.sentence_cases import CASES
+
+
+def sentences(text: str) -> list[str]:
+    return [text[s:e] for s, e in sentence_spans(text)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_tricky_case(text, expected):
+    assert sentences(text) == expected
+
+
+def test_cases_embedded_in_one_document():
+    """The same cases joined into one document, each as a paragraph: offsets stay absolute."""
+    text = "\n\n".join(c[1] for c in CASES)
+    expected = [s for c in CASES for s in c[2]]
+    assert sentences(text) == expected
+
+
+def test_blank_line_with_spaces_ends_paragraph_and_sentence():
+    text = "First part without stop\n \t \nsecond part, lowercase."
+    assert paragraph_spans(text) == [(0, 23), (28, len(text))]
+    assert sentences(text) == ["First part without stop", "second part, lowercase."]
+
+
+def test_unicode_paragraph_separator():
+    assert sentences("one\u2029two") == ["one", "two"]
+
+
+def test_single_newline_inside_sentence_is_kept():
+    text = "The committee met on Monday and\nagreed on the budget for the year."
+    assert sentences(text) == [text]
+
+
+def test_short_heading_line_before_capital_ends_sentence():
+    text = "3 Results\nThe model converged after ten epochs, as expected by everyone involved."
+    assert sentences(text) == ["3 Results", text[10:]]
+
+
+def test_table_rows_are_separate():
+    text = "year | revenue\n2017 | 20\n2018 | 25"
+    assert sentences(text) == ["year | revenue", "2017 | 20", "2018 | 25"]
+
+
+def test_sub_range_offsets_are_absolute_and_bounded():
+    text = "Intro. Skip me.\n\nM. Dupont est venu. Il est reparti.\n\nTail. More."
+    start = text.index("M. Dupont")
+    end = text.index("\n\nTail")
+    spans = sentence_spans(text, start, end)
+    assert [text[s:e] for s, e in spans] == ["M. Dupont est venu.", "Il est reparti."]
+    assert spans[0][0] == start and spans[-1][1] == end
+    # a range that starts mid-sentence is still trimmed and bounded
+    spans = sentence_spans(text, 3, 12)
+    assert [text[s:e] for s, e in spans] == ["ro.", "Skip"]
+
+
+def test_empty_and_whitespace():
+    assert sentence_spans("") == []
+    assert sentence_spans(" \n\n\t ") == []
+    assert paragraph_spans("\n\n\n") == []
+
+
+def test_no_whitespace_at_all():
+    text = "x" * 5000 + "." + "y" * 10
+    assert sentences(text) == [text]
+
+
+def test_long_runs_stay_linear_enough():
+    """Pathological inputs (many candidates in one paragraph) finish and keep the properties."""
+    for text in ("1. " * 20000, ". " * 20000, "a.\n" * 20000, "Dr. " * 20000, "。" * 20000):
+        spans = sentence_spans(text)
+        _check_spans(text, spans, 0, len(text))
+
+
+def test_chroma_state_of_the_union(chroma_dir):
+    text = (chroma_dir / "corpora" / "state_of_the_union.md").read_text(encoding="utf-8")
+    spans = sentence_spans(text)
+    _check_spans(text, spans, 0, len(text))
+    got = [text[s:e] for s, e in spans]
+    assert "Mr. Speaker, Madam Vice President, members of Congress, my fellow Americans." in got
+    assert got[:2] == ["Good evening.", "Good evening."]
+    # No sentence of this speech runs across a paragraph, and none is absurdly long.
+    assert max(e - s for s, e in spans) < 600
+
+
+# -- properties --------------------------------------------------------------------------------
+
+
+def _check_spans(text: str, spans: list[tuple[int, int]], start: int, end: int) -> None:
+    prev_end = start
+    for s, e in spans:
+        assert prev_end <= s < e <= end, (s, e, prev_end)
+        assert not text[s].isspace() and not text[e - 1].isspace(), (s, e)
+        assert not text[prev_end:s].strip(), f"non-space text between spans: {text[prev_end:s]!r}"
+        prev_end = e
+    assert not text[prev_end:end].strip()
+
+
+_PIECES = st.sampled_from(
+    [". ", ".", "... ", "… ", "? ", "! ", "。", "！", "？", "」", "“", "”", "« ", " »", '"', "'", ")",
+     "(", "[...] ", "\n", "\n\n", "\n- ", "\n1. ", "# ", "|", " ", "\u00a0", "\u2029", "Dr", "M", "e.g",
+     "p", "12", "3.5", "4,2", "etc", "Hello", "monde", "東京", "😀", "\x00", "\t", ":", "z. B", "と"]
+)  # fmt: skip
+_TEXT = st.one_of(
+    st.text(max_size=300),
+    st.lists(_PIECES, max_size=60).map("".join),
+    st.text(alphabet=st.sampled_from("ab .!?。\n"), max_size=200),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT, st.data())
+def test_sentence_spans_properties(text, data):
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    for a, b in ((0, len(text)), (start, end)):
+        spans = sentence_spans(text, a, b if b != len(text) else None)
+        _check_spans(text, spans, a, b)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_TEXT)
+def test_paragraph_spans_properties(text):
+    paras = paragraph_spans(text)
+    _check_spans(text, paras, 0, len(text))
+    # sentences never cross a paragraph: each sentence lies inside one paragraph
+    for s, e in sentence_spans(text):
+        assert any(ps <= s and e <= pe for ps, pe in paras)
