@@ -17,11 +17,11 @@ $(VENV)/.req-run: requirements.txt | $(PY)
 	$(PIP) install -r requirements.txt
 	touch $@
 
-$(VENV)/.req-dev: requirements-dev.txt requirements.txt | $(PY)
+$(VENV)/.req-dev: requirements-dev.txt requirements-scale.txt requirements.txt | $(PY)
 	$(PIP) install -r requirements-dev.txt
 	touch $@ $(VENV)/.req-run
 
-$(VENV)/.req-bench: requirements-bench.txt requirements-dev.txt requirements.txt | $(PY)
+$(VENV)/.req-bench: requirements-bench.txt requirements-dev.txt requirements-scale.txt requirements.txt | $(PY)
 	$(PIP) install -r requirements-bench.txt
 	touch $@ $(VENV)/.req-dev $(VENV)/.req-run
 

@@ -209,7 +209,12 @@ def _add_chunking(sub: SubParsers) -> None:
 def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
     """``evaluate`` or ``sweep`` (the same options, but for ``--vary`` and ``--per-question``)."""
     p.add_argument(
-        "--corpus", nargs="+", default=[], metavar="PATH", help="documents (pooled; or --sample NAME)"
+        "--corpus",
+        nargs="+",
+        default=[],
+        metavar="PATH",
+        help="documents, pooled: files, folders (every file under them) or glob patterns "
+        "('docs/**/*.md'); or --sample NAME. Over 200 documents they are streamed (see --out)",
     )
     _add_sample_arg(p)
     p.add_argument(
@@ -253,7 +258,32 @@ def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
         "measured hit@5 gap to exact embedding is within 2 points; `--preview force` runs it for "
         "the others",
     )  # fmt: skip
+    _add_corpus_run_args(p)
     _add_doc_args(p)
     _add_model_arg(p)
     _add_progress_arg(p)
     p.set_defaults(func=cmd_evaluate if name == "evaluate" else cmd_sweep)
+
+
+def _add_corpus_run_args(p: argparse.ArgumentParser) -> None:
+    """The corpus runner's options (:mod:`explorer.cli.corpus`): any of them streams the run."""
+    p.add_argument(
+        "--engine", choices=("local", "ray"), default=None,
+        help="stream the corpus document by document (never all in memory) on this engine: local "
+        "(this process) or ray (Ray tasks load and chunk, Ray Data actors embed; needs "
+        "`pip install -r requirements-scale.txt`)",
+    )  # fmt: skip
+    p.add_argument(
+        "--address", default=None, metavar="ADDR",
+        help="with --engine ray: the Ray cluster to use (HOST:PORT of its head, ray://HOST:10001, or "
+        "auto); default: start a local Ray on this machine's CPUs",
+    )  # fmt: skip
+    p.add_argument(
+        "--out", default=None, metavar="FILE",
+        help="write a JSONL line per finished document, then the results, as the run goes; with "
+        "each document's chunks and vectors cached in FILE.chunks/ so that --resume can go on",
+    )  # fmt: skip
+    p.add_argument(
+        "--resume", action="store_true",
+        help="go on with the run of --out FILE: documents it finished are not done again",
+    )  # fmt: skip

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from explorer.cli import inputs
+from explorer.cli import corpus, inputs
 from explorer.cli.output import markdown_table, progress_line, write
 from explorer.errors import ParamError
 
@@ -52,10 +52,13 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from explorer.evaluation.evaluate import evaluate
 
     configs = inputs.configs_from_args(args, many=True)
-    options, progress, ctx, docs, questions = _eval_setup(args)
-    results = evaluate(
-        docs, configs, questions, args.k, ctx, options, progress, progress.step, args.retriever, **_mode_args(args)
-    )
+    if corpus.use_runner(args):  # streamed, document by document (explorer.cli.corpus)
+        results, questions = corpus.run(args, configs)
+    else:
+        options, progress, ctx, docs, questions = _eval_setup(args)
+        results = evaluate(
+            docs, configs, questions, args.k, ctx, options, progress, progress.step, args.retriever, **_mode_args(args)
+        )
     if args.format == "json":
         out = [r.to_dict(per_question=args.per_question) for r in results]
         write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
@@ -69,11 +72,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     (base,) = inputs.configs_from_args(args, many=False)
     param, values = parse_values(args.vary, base.strategy)
-    options, progress, ctx, docs, questions = _eval_setup(args)
-    rows = sweep(
-        docs, base, param, values, questions, args.k, ctx, options, progress, progress.step, args.retriever,
-        **_mode_args(args), user_set=inputs.user_set_names(args),
-    )
+    if corpus.use_runner(args):
+        rows, questions = corpus.sweep_rows(args, base, param, values)
+    else:
+        options, progress, ctx, docs, questions = _eval_setup(args)
+        rows = sweep(
+            docs, base, param, values, questions, args.k, ctx, options, progress, progress.step, args.retriever,
+            **_mode_args(args), user_set=inputs.user_set_names(args),
+        )
     if args.format == "json":
         write(json.dumps([r.to_dict() for r in rows], ensure_ascii=False, indent=2) + "\n")
     else:
@@ -95,14 +101,31 @@ def _metric_cells(result) -> list[str]:
     return [getattr(result.scores, key).pct() for key, _ in _COLS]
 
 
+#: The cost columns (explorer.evaluation.cost), after the scores.
+_COST_COLS = (("vectors", "Vectors"), ("index size", "Index"), ("embedding", "Embedding"))
+
+
+def _cost_cells(result, k: int) -> list[str]:
+    if result.cost is None:
+        return ["-"] * (len(_COST_COLS) + 1)
+    cells = result.cost.cells()
+    return [*(cells[key] for key, _ in _COST_COLS), cells[f"LLM tokens @{k}"]]
+
+
 def results_table(results: Sequence[Any], n_questions: int, k: int) -> str:
     header = ["Strategy", "Chunks", "Mean chars", "Mean tokens", *(f"{t} %" for _, t in _COLS)]
+    header += [*(t for _, t in _COST_COLS), f"LLM tokens @{k}"]
     rows = [
-        [r.name, f"{r.chunk_count:,}", f"{r.mean_chars:.0f}", f"{r.mean_tokens:.0f}", *_metric_cells(r)]
+        [r.name, f"{r.chunk_count:,}", f"{r.mean_chars:.0f}", f"{r.mean_tokens:.0f}", *_metric_cells(r), *cost]
         for r in results
+        for cost in [_cost_cells(r, k)]
     ]
     how = _retriever_note(r.retriever for r in results) + _mode_note(r.mode for r in results)
-    note = f"\n{n_questions} questions, top {k}{how}; mean ± standard deviation over questions, in %.\n"
+    note = (
+        f"\n{n_questions} questions, top {k}{how}; mean ± standard deviation over questions, in %. "
+        f"Index: bytes of the vector index; Embedding: time to embed the chunks (0 s when every vector "
+        f"came from the cache); LLM tokens @{k}: cl100k tokens of the top {k} chunks, per question.\n"
+    )
     return markdown_table(header, rows) + note
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from explorer.documents.document import Document
 from explorer.errors import LimitError, ParamError
+from explorer.evaluation.cost import Cost, cost_of
 from explorer.evaluation.intervals import ChunkSpans
 from explorer.evaluation.questions import Question, check_questions
 from explorer.evaluation.retrieval_metrics import (
@@ -61,6 +62,8 @@ class StrategyResult:
     retriever: str = "dense"
     #: "exact", or "preview" (approximate: pooled from one-pass token vectors).
     mode: str = "exact"
+    #: Vectors, index size, embedding time and LLM tokens at top k (:mod:`.cost`).
+    cost: Cost | None = None
 
     @property
     def name(self) -> str:
@@ -85,6 +88,8 @@ class StrategyResult:
             mean_tokens=round(self.mean_tokens, 1),
             seconds=round(self.seconds, 2),
         )
+        if self.cost is not None:
+            d["cost"] = self.cost.to_dict()
         if per_question:
             d["per_question"] = [
                 {
@@ -203,6 +208,7 @@ def _preview_indexes(
     prebuilt = []
     for b, v in zip(built, vectors, strict=True):
         b.set_vectors(v)
+        b.embed_seconds = share  # the documents were read once for every configuration
         prebuilt.append((b, share))
     return prebuilt
 
@@ -238,6 +244,7 @@ def _result(
         seconds=time.perf_counter() - t0,
         retriever=retriever,
         mode=mode,
+        cost=cost_of(index, hits, k),
     )
 
 

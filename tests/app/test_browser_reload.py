@@ -12,8 +12,8 @@ import json
 import re
 
 import pytest
-from tests.export.test_export_runs import run_in_fresh_shell
 
+from tests.export.test_export_runs import run_in_fresh_shell
 from tests.support import browser_util as bu
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -9,10 +9,10 @@ import stat
 import time
 
 import pytest
-from tests.app.test_app_pages import ask, fake_embedder, ok, start  # noqa: F401  (fake_embedder: autouse)
 
 from explorer.documents import uploads
 from explorer.documents.uploads import UploadStore, content_hash, default_store, valid_ref
+from tests.app.test_app_pages import ask, fake_embedder, ok, start  # noqa: F401  (fake_embedder: autouse)
 
 NOTES = b"# Notes\n\nThe pumps are checked every morning before the first shift.\n"
 

@@ -8,11 +8,11 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
-from tests.app.test_app_pages import fake_embedder  # noqa: F401  (used by the app test below)
 
 from explorer import Document, LoadError
 from explorer.evaluation.matching import find_tolerant, same_text, view
 from explorer.evaluation.questions import AmbiguousAnswer, find_answer, load_questions, locate_answer
+from tests.app.test_app_pages import fake_embedder  # noqa: F401  (used by the app test below)
 
 PDF_TEXT = (
     "Harbor Valley Water Authority\n"
@@ -161,9 +161,8 @@ def test_a_retyped_span_is_found_at_its_exact_offsets(case):
 # -- the app: Retrieve scores a typed answer that differs in line breaks, and asks which place
 # an answer that occurs twice means ---------------------------------------------------------
 def test_retrieve_scores_a_typed_answer_and_lets_the_user_pick_among_places(fake_embedder):  # noqa: F811
-    from tests.app.test_app_pages import ask, ok, start
-
     from explorer.documents.samples import load_sample
+    from tests.app.test_app_pages import ask, ok, start
 
     handbook = load_sample("handbook.pdf")
     at = start("retrieve")

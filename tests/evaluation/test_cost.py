@@ -180,9 +180,8 @@ COST_COLUMNS = ["vectors", "index size", "embedding", "LLM tokens @5"]
 
 
 def test_retrieve_shows_cost_beside_the_scores(app_env):
-    from tests.app.test_app_pages import ask, ok, start
-
     from explorer.documents.samples import load_sample
+    from tests.app.test_app_pages import ask, ok, start
 
     at = start("retrieve")
     guide = load_sample("Tidepool guide (Markdown)").text

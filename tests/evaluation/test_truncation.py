@@ -207,6 +207,7 @@ def app_env(monkeypatch):
 
 def start(page: str | None, configs: list[dict], sample: str = HANDBOOK):
     from streamlit.testing.v1 import AppTest
+
     from tests.app.test_app_pages import APP
 
     at = AppTest.from_file(APP, default_timeout=120)

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from tests.app.test_app_pages import fake_embedder, ok, start  # noqa: F401  (fake_embedder: autouse)
 
 ROOT = Path(__file__).resolve().parents[2]

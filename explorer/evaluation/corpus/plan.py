@@ -1,0 +1,322 @@
+"""Questions of a corpus that is never loaded whole: the question file is read first, each
+document is matched against it as it streams by, and the gold spans are settled at the end,
+with the rules and messages of :func:`explorer.evaluation.questions.load_questions`.
+
+Why apart from :mod:`explorer.evaluation.questions`: that module resolves a file against
+documents in memory. Here a reference is checked on its document when that one is loaded
+(span inside the text, ``content`` equal), an ``answer`` is looked for in each document it may
+be in (exact occurrences anywhere win over tolerant ones, as in
+:func:`~explorer.evaluation.questions.find_answer`), and what was found is small and
+JSON-ready, so it goes into the results file with its document and a resumed run reads it back
+instead of loading the document again. A mistake that can be blamed on one document (a span
+outside it, an answer missing from the document named) stops the run when that document comes;
+one that needs the whole corpus (an answer found nowhere, or twice) stops it at the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer import untrusted
+from explorer.documents.document import Document
+from explorer.errors import LoadError
+from explorer.evaluation.questions import (
+    CLI_HINT,
+    MAX_OCCURRENCES,
+    MAX_QUESTION_FILE_BYTES,
+    AmbiguousAnswer,
+    Question,
+    _check_span,
+    _clip,
+    find_answer,
+)
+
+#: What a document id looks like (:func:`explorer.documents.document.text_id`): a reference
+#: naming no file of the corpus may still name a document by its id, known once it is loaded.
+_ID = re.compile(r"[0-9a-f]{16}")
+#: One document's findings: ``["r", question, reference, start, end]`` or ``["r", q, r,
+#: "error"]``, and ``["a", question, answer, exact (0/1), [[start, end], ...]]``.
+Outcome = list
+
+
+@dataclass(frozen=True, slots=True)
+class _Ref:
+    key: str | None
+    start: Any
+    end: Any
+    content: Any
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Planned:
+    text: str
+    where: str
+    refs: tuple[_Ref, ...] = ()
+    answers: tuple[str, ...] = ()
+    scope: str | None = None
+    is_answer: bool = False
+
+
+def _records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
+    """(where, record) of every question of the file, as :func:`load_questions` reads it."""
+    if len(data) > MAX_QUESTION_FILE_BYTES:
+        raise LoadError(f"{name!r} is over {MAX_QUESTION_FILE_BYTES // 2**20} MB")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise LoadError(f"{name!r} is not UTF-8 text (byte {err.start})") from None
+    head = text.lstrip()[:1]
+    if not head:
+        raise LoadError(f"{name!r} is empty")
+    if head == "[":
+        records = untrusted.loads(text, repr(name), LoadError)
+        if not isinstance(records, list):
+            raise LoadError(f"{name!r}: expected a list of questions")
+        yield from ((f"{name} item {i + 1}", r) for i, r in enumerate(records))
+    elif head == "{":
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                yield f"{name} line {n}", untrusted.loads(line, f"{name} line {n}", LoadError)
+    else:
+        csv.field_size_limit(MAX_QUESTION_FILE_BYTES)
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        missing = {"question", "references"} - set(reader.fieldnames or [])
+        if missing:
+            raise LoadError(
+                f"{name!r} is neither JSONL nor a CSV with columns question, references, corpus_id "
+                f"(missing: {', '.join(sorted(missing))})"
+            )
+        try:
+            for row in reader:
+                rec = {"question": row.get("question"), "references": row.get("references")}
+                if row.get("corpus_id"):
+                    rec["document"] = row["corpus_id"]
+                yield f"{name} line {reader.line_num}", rec
+        except csv.Error as err:
+            raise LoadError(f"{name} line {reader.line_num}: {err}") from None
+
+
+def _planned(rec: Any, where: str) -> _Planned:
+    """One record checked for its shape (the document lookups come later)."""
+    if not isinstance(rec, Mapping):
+        raise LoadError(f"{where}: expected an object with a question, got {type(rec).__name__}")
+    text = rec.get("question")
+    if not isinstance(text, str) or not text.strip():
+        raise LoadError(f'{where}: "question" is missing or empty')
+    where = f"{where} (question {_clip(text)!r})"
+    if "references" in rec:
+        raw = rec["references"]
+        if isinstance(raw, str):
+            raw = untrusted.loads(raw, f"{where}: references", LoadError)
+        if not isinstance(raw, list) or not raw:
+            raise LoadError(f"{where}: references must be a non-empty list")
+        refs = []
+        for i, r in enumerate(raw):
+            w = f"{where}, reference {i + 1}"
+            if not isinstance(r, Mapping):
+                raise LoadError(f"{w}: expected an object with start and end")
+            key = r.get("document", rec.get("document"))
+            start, end = r.get("start", r.get("start_index")), r.get("end", r.get("end_index"))
+            refs.append(_Ref(None if key is None else str(key), start, end, r.get("content"), w))
+        return _Planned(text.strip(), where, refs=tuple(refs))
+    if "answer" in rec:
+        answers = rec["answer"]
+        answers = [answers] if isinstance(answers, str) else answers
+        if not isinstance(answers, list) or not answers:
+            raise LoadError(f'{where}: "answer" must be a string or a list of strings')
+        for a in answers:
+            if not isinstance(a, str) or not a.strip():
+                raise LoadError(f"{where}: the answer is empty")
+        scope = None if rec.get("document") is None else str(rec["document"])
+        return _Planned(text.strip(), where, answers=tuple(answers), scope=scope, is_answer=True)
+    raise LoadError(f'{where}: needs "references" (start/end spans) or "answer" (exact text)')
+
+
+def _keys(name: str) -> set[str]:
+    return {name, Path(name).name, Path(name).stem}
+
+
+class QuestionPlan:
+    """The questions of a file, to be matched against the documents ``names`` (file names, in
+    corpus order) one at a time. Picklable: the Ray engine sends it to its workers."""
+
+    def __init__(self, planned: Sequence[_Planned], names: Sequence[str]) -> None:
+        self.questions = list(planned)
+        self.n_docs = len(names)
+        self._names = list(names)
+        by_name: dict[str, list[int]] = {}
+        for n, name in enumerate(names):
+            for k in _keys(name):
+                by_name.setdefault(k, []).append(n)
+        self._by_name = by_name
+        self._refs: dict[str | None, list[tuple[int, int]]] = {}
+        self._scoped: dict[str, list[int]] = {}
+        self._everywhere: list[int] = []
+        #: document → references and answers that can only be about it (checked when it comes)
+        self._certain: dict[int, list[tuple[int, int]]] = {}
+        for qi, q in enumerate(self.questions):
+            if q.is_answer:
+                if q.scope is None:
+                    self._everywhere.append(qi)
+                else:
+                    self._scoped.setdefault(q.scope, []).append(qi)
+                    self._plan_key(q.scope, q.where, (qi, -1))
+            for ri, r in enumerate(q.refs):
+                self._refs.setdefault(r.key, []).append((qi, ri))
+                self._plan_key(r.key, r.where, (qi, ri))
+
+    @classmethod
+    def read(cls, source: str | Path, names: Sequence[str]) -> QuestionPlan:
+        path = Path(source)
+        try:
+            if path.stat().st_size > MAX_QUESTION_FILE_BYTES:
+                raise LoadError(f"{path.name!r} is over {MAX_QUESTION_FILE_BYTES // 2**20} MB")
+            data = path.read_bytes()
+        except OSError as err:
+            raise LoadError(f"cannot read question file {str(path)!r}: {err.strerror or err}") from None
+        planned = [_planned(rec, where) for where, rec in _records(data, path.name)]
+        if not planned:
+            raise LoadError(f"{path.name!r} holds no questions")
+        return cls(planned, names)
+
+    def _loaded(self) -> str:
+        shown = ", ".join(repr(n) for n in self._names[:5])
+        more = f", … ({self.n_docs:,} in all)" if self.n_docs > 5 else ""
+        return (shown + more) or "none"
+
+    def _plan_key(self, key: str | None, where: str, item: tuple[int, int]) -> None:
+        """Refuse now a document name that can match no document, or several; remember the one
+        document a name can only mean."""
+        if key is None:
+            if self.n_docs != 1:
+                raise LoadError(
+                    f"{where}: no document named, and {self.n_docs} documents are loaded: "
+                    'add "document": "<file name>" to each reference'
+                )
+            self._certain.setdefault(0, []).append(item)
+            return
+        found = self._by_name.get(key, [])
+        if len(found) > 1:
+            raise LoadError(f"{where}: document {key!r} matches several loaded documents ({self._loaded()})")
+        if not found and not _ID.fullmatch(key):
+            raise LoadError(f"{where}: document {key!r} is not loaded (loaded: {self._loaded()})")
+        if found and not _ID.fullmatch(key):
+            self._certain.setdefault(found[0], []).append(item)
+
+    # -- in the workers: one document ---------------------------------------------------------
+    def match(self, doc: Document, n: int) -> list[Outcome]:
+        """What document ``n`` says about the questions: its references checked, the answers
+        that may be in it looked for (only the ones found are listed)."""
+        out: list[Outcome] = []
+        keys = _keys(doc.name) | {doc.id}
+        ref_items = [it for k in keys for it in self._refs.get(k, [])]
+        if self.n_docs == 1:
+            ref_items += self._refs.get(None, [])
+        for qi, ri in sorted(set(ref_items)):
+            r = self.questions[qi].refs[ri]
+            try:
+                _, s, e = _check_span(doc, r.start, r.end, r.where)
+                if isinstance(r.content, str) and doc.text[s:e] != r.content:
+                    raise LoadError(
+                        f"{r.where}: the text at {r.start}:{r.end} of {doc.name!r} is not the "
+                        "reference's content (was the document cleaned up or changed?)"
+                    )
+                out.append(["r", qi, ri, s, e])
+            except LoadError as err:
+                out.append(["r", qi, ri, str(err)])
+        answer_qs = sorted({*self._everywhere, *(qi for k in keys for qi in self._scoped.get(k, []))})
+        for qi in answer_qs:
+            for ai, a in enumerate(self.questions[qi].answers):
+                found = find_answer(a, [doc])
+                if found:
+                    exact = int(doc.text[found[0][1] : found[0][2]] == a)
+                    out.append(["a", qi, ai, exact, [[s, e] for _, s, e in found]])
+        return out
+
+    # -- on the driver --------------------------------------------------------------------------
+    def check(self, n: int, outcomes: Sequence[Outcome]) -> None:
+        """Stop now (LoadError) on a mistake that can only be about document ``n``."""
+        certain = self._certain.get(n)
+        if not certain:
+            return
+        refs = {(o[1], o[2]): o for o in outcomes if o[0] == "r"}
+        answers: dict[tuple[int, int], list] = {(o[1], o[2]): o[4] for o in outcomes if o[0] == "a"}
+        for qi, ri in certain:
+            if ri >= 0:
+                o = refs.get((qi, ri))
+                if o is not None and len(o) == 4:
+                    raise LoadError(o[3])
+                continue
+            for ai, a in enumerate(self.questions[qi].answers):
+                _settle_answer(a, [(n, s, e) for s, e in answers.get((qi, ai), [])], self.questions[qi].where)
+
+    def resolve(self, doc_ids: Sequence[str], outcomes: Sequence[Sequence[Outcome]]) -> list[Question]:
+        """The questions with their gold spans, from every document's outcomes (in corpus order)."""
+        by_id: dict[str, list[int]] = {}
+        for n, d in enumerate(doc_ids):
+            by_id.setdefault(d, []).append(n)
+        refs: dict[tuple[int, int, int], Outcome] = {}
+        exact: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+        tolerant: dict[tuple[int, int], list[tuple[int, int, int]]] = {}
+        for n, outs in enumerate(outcomes):
+            for o in outs:
+                if o[0] == "r":
+                    refs[(o[1], o[2], n)] = o
+                else:
+                    (exact if o[3] else tolerant).setdefault((o[1], o[2]), []).extend(
+                        (n, s, e) for s, e in o[4]
+                    )
+        out = []
+        for qi, q in enumerate(self.questions):
+            spans: list[tuple[str, int, int]] = []
+            if q.is_answer:
+                scope = None if q.scope is None else self._target(q.scope, by_id, q.where)
+                for ai, a in enumerate(q.answers):
+                    ex, tol = (
+                        [f for f in d.get((qi, ai), []) if scope in (None, f[0])] for d in (exact, tolerant)
+                    )
+                    found = ex or tol
+                    n, s, e = _settle_answer(a, found, q.where)
+                    spans.append((doc_ids[n], s, e))
+            for ri, r in enumerate(q.refs):
+                n = self._target(r.key, by_id, r.where)
+                o = refs.get((qi, ri, n))
+                if o is None or len(o) == 4:
+                    raise LoadError(o[3] if o is not None else f"{r.where}: its document was not read")
+                spans.append((doc_ids[n], o[3], o[4]))
+            out.append(Question(q.text, tuple(spans)))
+        return out
+
+    def _target(self, key: str | None, by_id: Mapping[str, list[int]], where: str) -> int:
+        if key is None:
+            return 0  # a single document (checked when the file was read)
+        found = sorted(set(self._by_name.get(key, [])) | set(by_id.get(key, [])))
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise LoadError(f"{where}: document {key!r} is not loaded (loaded: {self._loaded()})")
+        raise LoadError(f"{where}: document {key!r} matches several loaded documents ({self._loaded()})")
+
+
+def _settle_answer(answer: str, found: list[tuple[int, int, int]], where: str) -> tuple[int, int, int]:
+    """The one place of ``answer`` (as :func:`~explorer.evaluation.questions.locate_answer`)."""
+    found = found[:MAX_OCCURRENCES]
+    if not found:
+        raise LoadError(
+            f"{where}: answer {_clip(answer)!r} is not an exact substring of any loaded document, "
+            f"even ignoring whitespace, line breaks and hyphens at line ends ({CLI_HINT})"
+        )
+    if len(found) > 1:
+        raise AmbiguousAnswer(
+            f"{where}: answer {_clip(answer)!r} occurs more than once; give a longer answer or "
+            "its start and end offsets",
+            found,
+        )
+    return found[0]
