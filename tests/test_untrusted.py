@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from test_hostile_cli import ROOT, assert_one_error_line, run_cli
 
 from explorer import ParamError
 from explorer.documents.loaders import load_path
@@ -11,6 +10,7 @@ from explorer.errors import LoadError
 from explorer.evaluation.questions import load_questions
 from explorer.export.data import configs_from_json
 from explorer.untrusted import depth, loads
+from tests.cli.test_hostile_cli import ROOT, assert_one_error_line, run_cli
 
 DEEP = "[" * 5_000 + "]" * 5_000
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -229,13 +229,22 @@ def load_questions(
             data = path.read_bytes()
         except OSError as err:
             raise LoadError(f"cannot read question file {str(path)!r}: {err.strerror or err}") from None
+    lookup = _Docs(docs)
+    out = [_question_from_record(rec, lookup, where) for where, rec in question_records(data, name)]
+    if not out:
+        raise LoadError(f"{name!r} holds no questions")
+    return out
+
+
+def question_records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
+    """(where, record) of every question of a question file: a JSON list, JSONL, or Chroma's
+    ``questions_df.csv`` (question, references as a JSON list, corpus_id)."""
     if len(data) > MAX_QUESTION_FILE_BYTES:
         raise LoadError(f"{name!r} is over {MAX_QUESTION_FILE_BYTES // 2**20} MB")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise LoadError(f"{name!r} is not UTF-8 text (byte {err.start})") from None
-    lookup = _Docs(docs)
     head = text.lstrip()[:1]
     if not head:
         raise LoadError(f"{name!r} is empty")
@@ -243,42 +252,28 @@ def load_questions(
         records = untrusted.loads(text, repr(name), LoadError)
         if not isinstance(records, list):
             raise LoadError(f"{name!r}: expected a list of questions")
-        out = [_question_from_record(r, lookup, f"{name} item {i + 1}") for i, r in enumerate(records)]
+        yield from ((f"{name} item {i + 1}", r) for i, r in enumerate(records))
     elif head == "{":
-        out = []
         for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            rec = untrusted.loads(line, f"{name} line {n}", LoadError)
-            out.append(_question_from_record(rec, lookup, f"{name} line {n}"))
+            if line.strip():
+                yield f"{name} line {n}", untrusted.loads(line, f"{name} line {n}", LoadError)
     else:
-        out = _load_csv(text, lookup, name)
-    if not out:
-        raise LoadError(f"{name!r} holds no questions")
-    return out
-
-
-def _load_csv(text: str, docs: _Docs, name: str) -> list[Question]:
-    """Chroma's ``questions_df.csv``: question, references (JSON list), corpus_id."""
-    csv.field_size_limit(MAX_QUESTION_FILE_BYTES)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    cols = reader.fieldnames or []
-    missing = {"question", "references"} - set(cols)
-    if missing:
-        raise LoadError(
-            f"{name!r} is neither JSONL nor a CSV with columns question, references, corpus_id "
-            f"(missing: {', '.join(sorted(missing))})"
-        )
-    out = []
-    try:
-        for row in reader:
-            rec: dict[str, Any] = {"question": row.get("question"), "references": row.get("references")}
-            if row.get("corpus_id"):
-                rec["document"] = row["corpus_id"]
-            out.append(_question_from_record(rec, docs, f"{name} line {reader.line_num}"))
-    except csv.Error as err:
-        raise LoadError(f"{name} line {reader.line_num}: {err}") from None
-    return out
+        csv.field_size_limit(MAX_QUESTION_FILE_BYTES)
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        missing = {"question", "references"} - set(reader.fieldnames or [])
+        if missing:
+            raise LoadError(
+                f"{name!r} is neither JSONL nor a CSV with columns question, references, corpus_id "
+                f"(missing: {', '.join(sorted(missing))})"
+            )
+        try:
+            for row in reader:
+                rec = {"question": row.get("question"), "references": row.get("references")}
+                if row.get("corpus_id"):
+                    rec["document"] = row["corpus_id"]
+                yield f"{name} line {reader.line_num}", rec
+        except csv.Error as err:
+            raise LoadError(f"{name} line {reader.line_num}: {err}") from None
 
 
 def check_questions(questions: Sequence[Question], docs: Sequence[Document]) -> None:

@@ -15,10 +15,8 @@ one that needs the whole corpus (an answer found nowhere, or twice) stops it at 
 
 from __future__ import annotations
 
-import csv
-import io
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +33,7 @@ from explorer.evaluation.questions import (
     _check_span,
     _clip,
     find_answer,
+    question_records,
 )
 
 #: What a document id looks like (:func:`explorer.documents.document.text_id`): a reference
@@ -62,45 +61,6 @@ class _Planned:
     answers: tuple[str, ...] = ()
     scope: str | None = None
     is_answer: bool = False
-
-
-def _records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
-    """(where, record) of every question of the file, as :func:`load_questions` reads it."""
-    if len(data) > MAX_QUESTION_FILE_BYTES:
-        raise LoadError(f"{name!r} is over {MAX_QUESTION_FILE_BYTES // 2**20} MB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise LoadError(f"{name!r} is not UTF-8 text (byte {err.start})") from None
-    head = text.lstrip()[:1]
-    if not head:
-        raise LoadError(f"{name!r} is empty")
-    if head == "[":
-        records = untrusted.loads(text, repr(name), LoadError)
-        if not isinstance(records, list):
-            raise LoadError(f"{name!r}: expected a list of questions")
-        yield from ((f"{name} item {i + 1}", r) for i, r in enumerate(records))
-    elif head == "{":
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                yield f"{name} line {n}", untrusted.loads(line, f"{name} line {n}", LoadError)
-    else:
-        csv.field_size_limit(MAX_QUESTION_FILE_BYTES)
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        missing = {"question", "references"} - set(reader.fieldnames or [])
-        if missing:
-            raise LoadError(
-                f"{name!r} is neither JSONL nor a CSV with columns question, references, corpus_id "
-                f"(missing: {', '.join(sorted(missing))})"
-            )
-        try:
-            for row in reader:
-                rec = {"question": row.get("question"), "references": row.get("references")}
-                if row.get("corpus_id"):
-                    rec["document"] = row["corpus_id"]
-                yield f"{name} line {reader.line_num}", rec
-        except csv.Error as err:
-            raise LoadError(f"{name} line {reader.line_num}: {err}") from None
 
 
 def _planned(rec: Any, where: str) -> _Planned:
@@ -181,7 +141,7 @@ class QuestionPlan:
             data = path.read_bytes()
         except OSError as err:
             raise LoadError(f"cannot read question file {str(path)!r}: {err.strerror or err}") from None
-        planned = [_planned(rec, where) for where, rec in _records(data, path.name)]
+        planned = [_planned(rec, where) for where, rec in question_records(data, path.name)]
         if not planned:
             raise LoadError(f"{path.name!r} holds no questions")
         return cls(planned, names)
