@@ -68,9 +68,11 @@ async def session(browser, url: str, path: Path, marker: str) -> None:
         await page.locator('[data-testid="stMain"]').get_by_text(path.name).first.wait_for()
         step("uploaded")
         await bu.anav(page, "Explore", timeout=600)
+        main = page.locator('[data-testid="stMain"]')
+        await main.get_by_text(path.name).first.wait_for()  # Explore opens the upload
+        await main.get_by_text(marker).first.wait_for()  # and its text is drawn
         await page.locator(".ce-text .ce-idx").first.wait_for()
         step("chunks shown")
-        assert marker in await bu.amain_text(page)
     finally:
         await context.close()
 
@@ -108,7 +110,7 @@ def test_three_big_uploads_stay_under_budget_and_memory_comes_back(tmp_path):
         pid = server.process.pid
         start = rss_mb(pid)
         seen = asyncio.run(run(server.url, pid, files))
-        time.sleep(45)  # sessions are dropped when their websockets close; the trimmer runs every 30 s
+        time.sleep(75)  # sessions are dropped 20 s after their websockets close; the trimmer runs every 30 s
         end = rss_mb(pid)
     peak = max(seen)
     print(f"server RSS MB: start {start:.0f}, peak {peak:.0f}, end {end:.0f}")
