@@ -28,7 +28,7 @@ from tests.support import browser_util as bu
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PEAK_MB = 3500
-END_MB = 2400
+END_MB = 2600
 SESSIONS = 3
 MB = 15
 
