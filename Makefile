@@ -52,11 +52,11 @@ test: $(VENV)/.req-dev $(VENV)/.editable browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 
-## The inner loop (under 2 minutes here): lint, then the unit and property tests; no real model,
+## The inner loop (about 1.5 minutes here, on both cores): lint, then the unit and property tests; no real model,
 ## no browser, nothing marked slow. CI runs `make test`, the whole suite.
 check: $(VENV)/.req-dev $(VENV)/.editable
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q -m "not browser and not model and not slow"
+	$(PY) -m pytest -q -n auto -m "not browser and not model and not slow"
 
 lint: $(VENV)/.req-dev
 	$(PY) -m ruff check .
