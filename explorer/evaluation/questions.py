@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from explorer import untrusted
 from explorer.documents.document import Document
@@ -77,6 +77,8 @@ def _check_span(doc: Document, start: Any, end: Any, where: str) -> tuple[str, i
     return (doc.id, start, end)
 
 
+T = TypeVar("T")
+
 #: Occurrences of an answer looked for at most (more only tells that it is ambiguous).
 MAX_OCCURRENCES = 20
 #: What the CLI suggests when an answer is not found.
@@ -127,7 +129,12 @@ def locate_answer(
     """
     if not isinstance(answer, str) or not answer.strip():
         raise LoadError(f"{where}: the answer is empty")
-    found = find_answer(answer, docs)
+    return only_place(answer, find_answer(answer, docs), where, hint)
+
+
+def only_place(answer: str, found: Sequence[T], where: str, hint: str = CLI_HINT) -> T:
+    """The one place in ``found`` where ``answer`` occurs: LoadError when there is none,
+    :class:`AmbiguousAnswer` when there are several (a score would be meaningless)."""
     if not found:
         raise LoadError(
             f"{where}: answer {_clip(answer)!r} is not an exact substring of any loaded document, "
@@ -137,7 +144,7 @@ def locate_answer(
         raise AmbiguousAnswer(
             f"{where}: answer {_clip(answer)!r} occurs more than once; give a longer answer or "
             "its start and end offsets",
-            found,
+            list(found),
         )
     return found[0]
 

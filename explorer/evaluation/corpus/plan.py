@@ -28,11 +28,11 @@ from explorer.evaluation.questions import (
     CLI_HINT,
     MAX_OCCURRENCES,
     MAX_QUESTION_FILE_BYTES,
-    AmbiguousAnswer,
     Question,
     _check_span,
     _clip,
     find_answer,
+    only_place,
     question_records,
 )
 
@@ -267,16 +267,4 @@ class QuestionPlan:
 
 def _settle_answer(answer: str, found: list[tuple[int, int, int]], where: str) -> tuple[int, int, int]:
     """The one place of ``answer`` (as :func:`~explorer.evaluation.questions.locate_answer`)."""
-    found = found[:MAX_OCCURRENCES]
-    if not found:
-        raise LoadError(
-            f"{where}: answer {_clip(answer)!r} is not an exact substring of any loaded document, "
-            f"even ignoring whitespace, line breaks and hyphens at line ends ({CLI_HINT})"
-        )
-    if len(found) > 1:
-        raise AmbiguousAnswer(
-            f"{where}: answer {_clip(answer)!r} occurs more than once; give a longer answer or "
-            "its start and end offsets",
-            found,
-        )
-    return found[0]
+    return only_place(answer, found[:MAX_OCCURRENCES], where, CLI_HINT)
