@@ -22,7 +22,7 @@ from typing import Any
 
 from explorer.evaluation.intervals import merge, total
 from explorer.text.chunk import Chunk
-from explorer.text.length import COUNT_BATCH
+from explorer.text.tokenizing import COUNT_BATCH
 
 #: Word pieces a prefix may add to a text's own count when the two are tokenised together
 #: beyond the prefix's own pieces (a piece merged or split at the junction): the margin of

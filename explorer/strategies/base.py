@@ -176,15 +176,17 @@ class Strategy(ABC, Generic[P]):
 
     def _chunks(self, doc: Document, spans: list[Span], unit: str, length: Length) -> list[Chunk]:
         text = doc.text
-        chunks = []
         prev_start = -1
-        for i, s in enumerate(spans):
+        for s in spans:
             if not (0 <= s.start < s.end <= len(text)) or s.start <= prev_start:
                 raise AssertionError(
                     f"{self.name} produced an invalid span {s.start}:{s.end} after start {prev_start} "
                     f"(text length {len(text)})"
                 )
             prev_start = s.start
+        lengths = length.slices(text, [(s.start, s.end) for s in spans])
+        chunks = []
+        for i, (s, n) in enumerate(zip(spans, lengths, strict=True)):
             piece = text[s.start : s.end]
             chunks.append(
                 Chunk(
@@ -194,7 +196,7 @@ class Strategy(ABC, Generic[P]):
                     start=s.start,
                     end=s.end,
                     text=piece,
-                    length=length(piece),
+                    length=n,
                     unit=unit,
                     reason=s.reason,
                     pages=doc.pages_for(s.start, s.end),

@@ -8,7 +8,7 @@ from explorer.strategies.base import OVERLAP_BELOW_SIZE, PeerKit, Strategy, chec
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
-from explorer.text.length import Length
+from explorer.text.length import INDEX_MIN_CHARS, Length, ModelTokenLength
 
 
 @dataclass(frozen=True)
@@ -42,17 +42,17 @@ class FixedStrategy(Strategy[FixedParams]):
             bounds = [(i, min(i + size, len(text))) for i in _window_starts(len(text), size, size - overlap)]
         else:
             bounds = _unit_windows(text, length, size, overlap)
-        spans: list[Span] = []
-        last_end = -1
+        kept: list[tuple[int, int]] = []
         for a, b in bounds:
             s, e = trim(text, a, b)
-            if e <= s or e <= last_end or (spans and s <= spans[-1].start):
+            if e <= s or (kept and (e <= kept[-1][1] or s <= kept[-1][0])):
                 continue  # whitespace-only window, or nothing new beyond the previous chunk
-            reason = SIZE_LIMIT
-            if p.length != "chars" and length(text[s:e]) > size:
-                reason = f"{UNBREAKABLE}: one {p.length} unit is longer than chunk_size"
-            spans.append(Span(s, e, reason))
-            last_end = e
+            kept.append((s, e))
+        over = length.slices(text, kept) if p.length != "chars" else [0] * len(kept)
+        unbreakable = f"{UNBREAKABLE}: one {p.length} unit is longer than chunk_size"
+        spans = [
+            Span(s, e, unbreakable if n > size else SIZE_LIMIT) for (s, e), n in zip(kept, over, strict=True)
+        ]
         if spans and spans[-1].reason == SIZE_LIMIT:
             spans[-1] = Span(spans[-1].start, spans[-1].end, END_OF_TEXT)
         return spans
@@ -100,20 +100,25 @@ def _unit_windows(text: str, length: Length, size: int, overlap: int) -> list[tu
     A window runs from its first unit's start (0 for the first) to the next unit's start, so
     characters the tokenizer skips (control characters) stay covered. Re-tokenising a window
     can give more tokens than it had in context (BPE merges differ at the edges), so a window
-    that measures over ``size`` gives back units from its end until it fits.
+    that measures over ``size`` gives back units from its end until it fits. Model tokens come
+    from one tokenisation of the text and every window is counted from it (``Length.slices``).
     """
-    units = length.spans(text)
-    n = len(units)
+    index = (
+        length.index(text) if isinstance(length, ModelTokenLength) and len(text) >= INDEX_MIN_CHARS else None
+    )
+    unit_starts = index.token_starts() if index is not None else [s for s, _ in length.spans(text)]
+    n = len(unit_starts)
     if n == 0:
         return [(0, len(text))]
-    starts = [0] + [u[0] for u in units[1:]] + [len(text)]
+    starts = [0, *unit_starts[1:], len(text)]
     room = size - length.special  # [CLS]/[SEP] of model tokens
     overlap = min(overlap, room - 1)
+    count = index.count if index is not None else (lambda a, b: length(text[a:b]))
     bounds = []
     i = 0
     while True:
         j = min(i + room, n)
-        while j - i > 1 and length(text[starts[i] : starts[j]]) > size:
+        while j - i > 1 and count(starts[i], starts[j]) > size:
             j -= 1
         bounds.append((starts[i], starts[j]))
         if j >= n:

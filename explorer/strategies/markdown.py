@@ -194,10 +194,7 @@ class _Packer:
             return e - s
         n = self._cache.get((s, e))
         if n is None:
-            if self._fast is not None:
-                n = self._fast(s, e)
-            if n is None:
-                n = self.length(self.text[s:e])
+            n = self._fast([s], [e])[0] if self._fast is not None else self.length(self.text[s:e])
             self._cache[(s, e)] = n
         return n
 

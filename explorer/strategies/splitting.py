@@ -20,15 +20,19 @@ from itertools import accumulate
 from operator import sub
 from typing import Any
 
+import numpy as np
+
 from explorer.errors import LimitError
 from explorer.limits import MAX_CHUNKS, REGEX_TIME_BUDGET_S
 from explorer.text.chunk import END_OF_TEXT, SEPARATOR, SIZE_LIMIT, UNBREAKABLE, Span
 from explorer.text.length import CharLength, Length, ModelTokenLength
-from explorer.text.token_counts import TokenIndex
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
 #: Shorter texts are simply tokenized piece by piece (building the token index costs a pass).
 TOKEN_INDEX_MIN_CHARS = 2_000
+
+#: Exact lengths of many slices ``text[starts[k]:ends[k]]`` at once.
+SliceCounter = Callable[[Sequence[int], Sequence[int]], list[int]]
 #: Added to the reason of a token-unit chunk that measures over size as a whole (see below).
 OVER_SIZE = "over size as LangChain counts pieces one by one"
 
@@ -98,7 +102,7 @@ class RecursiveSplitter:
         keep_separator: str = "start",
         patterns: Mapping[str, Any] | None = None,
         length: Length = CHARS,
-        span_length: Callable[[int, int], int | None] | None = None,
+        span_length: SliceCounter | None = None,
     ) -> None:
         """``separators`` and ``keep_separator`` are checked by the caller; ``patterns`` holds the
         compiled regex separators (None: the separators are literal)."""
@@ -115,7 +119,7 @@ class RecursiveSplitter:
         #: chars and words: a merged chunk never measures more than LangChain's running total.
         self.additive = self.chars or self.unit == "words"
         self._patterns = dict(patterns or {})
-        #: exact ``length(text[s:t])`` from offsets, or None where it cannot tell (token_counter)
+        #: exact ``length(text[s:t])`` of many slices from one tokenisation (token_counter)
         self._span_length = None if self.chars else span_length
         self._len_cache: dict[str, int] = {}
 
@@ -219,30 +223,28 @@ class RecursiveSplitter:
         else:
             gaps = [self._len(text[t:s]) for t, s in zip(ends, starts[1:], strict=False)]
             gaps.insert(0, 0)
-        q: list[int] = []
-        e: list[int] = []
-        pos = 0
-        for n, g in zip(lens, gaps, strict=True):
-            pos += g if q else 0
-            q.append(pos)
-            pos += n
-            e.append(pos)
-        return q, e, lens
+        if len(lens) < 16:  # numpy's call overhead is more than a short loop
+            q, e, pos = [], [], 0
+            for n, g in zip(lens, gaps, strict=True):
+                pos += g if q else 0
+                q.append(pos)
+                pos += n
+                e.append(pos)
+            return q, e, lens
+        # q[k] = lens[0] + gaps[1] + ... + gaps[k] + lens[k - 1]; e[k] = q[k] + lens[k]
+        steps = np.asarray(lens, dtype=np.int64)
+        steps[1:] += np.asarray(gaps[1:], dtype=np.int64)
+        e_arr = np.cumsum(steps)
+        q_arr = e_arr - np.asarray(lens, dtype=np.int64)
+        return q_arr.tolist(), e_arr.tolist(), lens
 
     def _span_lengths(self, starts: list[int], ends: list[int]) -> list[int]:
-        """``length(text[s:t])`` for each piece: long pieces from the token index when there is
-        one (no tokenizing), the others (and index misses) through ``_lengths``."""
-        text, fast = self.text, self._span_length
-        if fast is None:
-            return self._lengths([text[s:t] for s, t in zip(starts, ends, strict=True)])
-        lens: list[int | None] = [
-            fast(s, t) if t - s > 64 else None for s, t in zip(starts, ends, strict=True)
-        ]
-        todo = [i for i, n in enumerate(lens) if n is None]
-        if todo:
-            for i, n in zip(todo, self._lengths([text[starts[i] : ends[i]] for i in todo]), strict=True):
-                lens[i] = n
-        return lens  # type: ignore[return-value]
+        """``length(text[s:t])`` for each piece: from the token index when there is one (no
+        tokenizing), else through ``_lengths``."""
+        if self._span_length is not None:
+            return self._span_length(starts, ends)
+        text = self.text
+        return self._lengths([text[s:t] for s, t in zip(starts, ends, strict=True)])
 
     def _lengths(self, strings: list[str]) -> list[int]:
         """``length`` of each string: repeated pieces (words) are measured once, the rest in
@@ -314,18 +316,13 @@ class RecursiveSplitter:
             out.append((s, t, reason))
 
 
-def token_counter(text: str, length: Length) -> Callable[[int, int], int | None] | None:
-    """Exact model-token counts of slices of ``text`` without tokenizing them, or None.
-
-    For the WordPiece tokenizers of BERT-style models (the bundled default), a slice whose
-    edges fall between words has exactly the pieces the whole text has there
-    (:class:`~explorer.text.token_counts.TokenIndex`, which returns None for a slice that cuts a
-    word). One pass over the document replaces tokenizing every paragraph, line and chunk again.
-    """
+def token_counter(text: str, length: Length) -> SliceCounter | None:
+    """Exact model-token counts of slices of ``text`` from one (cached) tokenisation of it, or
+    None for other units and short texts (:class:`~explorer.text.token_counts.TokenIndex`):
+    one pass over the document replaces tokenizing every paragraph, line and chunk again."""
     if not isinstance(length, ModelTokenLength) or len(text) < TOKEN_INDEX_MIN_CHARS:
         return None
-    index = TokenIndex(text, length.tokenizer)
-    return index.fast_count if index.word_piece else None
+    return length.index(text).count_bounds
 
 
 def pieces_to_spans(pieces: list[Piece], last: str = END_OF_TEXT) -> list[Span]:

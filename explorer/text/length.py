@@ -12,10 +12,10 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from explorer.errors import ParamError
+from explorer.text.tokenizing import encoded_lengths, pieces
 
 UNITS = ("chars", "words", "tokens", "cl100k", "o200k")
 _WORD = re.compile(r"\S+")
-_SAFE_CUT = re.compile(r"[^\W_]\s")
 
 
 class Length(Protocol):
@@ -33,6 +33,11 @@ class Length(Protocol):
         """Character spans of the units of ``text`` (tokens or words), in order."""
         ...
 
+    def slices(self, text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
+        """``[self(text[s:e]) for s, e in spans]``: many slices of one text, counted from one
+        tokenisation of ``text`` where the unit has an index (model tokens)."""
+        ...
+
 
 class CharLength:
     name = "chars"
@@ -46,6 +51,9 @@ class CharLength:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         return [(i, i + 1) for i in range(len(text))]
+
+    def slices(self, text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
+        return [e - s for s, e in spans]
 
 
 class WordLength:
@@ -61,6 +69,9 @@ class WordLength:
     def spans(self, text: str) -> list[tuple[int, int]]:
         return [m.span() for m in _WORD.finditer(text)]
 
+    def slices(self, text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
+        return [len(text[s:e].split()) for s, e in spans]
+
 
 class ModelTokenLength:
     """Word pieces of the embedding model's own tokenizer, counting [CLS] and [SEP] like the
@@ -69,8 +80,10 @@ class ModelTokenLength:
     def __init__(self, model: str | None = None) -> None:
         from explorer.models.paths import shared_tokenizer, tokenizer_file
 
-        tok = shared_tokenizer(tokenizer_file(model))
+        path = tokenizer_file(model)
+        tok = shared_tokenizer(path)
         self.tokenizer = tok
+        self.key = str(path)
         self.name = "tokens"
         self.special = tok.post_processor.num_special_tokens_to_add(False) if tok.post_processor else 0
 
@@ -83,6 +96,17 @@ class ModelTokenLength:
     def spans(self, text: str) -> list[tuple[int, int]]:
         offs = self.tokenizer.encode(text, add_special_tokens=False).offsets
         return _monotone([o for o in offs if o[1] > o[0]])
+
+    def index(self, text: str) -> Any:
+        """The (cached) :class:`~explorer.text.token_counts.TokenIndex` of ``text``."""
+        from explorer.text.token_counts import cached_index
+
+        return cached_index(text, self.tokenizer, self.key)
+
+    def slices(self, text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
+        if len(text) < INDEX_MIN_CHARS:
+            return self.count_batch([text[s:e] for s, e in spans])
+        return self.index(text).count_many(spans)
 
 
 class OpenAITokenLength:
@@ -101,6 +125,9 @@ class OpenAITokenLength:
 
     def count_batch(self, texts: list[str]) -> list[int]:
         return [len(self._encode(t)) for t in texts]
+
+    def slices(self, text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
+        return self.count_batch([text[s:e] for s, e in spans])
 
     def _encode(self, text: str) -> list[int]:
         """Token ids of ``text``. bpe-openai refuses inputs of 1,000,000+ characters or
@@ -135,41 +162,11 @@ class OpenAITokenLength:
         return spans
 
 
+#: Shorter texts are counted slice by slice (indexing the whole text first costs a pass).
+INDEX_MIN_CHARS = 2_000
+
 #: Longest text given to bpe-openai at once (it refuses 1,000,000+ chars or 200,000+ tokens).
 OPENAI_PIECE_CHARS = 100_000
-
-
-#: Texts per tokenizer call when only their lengths are wanted: the tokenizer's results (ids,
-#: token strings, offsets) for 30,000 chunks of a 19 MB document held ~0.8 GB at once.
-COUNT_BATCH = 512
-
-
-def encoded_lengths(tokenizer: Any, texts: Sequence[str], special: int = 0) -> list[int]:
-    """Word pieces of each text plus ``special``, from a ``tokenizers`` tokenizer, in batches
-    (parallel in the tokenizer's threads) of :data:`COUNT_BATCH`."""
-    out: list[int] = []
-    for k in range(0, len(texts), COUNT_BATCH):
-        encs = tokenizer.encode_batch(list(texts[k : k + COUNT_BATCH]), add_special_tokens=False)
-        out.extend(len(e.ids) + special for e in encs)
-    return out
-
-
-def pieces(text: str, size: int) -> list[tuple[int, int]]:
-    """Cut ``text`` into consecutive ranges of at most ``size`` characters, each cut between a
-    letter or digit and a whitespace character (where tokenizers cut anyway: cl100k/o200k's
-    pre-tokenizer, which has no look-behind, and the word splitting of model tokenizers), else
-    anywhere. Long texts are tokenized piece by piece."""
-    out: list[tuple[int, int]] = []
-    a, n = 0, len(text)
-    while n - a > size:
-        hi = a + size
-        cut = hi
-        for m in _SAFE_CUT.finditer(text, a + size // 2, hi):
-            cut = m.start() + 1
-        out.append((a, cut))
-        a = cut
-    out.append((a, n))
-    return out
 
 
 def _monotone(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

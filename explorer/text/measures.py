@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from explorer.text.length import get_length, pieces
+from explorer.text.length import get_length
+from explorer.text.tokenizing import pieces
 
 SAMPLE_CHARS = 200_000
 #: A line shorter than this (characters, non-empty) counts as short.

@@ -1,168 +1,391 @@
-"""Model-token counts of many chunks of one document, without re-tokenising every chunk.
+"""Model-token counts of any slice of a document from one tokenisation of the whole document.
 
-Why: the app shows each chunk's word pieces (and flags those over the model's limit) after
-every parameter change. Tokenising ~1,000 chunks of a 500 KB document costs ~0.8 s on a
-laptop core; tokenising the document once and counting the pieces inside each chunk costs
-microseconds per chunk.
+Why: chunkers measure thousands of candidate slices (paragraphs, lines, merged chunks, windows)
+and the app re-measures every chunk after each parameter change. Tokenising every slice costs
+about a second a megabyte each time; tokenising the document once (in parallel pieces, in the
+tokenizer's own threads) and counting the tokens between two offsets costs two bisections.
 
-This is exact, not an estimate, for the WordPiece tokenizers of BERT-style models (the bundled
-all-MiniLM-L6-v2): their normaliser works per character and their pre-tokeniser splits on
-whitespace and punctuation before WordPiece runs on each word on its own, so a chunk whose
-edges fall between two words gets exactly the pieces the whole document had there. A chunk
-cut inside a word (a piece straddles an edge, or a ``##`` continuation starts or follows it)
-is counted as its whole words (from the index) plus its partial edge words, tokenised on their
-own. Other tokenizers are always counted chunk by chunk.
+Exact, not an estimate. A tokenizer's model (WordPiece, Unigram, BPE) reads each *pre-token*
+(roughly a word, as the tokenizer's pre-tokenizer cuts) on its own, so a slice whose edges fall
+between two pre-tokens of the document holds exactly the document's tokens there. An edge that
+cuts a pre-token (a cut inside a word, or an edge where the tokenizer treats whitespace
+differently at the end of an input) is handled by tokenising just the partial word at that
+edge (a *fragment*) and adding its tokens to the interior's. Two tokenizer behaviours are taken
+into account:
+
+- Metaspace tokenizers (SentencePiece, e5) prepend ``▁`` to every input and turn whitespace into
+  ``▁``: a word-start token whose offsets begin on the whitespace before a slice's first word
+  is the same token the slice gets on its own; and a slice ending in whitespace gets one more
+  ``▁`` token, so such an end is a fragment.
+- WordPiece (BERT, MiniLM) drops whitespace altogether.
+
+Every index checks itself when built: random slices (clean and cutting words) are counted both
+ways, and an index that disagrees once is marked inexact and counts by tokenising each slice
+(so an unusual user tokenizer is slow, never wrong). The tests compare counts against direct
+tokenisation on random slices of English, French and hostile texts for every bundled tokenizer.
 """
 
 from __future__ import annotations
 
+import hashlib
+import random
+import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from explorer import limits
 from explorer.lru import ByteLRU
-from explorer.text.length import encoded_lengths, pieces
+from explorer.text.tokenizing import (
+    BLANK,
+    MARK,
+    char_kind,
+    encoded_lengths,
+    is_mark,
+    member,
+    pieces,
+    prepends_space,
+)
 
-#: Characters tokenised at once when a document is indexed: the tokenizer's own result for a
-#: whole 19 MB text (token strings, offsets, ids) took more than a gigabyte; pieces of 1 MB,
-#: cut where the pre-tokeniser cuts anyway, give the same word pieces at a fraction of it.
-INDEX_PIECE_CHARS = 1_000_000
-#: Pieces sent to the tokenizer per call (it tokenises a batch in its own threads).
-INDEX_BATCH = 4
+#: Characters per tokenizer input when a document is indexed: small enough that a batch keeps
+#: both cores busy and the tokenizer's own result objects stay small, cut where pre-tokenizers
+#: cut anyway (between a letter or digit and whitespace).
+INDEX_PIECE_CHARS = 32_768
+#: Pieces per tokenizer call (tokenised in parallel in the tokenizer's threads).
+INDEX_BATCH = 32
+#: Random slices each index is checked on when built (see the module docstring).
+SELF_CHECKS = 48
+#: Slices this short (a word, a separator) are tokenised whole rather than analysed.
+SHORT_CHARS = 16
+#: Fewer spans than this are counted one by one in Python rather than in numpy.
+FEW_SPANS = 8
+#: Distinct fragments whose counts an index keeps.
+FRAGMENT_CACHE = 8192
 
-#: Documents' token indexes, bounded by bytes (9 bytes a word piece; see explorer.limits).
+#: Documents' token indexes, bounded by bytes (17 bytes a token; see explorer.limits).
 _indexes: ByteLRU[TokenIndex] = ByteLRU(limits.TOKEN_INDEX_BYTES, lambda index: index.nbytes)
 
 
 class TokenIndex:
-    """The document's word pieces (offsets and continuation marks), for counting spans.
+    """The tokens of one text (start and end offsets, whether each starts a pre-token), held
+    compactly (two int64 arrays and a byte per token) because the app keeps one per document."""
 
-    Held compactly (two int64 arrays and one byte per piece), because the app keeps one per
-    document and user; see :data:`explorer.limits.TOKEN_INDEX_BYTES`."""
-
-    def __init__(self, text: str, tokenizer: Any) -> None:
+    def __init__(self, text: str, tokenizer: Any, *, check: bool = True) -> None:
+        self.text = text
         self._tok = tokenizer
-        self.special = (
-            tokenizer.post_processor.num_special_tokens_to_add(False) if tokenizer.post_processor else 0
-        )
-        self.word_piece = (
-            type(tokenizer.model).__name__ == "WordPiece"
-            and type(tokenizer.pre_tokenizer).__name__ == "BertPreTokenizer"
-        )
-        self.starts, self.ends, self.cont = array("q"), array("q"), bytearray()
-        if self.word_piece:
-            self.word_piece = self._index(text)
+        post = tokenizer.post_processor
+        self.special = post.num_special_tokens_to_add(False) if post else 0
+        #: WordPiece drops whitespace; other models may turn a trailing space into a token.
+        self._free_space = type(tokenizer.model).__name__ == "WordPiece"
+        self._prepends = prepends_space(tokenizer.pre_tokenizer)
+        self.starts, self.ends, self.word = array("q"), array("q"), bytearray()
+        added = tokenizer.get_added_tokens_decoder()
+        self._added = np.fromiter(added, dtype=np.int64)
+        self._added_text = [t.content for t in added.values() if t.content]
+        self._frags: dict[str, int] = {}
+        self._kinds: dict[str, int] = {}
+        self._starts_cache: np.ndarray | None = None
+        self._blanks_at: list[int] = []
+        self._marks_at: list[int] = []
+        self.exact = self._index()
+        if self.exact and check:
+            self.exact = self._self_check(random.Random(len(text)))
 
     @property
     def nbytes(self) -> int:
-        return 8 * (len(self.starts) + len(self.ends)) + len(self.cont) + 256
+        # the text counts too: an index may outlive the document that shares it
+        arrays = 8 * (len(self.starts) + len(self.ends) + 2 * len(self._blanks) + len(self._marks))
+        return (
+            arrays + len(self.word) + 8 * len(self.starts) + sys.getsizeof(self.text) + 100 * FRAGMENT_CACHE
+        )
 
-    def _index(self, text: str) -> bool:
-        """Fill the arrays piece by piece; False (count chunk by chunk instead) when a piece had
-        to be cut inside a word (a megabyte without a space), where pieces would not add up."""
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    # -- building ----------------------------------------------------------------------------
+    def _index(self) -> bool:
+        """Fill the arrays piece by piece; False (inexact) when a piece had to be cut inside a
+        word (32 KB without a letter followed by a space), where pieces would not add up."""
+        text = self.text
         spans = pieces(text, INDEX_PIECE_CHARS)
         if any(not (text[b - 1].isalnum() and text[b].isspace()) for _, b in spans[:-1]):
             return False
-        prefix = self._tok.model.continuing_subword_prefix or "##"
-        is_cont = np.zeros(self._tok.get_vocab_size(), dtype=np.uint8)
-        is_cont[[i for t, i in self._tok.get_vocab().items() if t.startswith(prefix)]] = 1
         for k in range(0, len(spans), INDEX_BATCH):
             batch = spans[k : k + INDEX_BATCH]
-            encs = self._tok.encode_batch([text[a:b] for a, b in batch], add_special_tokens=False)
-            for (a, _), enc in zip(batch, encs, strict=True):
-                offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2) + a
+            texts = [text[a:b] for a, b in batch]
+            encs = self._tok.encode_batch(texts, add_special_tokens=False)
+            for (a, _), piece, enc in zip(batch, texts, encs, strict=True):
+                flat = chain.from_iterable(enc.offsets)
+                offsets = np.fromiter(flat, dtype=np.int64, count=2 * len(enc)).reshape(-1, 2) + a
+                words = np.asarray(enc.word_ids, dtype=np.float64)  # None (no word) -> nan
+                first = np.ones(len(words), dtype=np.uint8)
+                first[1:] = words[1:] != words[:-1]
+                added = None
+                if any(t in piece for t in self._added_text):
+                    added = np.isin(np.asarray(enc.ids, dtype=np.int64), self._added)
+                if added is not None and added.any():  # "<unk>" in the text: split out before
+                    near = added.copy()  # pre-tokenizing, so the tokens around it need not add up
+                    near[1:] |= added[:-1]
+                    near[:-1] |= added[1:]
+                    first[near] = 0
                 self.starts.frombytes(offsets[:, 0].tobytes())
                 self.ends.frombytes(offsets[:, 1].tobytes())
-                self.cont += is_cont[np.asarray(enc.ids, dtype=np.int64)].tobytes()
-        return True
+                self.word += first.tobytes()
+                self._note_chars(piece, a)
+        self._blanks = np.asarray(self._blanks_at, dtype=np.int64)
+        # start of the run of blanks each blank belongs to
+        new_run = np.ones(len(self._blanks), dtype=bool)
+        new_run[1:] = self._blanks[1:] != self._blanks[:-1] + 1
+        self._runs = self._blanks[new_run][np.cumsum(new_run) - 1] if len(self._blanks) else self._blanks
+        self._marks = np.asarray(self._marks_at, dtype=np.int64)
+        del self._blanks_at, self._marks_at
+        return _monotone(self.starts)
 
-    def fast_count(self, start: int, end: int) -> int | None:
-        """Pieces in ``text[start:end]`` plus the special tokens, or None if an edge cuts a word."""
-        if not self.word_piece:
-            return None
-        i, j = self._range(start, end)
-        if self._clean_start(start, i, j) and self._clean_end(end, i, j):
-            return j - i + self.special
-        return None
+    def _note_chars(self, piece: str, offset: int) -> None:
+        """Positions of the characters the edge rules look at: tokenizer whitespace (only
+        where a trailing space can cost a token) and combining marks."""
+        cps = np.frombuffer(piece.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        kinds = {int(c): self._kind(chr(c)) for c in np.unique(cps)}
+        for kind, out in ((BLANK, self._blanks_at), (MARK, self._marks_at)):
+            if kind == BLANK and self._free_space:
+                continue
+            wanted = [c for c, k in kinds.items() if k == kind]
+            if wanted:
+                out.extend((np.flatnonzero(np.isin(cps, wanted)) + offset).tolist())
 
-    def _range(self, start: int, end: int) -> tuple[int, int]:
-        """Pieces i..j-1 start inside [start, end)."""
-        i = bisect_left(self.starts, start)
-        return i, bisect_left(self.starts, end, lo=i)
+    def _self_check(self, rng: random.Random) -> bool:
+        n = len(self.text)
+        if n == 0:
+            return True
+        cuts = [rng.randrange(n + 1) for _ in range(2 * SELF_CHECKS)]
+        if len(self.starts):  # and edges on token boundaries, which the fast path serves
+            cuts += [self.starts[rng.randrange(len(self.starts))] for _ in range(2 * SELF_CHECKS)]
+        rng.shuffle(cuts)
+        spans = []
+        for a, b in zip(cuts[::2], cuts[1::2], strict=False):
+            a, b = min(a, b), max(a, b)
+            spans.append((a, min(b, a + 600)))
+        direct = encoded_lengths(self._tok, [self.text[a:b] for a, b in spans], self.special)
+        return self.count_many(spans) == direct
 
-    def _clean_start(self, start: int, i: int, j: int) -> bool:
-        if i > 0 and self.ends[i - 1] > start:
-            return False  # a piece straddles the start
-        return not (j > i and self.cont[i])  # the chunk starts inside a word
+    # -- counting ----------------------------------------------------------------------------
+    def count(self, start: int, end: int) -> int:
+        """Tokens the tokenizer gives ``text[start:end]`` on its own (special tokens included)."""
+        return self.count_many([(start, end)])[0]
 
-    def _clean_end(self, end: int, i: int, j: int) -> bool:
-        if j > i and self.ends[j - 1] > end:
-            return False  # a piece straddles the end
-        return not (j > i and j < len(self.starts) and self.cont[j])  # the last word goes on
+    def count_many(self, spans: Iterable[tuple[int, int]]) -> list[int]:
+        """:meth:`count` of each span; the fragments of all spans are tokenised in one batch."""
+        spans = list(spans)
+        return self.count_bounds([a for a, _ in spans], [b for _, b in spans])
 
-    def split(self, start: int, end: int) -> tuple[int, list[tuple[int, int]]]:
-        """(pieces counted from the index, edge fragments to tokenise on their own).
-
-        A chunk cut inside a word is its clean interior (whole words, counted from the index)
-        plus the partial words at its edges: the pre-tokeniser splits where a new word starts,
-        whatever surrounds it, so tokenising the parts separately gives the same pieces."""
-        i, j = self._range(start, end)
-        cont = self.cont
-        a = start  # interior starts at piece index i1 / char a
-        i1 = i
-        if not self._clean_start(start, i, j):
-            while i1 < j and cont[i1]:
-                i1 += 1
-            a = self.starts[i1] if i1 < j else end
-        j1 = j
-        b = end
-        if not self._clean_end(end, i, j):
-            j1 = j - 1 if j > i else j
-            while j1 > i1 and cont[j1]:
-                j1 -= 1
-            b = self.starts[j1] if j1 < j else end
-            if b <= a:  # one word (or less) in the whole chunk
-                return 0, [(start, end)]
-        frags = [(start, a)] if a > start else []
-        if b < end:
-            frags.append((b, end))
-        return max(j1 - i1, 0), frags
-
-    def count(self, texts: Sequence[str], spans: Sequence[tuple[int, int]]) -> list[int]:
-        if not self.word_piece:
-            return encoded_lengths(self._tok, texts, self.special)
-        out: list[int] = []
-        frag_text: list[str] = []
-        frag_owner: list[int] = []
-        for k, ((s, e), chunk_text) in enumerate(zip(spans, texts, strict=True)):
-            n, frags = self.split(s, e)
-            out.append(n + self.special)
-            for fs, fe in frags:
-                frag_text.append(chunk_text[fs - s : fe - s])
-                frag_owner.append(k)
-        if frag_text:
-            for k, n in zip(frag_owner, encoded_lengths(self._tok, frag_text), strict=True):
+    def count_bounds(self, starts: Sequence[int], ends: Sequence[int]) -> list[int]:
+        """:meth:`count` of each ``text[starts[k]:ends[k]]``."""
+        text = self.text
+        if not self.exact:
+            return encoded_lengths(
+                self._tok, [text[a:b] for a, b in zip(starts, ends, strict=True)], self.special
+            )
+        if len(starts) < FEW_SPANS:  # numpy's call overhead is more than bisecting a few spans
+            out, todo = [0] * len(starts), range(len(starts))
+        else:
+            out, todo = self._count_clean(starts, ends)
+        frags: list[str] = []
+        owners: list[int] = []
+        for k in todo:
+            a, b = starts[k], ends[k]
+            if b - a <= SHORT_CHARS:  # a word or a separator: tokenised whole (cached)
+                n, edge = 0, [(a, b)]
+            else:
+                n, edge = self._interior(a, b)
+            out[k] = n + self.special
+            for fa, fb in edge:
+                frags.append(text[fa:fb])
+                owners.append(k)
+        if frags:
+            for k, n in zip(owners, self._fragment_counts(frags), strict=True):
                 out[k] += n
         return out
+
+    def _fragment_counts(self, texts: list[str]) -> list[int]:
+        """Tokens of each fragment (no special tokens); fragments repeat (whitespace, word
+        parts), so their counts are kept (a few thousand, then started afresh)."""
+        cache = self._frags
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        if todo:
+            if len(cache) > FRAGMENT_CACHE:
+                cache.clear()
+            cache.update(zip(todo, encoded_lengths(self._tok, todo), strict=True))
+        return [cache[t] for t in texts]
+
+    def _count_clean(self, a_list: Sequence[int], b_list: Sequence[int]) -> tuple[list[int], list[int]]:
+        """(counts, indexes of the spans left to :meth:`_interior`): a span is clean when no
+        token straddles either edge, both edge tokens start a word and neither edge touches a
+        combining mark. A span ending in whitespace (where that can cost a token: not WordPiece)
+        is counted as its clean part plus its trailing whitespace tokenised alone (one ``▁``)."""
+        m = len(self.starts)
+        if m == 0 or not len(a_list):
+            return [0] * len(a_list), list(range(len(a_list)))
+        a = np.asarray(a_list, dtype=np.int64)
+        b = np.asarray(b_list, dtype=np.int64)
+        tail = None
+        if not self._free_space and len(self._blanks):
+            k = np.searchsorted(self._blanks, b - 1)
+            k = np.minimum(k, len(self._blanks) - 1)
+            tail = self._blanks[k] == b - 1
+            b = np.where(tail, np.maximum(self._runs[k], a), b)  # where the trailing blanks start
+        starts = np.frombuffer(self.starts, dtype=np.int64)
+        ends = np.frombuffer(self.ends, dtype=np.int64)
+        word = np.frombuffer(self.word, dtype=np.uint8)
+        i = np.searchsorted(starts, a)
+        j = np.searchsorted(starts, b)
+        prev = np.maximum(i - 1, 0)
+        straddle = (i > 0) & (ends[prev] > a)
+        ok = ~straddle & (word[np.minimum(i, m - 1)] == 1)
+        if self._prepends and len(self._blanks):  # "▁word" starting on the blank before a
+            k = np.minimum(np.searchsorted(self._blanks, a - 1), len(self._blanks) - 1)
+            own = straddle & (word[prev] == 1) & (self._blanks[k] == a - 1) & (self._runs[k] <= starts[prev])
+            i = np.where(own, prev, i)
+            ok |= own
+        ok &= (i < j) & (b > a)
+        ok &= ends[np.maximum(j - 1, 0)] <= b
+        ok &= (j >= m) | (word[np.minimum(j, m - 1)] == 1)
+        ok &= ~member(self._marks, a) & ~member(self._marks, b)
+        counts = np.where(ok, j - i + self.special, 0).tolist()
+        if tail is not None:
+            text = self.text
+            with_tail = np.flatnonzero(ok & tail).tolist()
+            extra = self._fragment_counts([text[b[k] : b_list[k]] for k in with_tail])
+            for k, n in zip(with_tail, extra, strict=True):
+                counts[k] += n
+        return counts, np.flatnonzero(~ok).tolist()
+
+    def _interior(self, a: int, b: int) -> tuple[int, list[tuple[int, int]]]:
+        """(tokens of the whole pre-tokens inside ``[a, b)``, the edge fragments to tokenise)."""
+        if b <= a:
+            return 0, []
+        starts, ends, word = self.starts, self.ends, self.word
+        i = bisect_left(starts, a)
+        j = bisect_left(starts, b, lo=i)
+        # start edge: i1 = first token counted from the index, a1 = where it starts
+        i1, a1 = i, a
+        text = self.text
+        if is_mark(text[a]):  # a combining mark the document's normaliser composed with a-1
+            i1 = self._next_word(i + 1 if i < j and starts[i] == a else i, j)
+            a1 = starts[i1] if i1 < j else b
+        elif i > 0 and ends[i - 1] > a:  # a token straddles a
+            p = i - 1
+            if self._prepends and word[p] and self._spacey(starts[p], a):
+                i1 = p  # "▁word" begins on the whitespace before the slice: the slice's own ▁
+            else:
+                i1 = self._next_word(i, j)
+                a1 = starts[i1] if i1 < j else b
+        elif i < j and not word[i]:  # the slice starts inside a word
+            i1 = self._next_word(i, j)
+            a1 = starts[i1] if i1 < j else b
+        if i1 >= j:
+            return 0, [(a, b)]
+        # end edge: tokens i1..j1-1 counted, then the fragment [b1, b)
+        j1, b1 = j, b
+        clean = (
+            (j >= len(starts) or word[j]) and ends[j - 1] <= b and not (b < len(text) and is_mark(text[b]))
+        )
+        if not clean or (not self._free_space and self._spacey(b - 1, b)):
+            j1 = self._prev_word(i1, j)
+            if j1 <= i1:
+                return 0, [(a, b)]
+            b1 = starts[j1]
+        if self._prepends:  # whitespace before the next word is that word's ▁, not the fragment's
+            while a1 > a and self._spacey(a1 - 1, a1):
+                a1 -= 1
+        edge = [(a, a1)] if a1 > a else []
+        if b1 < b:
+            edge.append((b1, b))
+        return j1 - i1, edge
+
+    def _next_word(self, i: int, j: int) -> int:
+        word = self.word
+        while i < j and not word[i]:
+            i += 1
+        return i
+
+    def _prev_word(self, lo: int, j: int) -> int:
+        """Index of the last word-start token in ``(lo, j)``, else ``lo``."""
+        word = self.word
+        k = j - 1
+        while k > lo and not word[k]:
+            k -= 1
+        return k
+
+    def _kind(self, c: str) -> int:
+        kind = self._kinds.get(c)
+        if kind is None:
+            kind = self._kinds[c] = char_kind(self._tok.normalizer, c)
+        return kind
+
+    def _spacey(self, a: int, b: int) -> bool:
+        """``text[a:b]`` is whitespace as the tokenizer sees it (it normalises to spaces or to
+        nothing: ``\\u200b`` is a space to e5, not to Python)."""
+        if b <= a:
+            return False
+        return all(self._kind(c) == BLANK for c in self.text[a:b])
+
+    # -- windows -----------------------------------------------------------------------------
+    def token_starts(self) -> list[int]:
+        """Start offsets of the tokens, as :meth:`ModelTokenLength.spans` gives them: empty
+        tokens dropped, a token that starts inside the previous one merged into it."""
+        if self._starts_cache is None:
+            starts = np.frombuffer(self.starts, dtype=np.int64)
+            ends = np.frombuffer(self.ends, dtype=np.int64)
+            keep = ends > starts
+            starts, ends = starts[keep], ends[keep]
+            reach = np.maximum.accumulate(ends)  # the furthest end so far
+            first = np.ones(len(starts), dtype=bool)
+            first[1:] = starts[1:] >= reach[:-1]
+            self._starts_cache = starts[first]
+        return self._starts_cache.tolist()
+
+
+def _monotone(starts: array) -> bool:
+    """Token starts never go back (some tokenizers emit several tokens at one offset; fine)."""
+    arr = np.frombuffer(starts, dtype=np.int64) if len(starts) else np.zeros(0, dtype=np.int64)
+    return bool(np.all(arr[1:] >= arr[:-1])) if len(arr) > 1 else True
+
+
+def text_key(text: str) -> str:
+    """A short content key for a text (a megabyte hashes in about a millisecond; the last
+    text's key is kept, since one document is measured many times in a row)."""
+    global _last_key
+    last = _last_key  # one tuple, read once: safe across threads
+    if last is not None and last[0] is text:
+        return last[1]
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    _last_key = (text, key)
+    return key
+
+
+_last_key: tuple[str, str] | None = None
+
+
+def cached_index(text: str, tokenizer: Any, key: str) -> TokenIndex:
+    """The token index of ``text`` for ``tokenizer``, cached by content and tokenizer
+    (``key`` names the tokenizer), bounded by bytes."""
+    return _indexes.get_or_make((text_key(text), key), lambda: TokenIndex(text, tokenizer))
 
 
 def token_index(doc_id: str, text: str, model: str | None = None) -> TokenIndex:
     """The (cached) token index of a document for ``model``'s tokenizer."""
+    from explorer.models.paths import shared_tokenizer, tokenizer_file
 
-    def make() -> TokenIndex:
-        from explorer.models.paths import shared_tokenizer, tokenizer_file
-
-        return TokenIndex(text, shared_tokenizer(tokenizer_file(model)))
-
-    return _indexes.get_or_make((doc_id, model or ""), make)
+    path = tokenizer_file(model)
+    return _indexes.get_or_make((doc_id, str(path)), lambda: TokenIndex(text, shared_tokenizer(path)))
 
 
 def count_chunk_tokens(doc: Any, chunks: Sequence[Any], model: str | None = None) -> list[int]:
     """Model tokens (incl. [CLS]/[SEP]) of each chunk of ``doc``: equal to tokenising each
     chunk's text (``explorer.evaluation.flags.count_tokens``), computed from one pass over the document."""
     index = token_index(doc.id, doc.text, model)
-    return index.count([c.text for c in chunks], [(c.start, c.end) for c in chunks])
+    return index.count_many([(c.start, c.end) for c in chunks])

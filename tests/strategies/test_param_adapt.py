@@ -306,7 +306,9 @@ def test_switch_never_raises_and_gives_defaults_for_the_rest(old, data):
     assert got.user_set <= set(user_set) & set(new.param_names())
     for name in got.user_set:
         assert got.values[name] == new.param(name).coerce(values[name])
-    unset = {n: v for n, v in new.adapt({}, ()).values.items() if n not in got.user_set}
+    # the defaults given what the user set (semantic's amount follows its mode)
+    kept = {n: values[n] for n in got.user_set}
+    unset = {n: v for n, v in new.adapt(kept, tuple(kept)).values.items() if n not in got.user_set}
     followed = {n for n in new.param_names() if any(note.startswith(f"{n} ") for note in got.notes)}
     for name, default in unset.items():
         assert got.values[name] == default or name in followed, name

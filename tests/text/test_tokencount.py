@@ -1,16 +1,22 @@
-"""Token counts from one pass over the document equal tokenising each chunk (the bundled model)."""
+"""Token counts from one tokenisation of the document equal tokenising each slice on its own,
+for every bundled tokenizer (MiniLM's WordPiece, e5's SentencePiece Unigram)."""
 
 from __future__ import annotations
 
 import itertools
+import random
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import Document, get_strategy
+from explorer.models.paths import shared_tokenizer, tokenizer_file
 from explorer.text.chunk import Chunk
-from explorer.text.length import get_length
-from explorer.text.token_counts import count_chunk_tokens, token_index
+from explorer.text.length import encoded_lengths, get_length
+from explorer.text.token_counts import TokenIndex, count_chunk_tokens, token_index
+from tests.support.golden import documents
 
 TRICKY = (
     "Unaffable naïve café: M. Dupont paid 3,5 € (e.g. «tarif réduit») on 12/03. "
@@ -18,9 +24,13 @@ TRICKY = (
     "Emoji 🙂🙃 and a veryveryveryverylongwordthatkeepsgoingwithoutanyspaceatallforsure.\n\n"
     "Code: def f(x): return x**2  # comment\n\tTabs\tand  double  spaces.\n"
 )
-
+#: Whitespace that Python and the tokenizers see differently (zero-width space, no-break
+#: space, ideographic space, a control character, tabs, runs of spaces and newlines).
+ODD_SPACE = "a  b\n\n c \u200b d\u00a0e \u3000 f\t\tg \x01h i\u200dj k\u0301 "
 
 MINILM = "all-MiniLM-L6-v2"
+MODELS = (None, MINILM)  # None: the default model (e5)
+FRENCH = Path(__file__).parents[2] / "bench" / "data" / "french"
 
 
 def exact(doc: Document, spans, model: str | None = None) -> list[int]:
@@ -34,28 +44,80 @@ def as_chunks(doc: Document, spans) -> list[Chunk]:
     ]
 
 
-@settings(max_examples=80, deadline=None)
-@given(cuts=st.lists(st.integers(0, len(TRICKY)), min_size=2, max_size=12, unique=True))
-def test_fast_counts_equal_exact_counts_at_any_cut(cuts):
-    doc = Document("t.txt", "text", TRICKY)
-    cuts = sorted(cuts)
-    spans = [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
-    assert count_chunk_tokens(doc, as_chunks(doc, spans)) == exact(doc, spans)
+def random_spans(text: str, rng: random.Random, n: int) -> list[tuple[int, int]]:
+    """Half anywhere, half with edges on whitespace (where chunkers cut), up to 3,000 chars."""
+    spans = []
+    size = len(text)
+    for _ in range(n):
+        a = rng.randrange(size)
+        if rng.random() < 0.5:
+            while a < size and not text[a].isspace():
+                a += 1
+            a += rng.random() < 0.5
+        b = min(size, a + rng.randrange(1, 3000))
+        if rng.random() < 0.5:
+            while b < size and not text[b].isspace():
+                b += 1
+            b += rng.random() < 0.3
+        a, b = min(a, size), min(b, size)
+        if b > a:
+            spans.append((a, b))
+    return spans
 
 
-def test_fast_path_is_used_for_word_boundaries_and_matches_strategies():
+def texts() -> dict[str, str]:
+    out = {"tricky": TRICKY * 20, "odd-space": ODD_SPACE * 200}
+    out.update({doc.name: doc.text[:150_000] for doc in documents()})
+    out.update({p.stem: p.read_text(encoding="utf-8")[:150_000] for p in sorted(FRENCH.glob("*.txt"))[:2]})
+    return out
+
+
+@pytest.mark.parametrize("model", MODELS, ids=["e5", "minilm"])
+def test_index_counts_equal_tokenising_each_slice(model):
+    tok = shared_tokenizer(tokenizer_file(model))
+    rng = random.Random(7)
+    for name, text in texts().items():
+        index = TokenIndex(text, tok)
+        assert index.exact, name  # the self-check passed: the fast path is in use
+        spans = random_spans(text, rng, 1500)
+        direct = encoded_lengths(tok, [text[a:b] for a, b in spans], index.special)
+        assert index.count_many(spans) == direct, name  # in numpy, many at once
+        assert [index.count(a, b) for a, b in spans[:300]] == direct[:300], name  # one by one
+
+
+@pytest.mark.parametrize("model", MODELS, ids=["e5", "minilm"])
+@settings(max_examples=60, deadline=None)
+@given(cuts=st.lists(st.integers(0, len(TRICKY + ODD_SPACE)), min_size=2, max_size=12, unique=True))
+def test_counts_equal_exact_counts_at_any_cut(model, cuts):
+    doc = Document("t.txt", "text", TRICKY + ODD_SPACE)
+    spans = [(a, b) for a, b in itertools.pairwise(sorted(cuts)) if b > a]
+    assert count_chunk_tokens(doc, as_chunks(doc, spans), model) == exact(doc, spans, model)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=["e5", "minilm"])
+def test_chunks_of_every_token_strategy_are_counted_without_tokenising_them(model, monkeypatch):
     text = (TRICKY * 30).strip()
     doc = Document("t.md", "text", text)
-    index = token_index(doc.id, doc.text, MINILM)  # the fast path serves WordPiece tokenizers
-    assert index.word_piece
+    index = token_index(doc.id, doc.text, model)
     for strategy, params in (
-        ("recursive", {"chunk_size": 300}),
-        ("fixed", {"chunk_size": 200, "chunk_overlap": 50}),
+        ("recursive", {"chunk_size": 60, "chunk_overlap": 10, "length": "tokens"}),
+        ("fixed", {"chunk_size": 50, "chunk_overlap": 10, "length": "tokens"}),
     ):
         chunks = get_strategy(strategy).chunk(doc, params)
         spans = [(c.start, c.end) for c in chunks]
-        assert count_chunk_tokens(doc, chunks, MINILM) == exact(doc, spans, MINILM)
-    # recursive cuts between words: nearly every chunk is counted without re-tokenising
-    chunks = get_strategy("recursive").chunk(doc, {"chunk_size": 300})
-    fast = [index.fast_count(c.start, c.end) for c in chunks]
-    assert sum(v is not None for v in fast) >= 0.8 * len(chunks)
+        assert count_chunk_tokens(doc, chunks, model) == exact(doc, spans, model)
+    # recursive cuts between words: almost no chunk needs a fragment tokenised
+    chunks = get_strategy("recursive").chunk(doc, {"chunk_size": 300, "length": "tokens"})
+    edges = [index._interior(c.start, c.end)[1] for c in chunks]
+    assert sum(not e for e in edges) >= 0.8 * len(chunks)
+
+
+def test_an_index_that_fails_its_self_check_counts_by_tokenising(monkeypatch):
+    """A tokenizer whose slices do not add up is never counted from the index."""
+    tok = shared_tokenizer(tokenizer_file(MINILM))
+    text = TRICKY * 10
+    monkeypatch.setattr(TokenIndex, "_interior", lambda self, a, b: (0, []))  # a broken rule
+    index = TokenIndex(text, tok)
+    assert not index.exact
+    spans = random_spans(text, random.Random(1), 50)
+    assert index.count_many(spans) == encoded_lengths(tok, [text[a:b] for a, b in spans], index.special)
