@@ -39,7 +39,7 @@ from explorer.evaluation.flags import flag_chunks
 from explorer.render.html import render_chunks
 from explorer.render.layout import window_around
 from explorer.strategies.config import StrategyConfig
-from explorer.text.token_counts import count_chunk_tokens
+from explorer.text.token_cache import count_chunk_tokens
 
 STRUCTURAL = ("fixed", "sentence", "paragraph", "recursive", "markdown")
 

@@ -24,7 +24,7 @@ from common import chroma_text, median_time, megabytes, table
 
 from explorer import Context, Document, get_strategy
 from explorer.strategies.splitting import RecursiveSplitter
-from explorer.text import token_counts
+from explorer.text import token_cache
 
 
 def main() -> None:
@@ -129,7 +129,7 @@ def main() -> None:
 
         def cold(fn):  # every run tokenises the document again (no index kept)
             def run():
-                token_counts._indexes.clear()
+                token_cache._indexes.clear()
                 return fn()
 
             return run

@@ -67,16 +67,22 @@ def user_file(tmp: Path, i: int, kb: int) -> Path:
     return path
 
 
-async def timed(run: Run, step: str, coro) -> None:
+T0 = time.monotonic()
+
+
+async def timed(run: Run, step: str, coro, who: str = "") -> None:
     t0 = time.monotonic()
     await coro
     run.add(step, time.monotonic() - t0)
+    # progress as it happens, so a run stopped early still says how far it got
+    print(f"[{time.monotonic() - T0:6.0f} s] {who} {step}: {time.monotonic() - t0:.1f} s", flush=True)
 
 
 async def first_paint(page) -> None:
+    """Explore's heading and its highlighted chunks are on screen (background embedding may
+    still be showing its progress bar: that is not part of the first paint)."""
     await bu.heading(page, "Explore").wait_for()
     await page.locator(".ce-text .ce-idx").first.wait_for()
-    await bu.asettle(page)
 
 
 async def open_app(page, url: str) -> None:
@@ -104,16 +110,18 @@ async def user(browser, url: str, path: Path, run: Run, barrier: asyncio.Barrier
     page.set_default_timeout(900_000)
     try:
         await barrier.wait()
-        await timed(run, "open + first paint", open_app(page, url))
+        await timed(run, "open + first paint", open_app(page, url), path.stem)
         await bu.anav(page, "Documents")
         await barrier.wait()
-        await timed(run, "upload", bu.aupload(page, path, timeout=900))
+        await timed(run, "upload", bu.aupload(page, path, timeout=900), path.stem)
         await bu.anav(page, "Explore")
-        await timed(run, "slider", move_slider(page))
-        await bu.anav(page, "Retrieve", timeout=900)
-        busy.set()
+        await timed(run, "slider", move_slider(page), path.stem)
+        await page.locator('[data-testid="stSidebarNav"] a', has_text="Retrieve").first.click()
+        await bu.heading(page, "Retrieve").wait_for()
+        busy.set()  # this user's documents are being embedded now: the newcomer comes in
+        await bu.asettle(page, timeout=900)
         for q in QUESTIONS:
-            await timed(run, "question", ask(page, q))
+            await timed(run, "question", ask(page, q), path.stem)
     except Exception as err:  # reported, not raised: one failing user must not hide the others
         run.errors.append(f"{path.name}: {type(err).__name__}: {str(err)[:200]}")
     finally:
@@ -125,8 +133,9 @@ async def newcomer(browser, url: str, run: Run, busy: asyncio.Event) -> None:
     await asyncio.sleep(5)  # the users are embedding now
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     page = await context.new_page()
+    page.set_default_timeout(300_000)  # measured, not cut off
     try:
-        await timed(run, "new visitor first paint", open_app(page, url))
+        await timed(run, "new visitor first paint", open_app(page, url), "new visitor")
     except Exception as err:
         run.errors.append(f"new visitor: {type(err).__name__}: {str(err)[:200]}")
     finally:

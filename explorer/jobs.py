@@ -294,8 +294,11 @@ class _Runner:
             return len(self._running) + sum(not j.token.cancelled for j in before)
 
     def busy(self) -> bool:
+        return self.load() > 0
+
+    def load(self) -> int:
         with self._lock:
-            return bool(self._running) or any(not j.token.cancelled for j in self._waiting)
+            return len(self._running) + sum(not j.token.cancelled for j in self._waiting)
 
     def _loop(self) -> None:
         _lower_priority()
@@ -356,6 +359,11 @@ def checkpoint() -> None:
 def busy() -> bool:
     """Whether a background job is running or waiting in this process."""
     return _RUNNER.busy()
+
+
+def load() -> int:
+    """Background jobs running or waiting in this process (all sessions)."""
+    return _RUNNER.load()
 
 
 class WouldEmbed(Exception):

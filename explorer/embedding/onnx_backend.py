@@ -217,6 +217,10 @@ class OnnxRunner:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or os.cpu_count() or 1
         opts.inter_op_num_threads = 1
+        # idle pool threads sleep instead of spinning: on a shared server spinning threads take
+        # the cores that page scripts and the web server need between two batches
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         opts.log_severity_level = 3
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])

@@ -8,7 +8,7 @@ from explorer.strategies.base import OVERLAP_BELOW_SIZE, PeerKit, Strategy, chec
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
-from explorer.text.length import INDEX_MIN_CHARS, Length, ModelTokenLength
+from explorer.text.length import INDEX_MIN_CHARS, Length
 
 
 @dataclass(frozen=True)
@@ -103,9 +103,7 @@ def _unit_windows(text: str, length: Length, size: int, overlap: int) -> list[tu
     that measures over ``size`` gives back units from its end until it fits. Model tokens come
     from one tokenisation of the text and every window is counted from it (``Length.slices``).
     """
-    index = (
-        length.index(text) if isinstance(length, ModelTokenLength) and len(text) >= INDEX_MIN_CHARS else None
-    )
+    index = length.index(text) if hasattr(length, "index") and len(text) >= INDEX_MIN_CHARS else None
     unit_starts = index.token_starts() if index is not None else [s for s, _ in length.spans(text)]
     n = len(unit_starts)
     if n == 0:

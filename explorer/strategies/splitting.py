@@ -25,11 +25,14 @@ import numpy as np
 from explorer.errors import LimitError
 from explorer.limits import MAX_CHUNKS, REGEX_TIME_BUDGET_S
 from explorer.text.chunk import END_OF_TEXT, SEPARATOR, SIZE_LIMIT, UNBREAKABLE, Span
-from explorer.text.length import CharLength, Length, ModelTokenLength
+from explorer.text.length import CharLength, Length
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
 #: Shorter texts are simply tokenized piece by piece (building the token index costs a pass).
 TOKEN_INDEX_MIN_CHARS = 2_000
+
+#: Ranges longer than this find a one-character separator with numpy rather than str.split.
+VECTOR_MIN_CHARS = 2_000
 
 #: Exact lengths of many slices ``text[starts[k]:ends[k]]`` at once.
 SliceCounter = Callable[[Sequence[int], Sequence[int]], list[int]]
@@ -60,6 +63,11 @@ def split_bounds(
         spans = [m.span() for m in matches]
         ms = [a + s for s, _ in spans]
         me = [a + t for _, t in spans]
+    elif len(sep) == 1 and b - a > VECTOR_MIN_CHARS:  # one character: found in numpy (words)
+        codes = np.frombuffer(text[a:b].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        pos = np.flatnonzero(codes == ord(sep)) + a
+        ms = pos.tolist()
+        me = (pos + 1).tolist() if keep != "start" else ms
     else:
         sl = len(sep)
         lens = list(map(len, text[a:b].split(sep)))
@@ -320,7 +328,7 @@ def token_counter(text: str, length: Length) -> SliceCounter | None:
     """Exact model-token counts of slices of ``text`` from one (cached) tokenisation of it, or
     None for other units and short texts (:class:`~explorer.text.token_counts.TokenIndex`):
     one pass over the document replaces tokenizing every paragraph, line and chunk again."""
-    if not isinstance(length, ModelTokenLength) or len(text) < TOKEN_INDEX_MIN_CHARS:
+    if not hasattr(length, "index") or len(text) < TOKEN_INDEX_MIN_CHARS:
         return None
     return length.index(text).count_bounds
 

@@ -99,7 +99,7 @@ class ModelTokenLength:
 
     def index(self, text: str) -> Any:
         """The (cached) :class:`~explorer.text.token_counts.TokenIndex` of ``text``."""
-        from explorer.text.token_counts import cached_index
+        from explorer.text.token_cache import cached_index
 
         return cached_index(text, self.tokenizer, self.key)
 
@@ -119,6 +119,7 @@ class OpenAITokenLength:
 
         self.name = name
         self._enc = bpe_openai.get_encoding(f"{name}_base")
+        self._view: Any = None
 
     def __call__(self, text: str) -> int:
         return len(self._encode(text))
@@ -126,8 +127,19 @@ class OpenAITokenLength:
     def count_batch(self, texts: list[str]) -> list[int]:
         return [len(self._encode(t)) for t in texts]
 
+    def index(self, text: str) -> Any:
+        """The (cached) :class:`~explorer.text.token_counts.TokenIndex` of ``text``."""
+        from explorer.text.openai_tokens import OpenAITokenizerView
+        from explorer.text.token_cache import cached_index
+
+        if self._view is None:
+            self._view = OpenAITokenizerView(self._enc)
+        return cached_index(text, self._view, self.name)
+
     def slices(self, text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
-        return self.count_batch([text[s:e] for s, e in spans])
+        if len(text) < INDEX_MIN_CHARS:
+            return self.count_batch([text[s:e] for s, e in spans])
+        return self.index(text).count_many(spans)
 
     def _encode(self, text: str) -> list[int]:
         """Token ids of ``text``. bpe-openai refuses inputs of 1,000,000+ characters or

@@ -27,7 +27,6 @@ tokenisation on random slices of English, French and hostile texts for every bun
 
 from __future__ import annotations
 
-import hashlib
 import random
 import sys
 from array import array
@@ -38,8 +37,6 @@ from typing import Any
 
 import numpy as np
 
-from explorer import limits
-from explorer.lru import ByteLRU
 from explorer.text.tokenizing import (
     BLANK,
     MARK,
@@ -66,13 +63,15 @@ FEW_SPANS = 8
 #: Distinct fragments whose counts an index keeps.
 FRAGMENT_CACHE = 8192
 
-#: Documents' token indexes, bounded by bytes (17 bytes a token; see explorer.limits).
-_indexes: ByteLRU[TokenIndex] = ByteLRU(limits.TOKEN_INDEX_BYTES, lambda index: index.nbytes)
+#: Offsets are held as 32-bit integers (documents are refused long before 2**31 characters).
+_POS, _NP = "i", np.int32
+_EMPTY = np.zeros(0, dtype=_NP)
 
 
 class TokenIndex:
     """The tokens of one text (start and end offsets, whether each starts a pre-token), held
-    compactly (two int64 arrays and a byte per token) because the app keeps one per document."""
+    compactly (two int32 arrays and a byte per token: 9 bytes a token) because the app keeps one
+    per document."""
 
     def __init__(self, text: str, tokenizer: Any, *, check: bool = True) -> None:
         self.text = text
@@ -82,15 +81,17 @@ class TokenIndex:
         #: WordPiece drops whitespace; other models may turn a trailing space into a token.
         self._free_space = type(tokenizer.model).__name__ == "WordPiece"
         self._prepends = prepends_space(tokenizer.pre_tokenizer)
-        self.starts, self.ends, self.word = array("q"), array("q"), bytearray()
+        #: regex pre-tokenizers (OpenAI's) read a cut word together with what follows
+        self._resync = self._resync_regex if hasattr(tokenizer, "pretokens") else None
+        self.starts, self.ends, self.word = array(_POS), array(_POS), bytearray()
         added = tokenizer.get_added_tokens_decoder()
         self._added = np.fromiter(added, dtype=np.int64)
         self._added_text = [t.content for t in added.values() if t.content]
         self._frags: dict[str, int] = {}
         self._kinds: dict[str, int] = {}
         self._starts_cache: np.ndarray | None = None
-        self._blanks_at: list[int] = []
-        self._marks_at: list[int] = []
+        self._blanks_at: list[np.ndarray] = []
+        self._marks_at: list[np.ndarray] = []
         self.exact = self._index()
         if self.exact and check:
             self.exact = self._self_check(random.Random(len(text)))
@@ -98,9 +99,9 @@ class TokenIndex:
     @property
     def nbytes(self) -> int:
         # the text counts too: an index may outlive the document that shares it
-        arrays = 8 * (len(self.starts) + len(self.ends) + 2 * len(self._blanks) + len(self._marks))
+        arrays = 4 * (len(self.starts) + len(self.ends) + 2 * len(self._blanks) + len(self._marks))
         return (
-            arrays + len(self.word) + 8 * len(self.starts) + sys.getsizeof(self.text) + 100 * FRAGMENT_CACHE
+            arrays + len(self.word) + 4 * len(self.starts) + sys.getsizeof(self.text) + 100 * FRAGMENT_CACHE
         )
 
     def __len__(self) -> int:
@@ -111,6 +112,8 @@ class TokenIndex:
         """Fill the arrays piece by piece; False (inexact) when a piece had to be cut inside a
         word (32 KB without a letter followed by a space), where pieces would not add up."""
         text = self.text
+        if len(text) >= 2**31 - 1:  # beyond 32-bit offsets: count slice by slice
+            return False
         spans = pieces(text, INDEX_PIECE_CHARS)
         if any(not (text[b - 1].isalnum() and text[b].isspace()) for _, b in spans[:-1]):
             return False
@@ -120,7 +123,9 @@ class TokenIndex:
             encs = self._tok.encode_batch(texts, add_special_tokens=False)
             for (a, _), piece, enc in zip(batch, texts, encs, strict=True):
                 flat = chain.from_iterable(enc.offsets)
-                offsets = np.fromiter(flat, dtype=np.int64, count=2 * len(enc)).reshape(-1, 2) + a
+                offsets = (np.fromiter(flat, dtype=np.int64, count=2 * len(enc)).reshape(-1, 2) + a).astype(
+                    _NP
+                )
                 words = np.asarray(enc.word_ids, dtype=np.float64)  # None (no word) -> nan
                 first = np.ones(len(words), dtype=np.uint8)
                 first[1:] = words[1:] != words[:-1]
@@ -136,12 +141,12 @@ class TokenIndex:
                 self.ends.frombytes(offsets[:, 1].tobytes())
                 self.word += first.tobytes()
                 self._note_chars(piece, a)
-        self._blanks = np.asarray(self._blanks_at, dtype=np.int64)
+        self._blanks = np.concatenate([_EMPTY, *self._blanks_at])
         # start of the run of blanks each blank belongs to
         new_run = np.ones(len(self._blanks), dtype=bool)
         new_run[1:] = self._blanks[1:] != self._blanks[:-1] + 1
         self._runs = self._blanks[new_run][np.cumsum(new_run) - 1] if len(self._blanks) else self._blanks
-        self._marks = np.asarray(self._marks_at, dtype=np.int64)
+        self._marks = np.concatenate([_EMPTY, *self._marks_at])
         del self._blanks_at, self._marks_at
         return _monotone(self.starts)
 
@@ -155,7 +160,7 @@ class TokenIndex:
                 continue
             wanted = [c for c, k in kinds.items() if k == kind]
             if wanted:
-                out.extend((np.flatnonzero(np.isin(cps, wanted)) + offset).tolist())
+                out.append((np.flatnonzero(np.isin(cps, wanted)) + offset).astype(_NP))
 
     def _self_check(self, rng: random.Random) -> bool:
         n = len(self.text)
@@ -229,16 +234,16 @@ class TokenIndex:
         m = len(self.starts)
         if m == 0 or not len(a_list):
             return [0] * len(a_list), list(range(len(a_list)))
-        a = np.asarray(a_list, dtype=np.int64)
-        b = np.asarray(b_list, dtype=np.int64)
+        a = np.asarray(a_list, dtype=_NP)  # the index's own type: searchsorted never casts it
+        b = np.asarray(b_list, dtype=_NP)
         tail = None
         if not self._free_space and len(self._blanks):
             k = np.searchsorted(self._blanks, b - 1)
             k = np.minimum(k, len(self._blanks) - 1)
             tail = self._blanks[k] == b - 1
             b = np.where(tail, np.maximum(self._runs[k], a), b)  # where the trailing blanks start
-        starts = np.frombuffer(self.starts, dtype=np.int64)
-        ends = np.frombuffer(self.ends, dtype=np.int64)
+        starts = np.frombuffer(self.starts, dtype=_NP)
+        ends = np.frombuffer(self.ends, dtype=_NP)
         word = np.frombuffer(self.word, dtype=np.uint8)
         i = np.searchsorted(starts, a)
         j = np.searchsorted(starts, b)
@@ -286,14 +291,27 @@ class TokenIndex:
         elif i < j and not word[i]:  # the slice starts inside a word
             i1 = self._next_word(i, j)
             a1 = starts[i1] if i1 < j else b
+        if a1 > a and self._resync is not None:  # a regex pre-tokenizer reads the fragment on
+            i1 = self._resync(a, b, j)  # until its own pre-tokens meet the document's again
+            a1 = starts[i1] if i1 < j else b
         if i1 >= j:
             return 0, [(a, b)]
+        # trailing whitespace (where it can cost a token) goes with the end fragment
+        tail = b
+        if not self._free_space:
+            while tail > a1 and self._spacey(tail - 1, tail):
+                tail -= 1
+            if tail <= a1:
+                return 0, [(a, b)]
+            j = bisect_left(starts, tail, lo=i, hi=j)
         # end edge: tokens i1..j1-1 counted, then the fragment [b1, b)
-        j1, b1 = j, b
+        j1, b1 = j, tail
         clean = (
-            (j >= len(starts) or word[j]) and ends[j - 1] <= b and not (b < len(text) and is_mark(text[b]))
+            (j >= len(starts) or word[j])
+            and ends[j - 1] <= tail
+            and not is_mark(text[tail : tail + 1] or "a")
         )
-        if not clean or (not self._free_space and self._spacey(b - 1, b)):
+        if not clean:
             j1 = self._prev_word(i1, j)
             if j1 <= i1:
                 return 0, [(a, b)]
@@ -302,9 +320,19 @@ class TokenIndex:
             while a1 > a and self._spacey(a1 - 1, a1):
                 a1 -= 1
         edge = [(a, a1)] if a1 > a else []
-        if b1 < b:
-            edge.append((b1, b))
+        if b1 < b:  # the cut word and the trailing whitespace together (punctuation takes
+            edge.append((b1, b))  # the newlines after it in OpenAI's pre-tokens)
         return j1 - i1, edge
+
+    def _resync_regex(self, a: int, b: int, j: int) -> int:
+        """The first document word-start token at which the slice's own pre-tokens (the
+        tokenizer's regex run from ``a``) end exactly: from there on both agree."""
+        starts, word = self.starts, self.word
+        for m in self._tok.pretokens(self.text, a, b):
+            k = bisect_left(starts, m.end(), hi=j)
+            if k < j and starts[k] == m.end() and word[k]:
+                return k
+        return j
 
     def _next_word(self, i: int, j: int) -> int:
         word = self.word
@@ -338,8 +366,8 @@ class TokenIndex:
         """Start offsets of the tokens, as :meth:`ModelTokenLength.spans` gives them: empty
         tokens dropped, a token that starts inside the previous one merged into it."""
         if self._starts_cache is None:
-            starts = np.frombuffer(self.starts, dtype=np.int64)
-            ends = np.frombuffer(self.ends, dtype=np.int64)
+            starts = np.frombuffer(self.starts, dtype=_NP)
+            ends = np.frombuffer(self.ends, dtype=_NP)
             keep = ends > starts
             starts, ends = starts[keep], ends[keep]
             reach = np.maximum.accumulate(ends)  # the furthest end so far
@@ -351,41 +379,5 @@ class TokenIndex:
 
 def _monotone(starts: array) -> bool:
     """Token starts never go back (some tokenizers emit several tokens at one offset; fine)."""
-    arr = np.frombuffer(starts, dtype=np.int64) if len(starts) else np.zeros(0, dtype=np.int64)
+    arr = np.frombuffer(starts, dtype=_NP) if len(starts) else _EMPTY
     return bool(np.all(arr[1:] >= arr[:-1])) if len(arr) > 1 else True
-
-
-def text_key(text: str) -> str:
-    """A short content key for a text (a megabyte hashes in about a millisecond; the last
-    text's key is kept, since one document is measured many times in a row)."""
-    global _last_key
-    last = _last_key  # one tuple, read once: safe across threads
-    if last is not None and last[0] is text:
-        return last[1]
-    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    _last_key = (text, key)
-    return key
-
-
-_last_key: tuple[str, str] | None = None
-
-
-def cached_index(text: str, tokenizer: Any, key: str) -> TokenIndex:
-    """The token index of ``text`` for ``tokenizer``, cached by content and tokenizer
-    (``key`` names the tokenizer), bounded by bytes."""
-    return _indexes.get_or_make((text_key(text), key), lambda: TokenIndex(text, tokenizer))
-
-
-def token_index(doc_id: str, text: str, model: str | None = None) -> TokenIndex:
-    """The (cached) token index of a document for ``model``'s tokenizer."""
-    from explorer.models.paths import shared_tokenizer, tokenizer_file
-
-    path = tokenizer_file(model)
-    return _indexes.get_or_make((doc_id, str(path)), lambda: TokenIndex(text, shared_tokenizer(path)))
-
-
-def count_chunk_tokens(doc: Any, chunks: Sequence[Any], model: str | None = None) -> list[int]:
-    """Model tokens (incl. [CLS]/[SEP]) of each chunk of ``doc``: equal to tokenising each
-    chunk's text (``explorer.evaluation.flags.count_tokens``), computed from one pass over the document."""
-    index = token_index(doc.id, doc.text, model)
-    return index.count_many([(c.start, c.end) for c in chunks])

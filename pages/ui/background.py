@@ -23,6 +23,9 @@ from pages.ui.state import W, session
 JOB_WAIT_ENV = "CHUNK_EXPLORER_JOB_WAIT"
 #: Seconds between two looks at a running job (only the status bar reruns).
 POLL_S = 0.5
+#: ... when other visitors' jobs are queued too: each look costs the server a script run, and
+#: eight sessions looking twice a second starved its web server (bench/bench_load.py).
+BUSY_POLL_S = 2.0
 #: Texts a page may embed on its own thread (a question) when the model is loaded and idle.
 INLINE_TEXTS = 16
 #: Jobs started by a button (their stopped or failed state stays on the page until dismissed).
@@ -189,7 +192,8 @@ def job_bar(show_finished: bool = False) -> None:
     job = session_job()
     _RUN.polling = job is not None and not job.finished
     with _RUN.top:
-        st.fragment(run_every=POLL_S if _RUN.polling else None)(_job_bar_body)(show_finished)
+        every = (POLL_S if jobs.load() <= 1 else BUSY_POLL_S) if _RUN.polling else None
+        st.fragment(run_every=every)(_job_bar_body)(show_finished)
 
 
 def _in_fragment_rerun() -> bool:

@@ -183,7 +183,7 @@ class Analysis:
 def _analyse_now(doc: Document, chunks: Sequence[Chunk], model: str, limit: int) -> Analysis:
     from explorer.evaluation.chunk_metrics import chunk_stats
     from explorer.evaluation.flags import flag_chunks
-    from explorer.text.token_counts import count_chunk_tokens
+    from explorer.text.token_cache import count_chunk_tokens
 
     chunks = list(chunks)
     try:

@@ -15,7 +15,8 @@ from explorer import Document, get_strategy
 from explorer.models.paths import shared_tokenizer, tokenizer_file
 from explorer.text.chunk import Chunk
 from explorer.text.length import encoded_lengths, get_length
-from explorer.text.token_counts import TokenIndex, count_chunk_tokens, token_index
+from explorer.text.token_cache import count_chunk_tokens, token_index
+from explorer.text.token_counts import TokenIndex
 from tests.support.golden import documents
 
 TRICKY = (
@@ -72,15 +73,18 @@ def texts() -> dict[str, str]:
     return out
 
 
-@pytest.mark.parametrize("model", MODELS, ids=["e5", "minilm"])
-def test_index_counts_equal_tokenising_each_slice(model):
-    tok = shared_tokenizer(tokenizer_file(model))
+UNITS = [("tokens", None), ("tokens", MINILM), ("cl100k", None), ("o200k", None)]
+
+
+@pytest.mark.parametrize(("unit", "model"), UNITS, ids=["e5", "minilm", "cl100k", "o200k"])
+def test_index_counts_equal_tokenising_each_slice(unit, model):
+    length = get_length(unit, model)
     rng = random.Random(7)
     for name, text in texts().items():
-        index = TokenIndex(text, tok)
+        index = length.index(text)
         assert index.exact, name  # the self-check passed: the fast path is in use
-        spans = random_spans(text, rng, 1500)
-        direct = encoded_lengths(tok, [text[a:b] for a, b in spans], index.special)
+        spans = random_spans(text, rng, 1000)
+        direct = [length(text[a:b]) for a, b in spans]
         assert index.count_many(spans) == direct, name  # in numpy, many at once
         assert [index.count(a, b) for a, b in spans[:300]] == direct[:300], name  # one by one
 
@@ -92,6 +96,16 @@ def test_counts_equal_exact_counts_at_any_cut(model, cuts):
     doc = Document("t.txt", "text", TRICKY + ODD_SPACE)
     spans = [(a, b) for a, b in itertools.pairwise(sorted(cuts)) if b > a]
     assert count_chunk_tokens(doc, as_chunks(doc, spans), model) == exact(doc, spans, model)
+
+
+@pytest.mark.parametrize("unit", ["cl100k", "o200k"])
+@settings(max_examples=40, deadline=None)
+@given(cuts=st.lists(st.integers(0, 3 * len(TRICKY + ODD_SPACE)), min_size=2, max_size=12, unique=True))
+def test_openai_slices_equal_exact_counts_at_any_cut(unit, cuts):
+    text = (TRICKY + ODD_SPACE) * 3  # over the length where slices are counted from the index
+    length = get_length(unit)
+    spans = [(a, b) for a, b in itertools.pairwise(sorted(cuts)) if b > a]
+    assert length.slices(text, spans) == [length(text[a:b]) for a, b in spans]
 
 
 @pytest.mark.parametrize("model", MODELS, ids=["e5", "minilm"])
