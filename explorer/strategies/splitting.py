@@ -63,11 +63,6 @@ def split_bounds(
         spans = [m.span() for m in matches]
         ms = [a + s for s, _ in spans]
         me = [a + t for _, t in spans]
-    elif len(sep) == 1 and b - a > VECTOR_MIN_CHARS:  # one character: found in numpy (words)
-        codes = np.frombuffer(text[a:b].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        pos = np.flatnonzero(codes == ord(sep)) + a
-        ms = pos.tolist()
-        me = (pos + 1).tolist() if keep != "start" else ms
     else:
         sl = len(sep)
         lens = list(map(len, text[a:b].split(sep)))
@@ -91,6 +86,27 @@ def split_bounds(
     if len(kept) == len(starts):
         return starts, ends
     return [starts[i] for i in kept], [ends[i] for i in kept]
+
+
+def split_bounds_np(
+    positions: np.ndarray, a: int, b: int, keep: str, size: int
+) -> tuple[list[int], list[int], list[int]]:
+    """:func:`split_bounds` for a one-character literal separator at ``positions`` (all of them
+    in the text, sorted), and the pieces of ``size`` characters or more: the word level of a
+    long text, most of the pieces, found with numpy."""
+    pos = positions[np.searchsorted(positions, a) : np.searchsorted(positions, b)]
+    after = pos + 1
+    if keep == "start":
+        starts, ends = np.concatenate(([a], pos)), np.concatenate((pos, [b]))
+    elif keep == "end":
+        starts, ends = np.concatenate(([a], after)), np.concatenate((after, [b]))
+    else:
+        starts, ends = np.concatenate(([a], after)), np.concatenate((pos, [b]))
+    lens = ends - starts
+    if (lens <= 0).any():  # empty pieces (a separator at either end, or two in a row)
+        keep_piece = lens > 0
+        starts, ends, lens = starts[keep_piece], ends[keep_piece], lens[keep_piece]
+    return starts.tolist(), ends.tolist(), np.flatnonzero(lens >= size).tolist()
 
 
 class RecursiveSplitter:
@@ -130,6 +146,8 @@ class RecursiveSplitter:
         #: exact ``length(text[s:t])`` of many slices from one tokenisation (token_counter)
         self._span_length = None if self.chars else span_length
         self._len_cache: dict[str, int] = {}
+        self._codes: np.ndarray | None = None  # the text's code points, for _positions
+        self._found: dict[str, np.ndarray] = {}
 
     # -- public ----------------------------------------------------------------------------
     def split(self, start: int = 0, end: int | None = None) -> list[Piece]:
@@ -183,21 +201,26 @@ class RecursiveSplitter:
             if self._has(s, a, b):
                 sep, rest = s, seps[i + 1 :]
                 break
-        starts, ends = self._pieces(a, b, sep)
-        if not starts:
-            return
-        q, e, lens = self._coords(starts, ends, sep)
-        m = len(starts)
         size = self.size
+        if self.chars and not self.regex and len(sep) == 1 and b - a > VECTOR_MIN_CHARS:
+            starts, ends, big = split_bounds_np(self._positions(sep), a, b, self.keep, size)
+            q, e, lens = starts, ends, None
+        else:
+            starts, ends = self._pieces(a, b, sep)
+            if not starts:
+                return
+            q, e, lens = self._coords(starts, ends, sep)
+            big = [k for k, n in enumerate(lens) if n >= size] if max(lens) >= size else []
+        m = len(starts)
         reason = separator_reason(sep)
         run = 0
-        big = [k for k, n in enumerate(lens) if n >= size] if max(lens) >= size else []
         for k in big:
             if run < k:
                 self._merge(run, k, starts, ends, q, e, reason, reason, out)
             if not rest:
-                if lens[k] > size:
-                    why = f"{UNBREAKABLE}: {lens[k]} {self.unit} and no separator left to split it"
+                n = ends[k] - starts[k] if lens is None else lens[k]
+                if n > size:
+                    why = f"{UNBREAKABLE}: {n} {self.unit} and no separator left to split it"
                 else:
                     why = reason if k < m - 1 else None
                 self._emit_raw(starts[k], ends[k], why, out)
@@ -209,6 +232,15 @@ class RecursiveSplitter:
             run = k + 1
         if run < m:
             self._merge(run, m, starts, ends, q, e, reason, None, out)
+
+    def _positions(self, sep: str) -> np.ndarray:
+        """Where the one-character ``sep`` occurs in the whole text (found once per split)."""
+        found = self._found.get(sep)
+        if found is None:
+            if self._codes is None:
+                self._codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            found = self._found[sep] = np.flatnonzero(self._codes == ord(sep))
+        return found
 
     def _pieces(self, a: int, b: int, sep: str) -> tuple[list[int], list[int]]:
         if self.regex and sep:
