@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
-from itertools import accumulate
 from operator import sub
 from typing import Any
 
@@ -24,15 +23,13 @@ import numpy as np
 
 from explorer.errors import LimitError
 from explorer.limits import MAX_CHUNKS, REGEX_TIME_BUDGET_S
+from explorer.strategies.separators import VECTOR_MIN_CHARS, split_bounds, split_bounds_np
 from explorer.text.chunk import END_OF_TEXT, SEPARATOR, SIZE_LIMIT, UNBREAKABLE, Span
 from explorer.text.length import CharLength, Length
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
 #: Shorter texts are simply tokenized piece by piece (building the token index costs a pass).
 TOKEN_INDEX_MIN_CHARS = 2_000
-
-#: Ranges longer than this find a one-character separator with numpy rather than str.split.
-VECTOR_MIN_CHARS = 2_000
 
 #: Exact lengths of many slices ``text[starts[k]:ends[k]]`` at once.
 SliceCounter = Callable[[Sequence[int], Sequence[int]], list[int]]
@@ -48,65 +45,6 @@ Piece = tuple[int, int, "str | None"]
 def separator_reason(sep: str) -> str:
     """Reason of a chunk that ends at a boundary made by ``sep`` ("" = between two characters)."""
     return SIZE_LIMIT if sep == "" else f"{SEPARATOR} {sep!r}"
-
-
-def split_bounds(
-    text: str, a: int, b: int, sep: str, keep: str, pattern: Any = None, timeout: float | None = None
-) -> tuple[list[int], list[int]]:
-    """Starts and ends of the non-empty pieces LangChain's ``_split_text_with_regex`` returns
-    for ``text[a:b]`` (``pattern``: the compiled regex separator; None: ``sep`` is literal)."""
-    if sep == "":
-        return list(range(a, b)), list(range(a + 1, b + 1))
-    if pattern is not None:
-        sub_text = text[a:b]  # a substring, as LangChain splits: lookbehinds stop at its start
-        matches = pattern.finditer(sub_text, timeout=timeout) if timeout else pattern.finditer(sub_text)
-        spans = [m.span() for m in matches]
-        ms = [a + s for s, _ in spans]
-        me = [a + t for _, t in spans]
-    else:
-        sl = len(sep)
-        lens = list(map(len, text[a:b].split(sep)))
-        ms = list(accumulate(map(sl.__add__, lens[1:-1]), initial=a + lens[0])) if len(lens) > 1 else []
-        me = list(map(sl.__add__, ms)) if keep != "start" else ms
-    if keep == "start":
-        starts, ends = [a, *ms], [*ms, b]
-    elif keep == "end":
-        starts, ends = [a, *me], [*me, b]
-    else:
-        starts, ends = [a, *me], [*ms, b]
-    if keep != "false" and pattern is None:
-        # Literal separators: only the first or last piece can be empty.
-        if ends[-1] == starts[-1]:
-            starts.pop()
-            ends.pop()
-        if starts and ends[0] == starts[0]:
-            del starts[0], ends[0]
-        return starts, ends
-    kept = [i for i, (s, t) in enumerate(zip(starts, ends, strict=True)) if t > s]
-    if len(kept) == len(starts):
-        return starts, ends
-    return [starts[i] for i in kept], [ends[i] for i in kept]
-
-
-def split_bounds_np(
-    positions: np.ndarray, a: int, b: int, keep: str, size: int
-) -> tuple[list[int], list[int], list[int]]:
-    """:func:`split_bounds` for a one-character literal separator at ``positions`` (all of them
-    in the text, sorted), and the pieces of ``size`` characters or more: the word level of a
-    long text, most of the pieces, found with numpy."""
-    pos = positions[np.searchsorted(positions, a) : np.searchsorted(positions, b)]
-    after = pos + 1
-    if keep == "start":
-        starts, ends = np.concatenate(([a], pos)), np.concatenate((pos, [b]))
-    elif keep == "end":
-        starts, ends = np.concatenate(([a], after)), np.concatenate((after, [b]))
-    else:
-        starts, ends = np.concatenate(([a], after)), np.concatenate((pos, [b]))
-    lens = ends - starts
-    if (lens <= 0).any():  # empty pieces (a separator at either end, or two in a row)
-        keep_piece = lens > 0
-        starts, ends, lens = starts[keep_piece], ends[keep_piece], lens[keep_piece]
-    return starts.tolist(), ends.tolist(), np.flatnonzero(lens >= size).tolist()
 
 
 class RecursiveSplitter:

@@ -19,13 +19,10 @@ import re
 from collections import Counter
 
 from explorer.text.length import get_length
-from explorer.text.tokenizing import pieces
 
 SAMPLE_CHARS = 200_000
 #: A line shorter than this (characters, non-empty) counts as short.
 SHORT_LINE = 40
-#: Characters given to the tokenizer at once when counting the word pieces of a whole text.
-TOKEN_PIECE_CHARS = 50_000
 
 _SCRIPT_RANGES = {
     "Latin": "A-Za-z\u00aa\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff",
@@ -119,10 +116,9 @@ def line_stats(text: str) -> tuple[float, float]:
 
 
 def word_pieces(text: str, model: str | None = None) -> int:
-    """Word pieces of the embedding model in ``text`` (no [CLS]/[SEP]), counted in pieces cut at
-    whitespace so a 20 MB text never goes to the tokenizer in one call."""
-    length = get_length("tokens", model)
-    parts = [text[a:b] for a, b in pieces(text, TOKEN_PIECE_CHARS)] if text else []
-    if not parts:
+    """Word pieces of the embedding model in ``text`` (no [CLS]/[SEP]): from the text's token
+    index (tokenised once, in pieces, and shared with the chunk counts of the same text)."""
+    if not text:
         return 0
-    return sum(length.count_batch(parts)) - length.special * len(parts)
+    length = get_length("tokens", model)
+    return length.slices(text, [(0, len(text))])[0] - length.special

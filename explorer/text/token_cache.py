@@ -36,16 +36,17 @@ def cached_index(text: str, tokenizer: Any, key: str) -> TokenIndex:
     return _indexes.get_or_make((text_key(text), key), lambda: TokenIndex(text, tokenizer))
 
 
-def token_index(doc_id: str, text: str, model: str | None = None) -> TokenIndex:
-    """The (cached) token index of a document for ``model``'s tokenizer."""
+def token_index(text: str, model: str | None = None) -> TokenIndex:
+    """The (cached) token index of a text for ``model``'s tokenizer: the same entry the
+    strategies use (``ModelTokenLength.index``), found by content."""
     from explorer.models.paths import shared_tokenizer, tokenizer_file
 
     path = tokenizer_file(model)
-    return _indexes.get_or_make((doc_id, str(path)), lambda: TokenIndex(text, shared_tokenizer(path)))
+    return cached_index(text, shared_tokenizer(path), str(path))
 
 
 def count_chunk_tokens(doc: Any, chunks: Sequence[Any], model: str | None = None) -> list[int]:
     """Model tokens (incl. [CLS]/[SEP]) of each chunk of ``doc``: equal to tokenising each
     chunk's text (``explorer.evaluation.flags.count_tokens``), computed from one pass over the document."""
-    index = token_index(doc.id, doc.text, model)
+    index = token_index(doc.text, model)
     return index.count_many([(c.start, c.end) for c in chunks])

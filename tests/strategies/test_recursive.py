@@ -17,7 +17,8 @@ from explorer import Document, LimitError, ParamError, chunk_document
 from explorer.limits import MAX_SEPARATOR_CHARS
 from explorer.strategies.invariants import invariant_errors
 from explorer.strategies.recursive import compile_separator
-from explorer.strategies.splitting import OVER_SIZE, split_bounds
+from explorer.strategies.separators import split_bounds
+from explorer.strategies.splitting import OVER_SIZE
 from explorer.text.chunk import UNBREAKABLE
 from explorer.text.length import get_length
 

@@ -112,7 +112,7 @@ def test_openai_slices_equal_exact_counts_at_any_cut(unit, cuts):
 def test_chunks_of_every_token_strategy_are_counted_without_tokenising_them(model, monkeypatch):
     text = (TRICKY * 30).strip()
     doc = Document("t.md", "text", text)
-    index = token_index(doc.id, doc.text, model)
+    index = token_index(doc.text, model)
     for strategy, params in (
         ("recursive", {"chunk_size": 60, "chunk_overlap": 10, "length": "tokens"}),
         ("fixed", {"chunk_size": 50, "chunk_overlap": 10, "length": "tokens"}),
