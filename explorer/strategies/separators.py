@@ -51,12 +51,10 @@ def split_bounds(
     return [starts[i] for i in kept], [ends[i] for i in kept]
 
 
-def split_bounds_np(
-    positions: np.ndarray, a: int, b: int, keep: str, size: int
-) -> tuple[list[int], list[int], list[int]]:
+def split_bounds_np(positions: np.ndarray, a: int, b: int, keep: str) -> tuple[np.ndarray, np.ndarray]:
     """:func:`split_bounds` for a one-character literal separator at ``positions`` (all of them
-    in the text, sorted), and the pieces of ``size`` characters or more: the word level of a
-    long text, most of the pieces, found with numpy."""
+    in the text, sorted), as arrays: the word level of a long text, most of the pieces, found
+    with numpy."""
     pos = positions[np.searchsorted(positions, a) : np.searchsorted(positions, b)]
     after = pos + 1
     if keep == "start":
@@ -65,8 +63,7 @@ def split_bounds_np(
         starts, ends = np.concatenate(([a], after)), np.concatenate((after, [b]))
     else:
         starts, ends = np.concatenate(([a], after)), np.concatenate((pos, [b]))
-    lens = ends - starts
-    if (lens <= 0).any():  # empty pieces (a separator at either end, or two in a row)
-        keep_piece = lens > 0
-        starts, ends, lens = starts[keep_piece], ends[keep_piece], lens[keep_piece]
-    return starts.tolist(), ends.tolist(), np.flatnonzero(lens >= size).tolist()
+    full = ends > starts
+    if not full.all():  # empty pieces (a separator at either end, or two in a row)
+        starts, ends = starts[full], ends[full]
+    return starts, ends

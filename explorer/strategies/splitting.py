@@ -140,9 +140,8 @@ class RecursiveSplitter:
                 sep, rest = s, seps[i + 1 :]
                 break
         size = self.size
-        if self.chars and not self.regex and len(sep) == 1 and b - a > VECTOR_MIN_CHARS:
-            starts, ends, big = split_bounds_np(self._positions(sep), a, b, self.keep, size)
-            q, e, lens = starts, ends, None
+        if self._vector_ok(a, b, sep):
+            starts, ends, q, e, lens, big = self._pieces_np(a, b, sep)
         else:
             starts, ends = self._pieces(a, b, sep)
             if not starts:
@@ -170,6 +169,29 @@ class RecursiveSplitter:
             run = k + 1
         if run < m:
             self._merge(run, m, starts, ends, q, e, reason, None, out)
+
+    def _vector_ok(self, a: int, b: int, sep: str) -> bool:
+        """A long range cut by a one-character literal separator, measured in characters or
+        from a token index (with kept separators: no gap to measure): done in numpy."""
+        if self.regex or len(sep) != 1 or b - a <= VECTOR_MIN_CHARS:
+            return False
+        return self.chars or (self._span_length is not None and self.keep != "false")
+
+    def _pieces_np(
+        self, a: int, b: int, sep: str
+    ) -> tuple[list[int], list[int], list[int], list[int], Any, list[int]]:
+        """(starts, ends, q, e, lens or None, big) of :meth:`_split`, computed in numpy."""
+        st, en = split_bounds_np(self._positions(sep), a, b, self.keep)
+        if self.chars:
+            starts, ends = st.tolist(), en.tolist()
+            return starts, ends, starts, ends, None, np.flatnonzero(en - st >= self.size).tolist()
+        lens = np.asarray(self._span_length(st, en), dtype=np.int64)
+        steps = lens.copy()
+        steps[1:] += self._len("")  # LangChain joins kept-separator pieces with "" (see _coords)
+        e_arr = np.cumsum(steps)
+        q_arr = e_arr - lens
+        big = np.flatnonzero(lens >= self.size).tolist()
+        return st.tolist(), en.tolist(), q_arr.tolist(), e_arr.tolist(), lens.tolist(), big
 
     def _positions(self, sep: str) -> np.ndarray:
         """Where the one-character ``sep`` occurs in the whole text (found once per split)."""

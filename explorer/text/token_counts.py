@@ -258,7 +258,8 @@ class TokenIndex:
         ok &= (i < j) & (b > a)
         ok &= ends[np.maximum(j - 1, 0)] <= b
         ok &= (j >= m) | (word[np.minimum(j, m - 1)] == 1)
-        ok &= ~member(self._marks, a) & ~member(self._marks, b)
+        if len(self._marks):
+            ok &= ~member(self._marks, a) & ~member(self._marks, b)
         counts = np.where(ok, j - i + self.special, 0).tolist()
         if tail is not None:
             text = self.text

@@ -302,10 +302,14 @@ def test_langchain_parity_generated(text, size, overlap_frac, keep, seps, vector
     use_index=st.booleans(),
 )
 def test_langchain_parity_generated_model_tokens(text, size, keep, use_index):
-    """Also with the token index (counts from one pass over the text) forced on short texts."""
+    """Also with the token index (counts from one pass over the text) forced on short texts,
+    and then with one-character separators found in numpy (counts as arrays)."""
     if keep == "false":
         text = no_separator_runs(text, DEFAULT_SEPS)
-    with patch.object(splitting, "TOKEN_INDEX_MIN_CHARS", 0 if use_index else 10**9):
+    with (
+        patch.object(splitting, "TOKEN_INDEX_MIN_CHARS", 0 if use_index else 10**9),
+        patch.object(splitting, "VECTOR_MIN_CHARS", 0 if use_index else 10**9),
+    ):
         mine = [c.text for c in ours(text, size, size // 4, DEFAULT_SEPS, keep, "tokens")]
     assert_same_chunks(langchain(text, size, size // 4, DEFAULT_SEPS, keep, "tokens"), mine)
 
