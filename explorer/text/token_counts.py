@@ -92,6 +92,7 @@ class TokenIndex:
         self._starts_cache: np.ndarray | None = None
         self._blanks_at: list[np.ndarray] = []
         self._marks_at: list[np.ndarray] = []
+        self._blanks = self._runs = self._marks = _EMPTY  # filled by _index
         self.exact = self._index()
         if self.exact and check:
             self.exact = self._self_check(random.Random(len(text)))

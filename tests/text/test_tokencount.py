@@ -135,3 +135,14 @@ def test_an_index_that_fails_its_self_check_counts_by_tokenising(monkeypatch):
     assert not index.exact
     spans = random_spans(text, random.Random(1), 50)
     assert index.count_many(spans) == encoded_lengths(tok, [text[a:b] for a, b in spans], index.special)
+
+
+def test_a_text_that_cannot_be_cut_between_words_is_counted_slice_by_slice():
+    """Pieces of a text without a letter followed by a space (a 100 KB single token run) would
+    not add up: the index says it is inexact and counts by tokenising, and its size is known."""
+    tok = shared_tokenizer(tokenizer_file(MINILM))
+    text = "x" * 100_000
+    index = TokenIndex(text, tok)
+    assert not index.exact and index.nbytes > 0
+    spans = [(0, 10), (5, 50_000), (99_990, 100_000)]
+    assert index.count_many(spans) == encoded_lengths(tok, [text[a:b] for a, b in spans], index.special)
