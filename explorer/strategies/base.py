@@ -10,6 +10,7 @@ strategy can report a wrong offset without failing loudly.
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
@@ -235,10 +236,11 @@ def size_floor(text: str, size: int, unit: str, ctx: Context | None) -> int:
 
 
 def _first_non_space(text: str, start: int, end: int) -> int:
-    for i in range(start, end):
-        if not text[i].isspace():
-            return i
-    return start
+    m = _NON_SPACE.search(text, start, end)
+    return m.start() if m else start
+
+
+_NON_SPACE = re.compile(r"\S")
 
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:
