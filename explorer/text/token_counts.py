@@ -89,6 +89,7 @@ class TokenIndex:
         self._added_text = [t.content for t in added.values() if t.content]
         self._frags: dict[str, int] = {}
         self._kinds: dict[str, int] = {}
+        self._ascii: np.ndarray | None = None
         self._starts_cache: np.ndarray | None = None
         self._blanks_at: list[np.ndarray] = []
         self._marks_at: list[np.ndarray] = []
@@ -155,13 +156,21 @@ class TokenIndex:
         """Positions of the characters the edge rules look at: tokenizer whitespace (only
         where a trailing space can cost a token) and combining marks."""
         cps = np.frombuffer(piece.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        kinds = {int(c): self._kind(chr(c)) for c in np.unique(cps)}
-        for kind, out in ((BLANK, self._blanks_at), (MARK, self._marks_at)):
-            if kind == BLANK and self._free_space:
-                continue
-            wanted = [c for c, k in kinds.items() if k == kind]
-            if wanted:
-                out.append((np.flatnonzero(np.isin(cps, wanted)) + offset).astype(_NP))
+        if self._ascii is None:  # the kind of every ASCII character, looked up in one step
+            self._ascii = np.array([self._kind(chr(c)) for c in range(128)], dtype=np.uint8)
+        low = cps < 128
+        kind = np.zeros(len(cps), dtype=np.uint8)
+        kind[low] = self._ascii[cps[low]]
+        high = np.flatnonzero(~low)
+        if len(high):  # the few other characters, each looked at once
+            codes = cps[high]
+            table = {int(c): self._kind(chr(c)) for c in np.unique(codes)}
+            kind[high] = [table[int(c)] for c in codes]
+        if not self._free_space:
+            self._blanks_at.append((np.flatnonzero(kind == BLANK) + offset).astype(_NP))
+        marks = np.flatnonzero(kind == MARK)
+        if len(marks):
+            self._marks_at.append((marks + offset).astype(_NP))
 
     def _self_check(self, rng: random.Random) -> bool:
         n = len(self.text)
