@@ -13,7 +13,7 @@ from pages.ui.compareview import Panel, side_by_side
 from pages.ui.compute import analyse, chunk, start_cohesion
 from pages.ui.configs import config_labels, config_of, duplicate_active
 from pages.ui.frame import page_header
-from pages.ui.model import model_id
+from pages.ui.model import limit_words, model_id, passage_room
 from pages.ui.safe import err_text, md
 from pages.ui.settings import model_settings
 from pages.ui.state import ConfigDict, W, session
@@ -112,7 +112,7 @@ def _sizes(good: list[dict]) -> None:
     right.plotly_chart(box, key=W.CMP_VIOLIN)
     if unit == "tokens":
         st.caption(
-            f"Chunks right of the red line are over the model's {limit}-token input (special "
+            f"Chunks right of the red line are over {limit_words(*passage_room())} (special "
             "tokens included): the model cuts them when it embeds them."
         )
 

@@ -30,7 +30,7 @@ from explorer.strategies.profile import profile
 from explorer.text.chunk import Chunk
 from pages.ui.background import background, session_job, start_job, submit
 from pages.ui.configs import config_of
-from pages.ui.model import context_maker, embedder, max_tokens, model_arg, model_id
+from pages.ui.model import context_maker, embedder, model_arg, model_id, passage_room
 from pages.ui.safe import clip, err_text, md
 from pages.ui.state import session
 
@@ -202,7 +202,7 @@ def _analyse_now(doc: Document, chunks: Sequence[Chunk], model: str, limit: int)
 def analyse(doc: Document, config: StrategyConfig, out: Outcome) -> Analysis:
     """Model-token counts, flags and structural stats of the chunks (cached; the model id is
     part of the key because chunks of embedding strategies depend on it)."""
-    model, limit = model_arg() or "", max_tokens()
+    model, limit = model_arg() or "", passage_room()[0]
     key = (doc.id, config, model, limit, model_id())
     return _ANALYSES.get_or_make(key, lambda: _analyse_now(doc, out.chunks, model, limit))
 

@@ -17,7 +17,7 @@ from explorer.text.chunk import Chunk
 from pages.ui.audit import chunk_reading, reading_note
 from pages.ui.compute import Analysis, embed_options
 from pages.ui.gold import use_as_answer
-from pages.ui.model import model_label
+from pages.ui.model import limit_words, model_label, passage_room
 from pages.ui.safe import err_text, md
 from pages.ui.state import W, session
 
@@ -36,8 +36,8 @@ def stats_strip(stats: Any, n: int) -> None:
     cols[4].metric(
         "Over token limit",
         f"{stats.over_limit:,}",
-        help=f"Chunks over the model's {stats.max_tokens}-token input ({md(model_label())}): the "
-        "model would cut them when it embeds them.",
+        help=f"Chunks over {limit_words(*passage_room())} ({md(model_label())}): the model would cut "
+        "them when it embeds them.",
     )
     cols[5].metric(
         "Cut mid-sentence",
@@ -140,8 +140,9 @@ def _embedded(doc: Document, ch: Chunk, tok: int, limit: int) -> None:
     except ExplorerError as err:
         st.error(md(err_text(err)))
         text = ch.text
+    room, cost = passage_room()
     st.caption(
-        f"{tok:,} tokens of the model's {limit}-token input"
+        f"{tok:,} tokens of {limit_words(room, cost)}"
         + (" · **the model cuts the rest**" if tok > limit else "")
         + (" · with the retrieval options of the Retrieve page" if any(opts.values()) else "")
     )

@@ -192,6 +192,31 @@ def max_tokens() -> int:
         return DEFAULT_MAX_TOKENS
 
 
+def passage_room() -> tuple[int, int]:
+    """(tokens a chunk may have and still be read whole, tokens the model's passage prefix
+    takes): e5 reads ``passage: `` before every chunk, inside its 512-token input."""
+    from explorer.text.length import get_length
+
+    limit = max_tokens()
+    spec = model_choice().spec
+    prefix = spec.passage_prefix if spec is not None else ""
+    if not prefix:
+        return limit, 0
+    try:
+        length = get_length("tokens", model_arg())
+        cost = length(prefix + "x") - length("x")  # in context: its trailing space joins "x"
+    except ExplorerError:
+        return limit, 0
+    return limit - cost, cost
+
+
+def limit_words(room: int, cost: int) -> str:
+    """How the token limit reads in a caption or a help text."""
+    if not cost:
+        return f"the model's {room}-token input"
+    return f"the {room} tokens a chunk can use of the model's {room + cost}-token input (its passage prefix takes {cost})"
+
+
 def context_maker(emb: Any) -> Callable[[Any], Context]:
     """``make(progress)`` -> a Context for a job: the model settings are read here, on the
     script thread, since a job's thread cannot read session state."""

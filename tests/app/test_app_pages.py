@@ -1000,3 +1000,13 @@ def test_a_cache_that_is_not_written_is_said_once(monkeypatch):
     assert len(said) == 1 and "disk is full" in said[0]
     at.run()
     assert not [i.value for i in at.info if "not being written" in i.value]  # once per session
+
+
+def test_the_token_limit_counts_the_passage_prefix():
+    """e5 reads "passage: " (2 word pieces) before every chunk inside its 512-token input, so a
+    chunk is read whole up to 510 tokens, as the truncation audit counts it."""
+    at = start("explore")
+    ok(at)
+    help_text = next(m for m in at.metric if m.label == "Over token limit").proto.help
+    assert "510 tokens a chunk can use of the model's 512-token input" in help_text
+    assert "passage prefix takes 2" in help_text
