@@ -153,21 +153,48 @@ def _clip(s: str, n: int = 60) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def _question_from_record(rec: Any, docs: _Docs, where: str) -> Question:
+@dataclass(frozen=True, slots=True)
+class RecordParts:
+    """A question record with its shape checked, before any document is looked up (shared by
+    :func:`load_questions` and the corpus runner's plan)."""
+
+    text: str  #: the question, stripped
+    where: str  #: where it is, naming the question (for messages)
+    references: list | None  #: the raw references (non-empty), when the record has them
+    answers: list | None  #: the answers (a non-empty list), when it has no references
+
+
+def record_parts(rec: Any, where: str) -> RecordParts:
+    """Check a record's shape: a question, then references (a non-empty list, or JSON text of
+    one) or answers (a string or a non-empty list). Raises LoadError naming the record."""
     if not isinstance(rec, Mapping):
         raise LoadError(f"{where}: expected an object with a question, got {type(rec).__name__}")
     text = rec.get("question")
     if not isinstance(text, str) or not text.strip():
         raise LoadError(f'{where}: "question" is missing or empty')
     where = f"{where} (question {_clip(text)!r})"
-    refs: list[tuple[str, int, int]] = []
     if "references" in rec:
         raw = rec["references"]
         if isinstance(raw, str):
             raw = untrusted.loads(raw, f"{where}: references", LoadError)
         if not isinstance(raw, list) or not raw:
             raise LoadError(f"{where}: references must be a non-empty list")
-        for i, r in enumerate(raw):
+        return RecordParts(text.strip(), where, raw, None)
+    if "answer" in rec:
+        answers = rec["answer"]
+        answers = [answers] if isinstance(answers, str) else answers
+        if not isinstance(answers, list) or not answers:
+            raise LoadError(f'{where}: "answer" must be a string or a list of strings')
+        return RecordParts(text.strip(), where, None, answers)
+    raise LoadError(f'{where}: needs "references" (start/end spans) or "answer" (exact text)')
+
+
+def _question_from_record(rec: Any, docs: _Docs, where: str) -> Question:
+    parts = record_parts(rec, where)
+    where = parts.where
+    refs: list[tuple[str, int, int]] = []
+    if parts.references is not None:
+        for i, r in enumerate(parts.references):
             w = f"{where}, reference {i + 1}"
             if not isinstance(r, Mapping):
                 raise LoadError(f"{w}: expected an object with start and end")
@@ -182,16 +209,10 @@ def _question_from_record(rec: Any, docs: _Docs, where: str) -> Question:
                     "(was the document cleaned up or changed?)"
                 )
             refs.append(ref)
-    elif "answer" in rec:
-        answers = rec["answer"]
-        answers = [answers] if isinstance(answers, str) else answers
-        if not isinstance(answers, list) or not answers:
-            raise LoadError(f'{where}: "answer" must be a string or a list of strings')
-        scope = [docs.get(rec["document"], where)] if rec.get("document") is not None else docs.docs
-        refs = [locate_answer(a, scope, where) for a in answers]
     else:
-        raise LoadError(f'{where}: needs "references" (start/end spans) or "answer" (exact text)')
-    return Question(text.strip(), tuple(refs))
+        scope = [docs.get(rec["document"], where)] if rec.get("document") is not None else docs.docs
+        refs = [locate_answer(a, scope, where) for a in parts.answers or ()]
+    return Question(parts.text, tuple(refs))
 
 
 def questions_to_jsonl(questions: Sequence[Question], docs: Sequence[Document]) -> str:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer import untrusted
 from explorer.documents.document import Document
 from explorer.errors import LoadError
 from explorer.evaluation.questions import (
@@ -30,10 +29,10 @@ from explorer.evaluation.questions import (
     MAX_QUESTION_FILE_BYTES,
     Question,
     _check_span,
-    _clip,
     find_answer,
     only_place,
     question_records,
+    record_parts,
 )
 
 #: What a document id looks like (:func:`explorer.documents.document.text_id`): a reference
@@ -65,38 +64,24 @@ class _Planned:
 
 def _planned(rec: Any, where: str) -> _Planned:
     """One record checked for its shape (the document lookups come later)."""
-    if not isinstance(rec, Mapping):
-        raise LoadError(f"{where}: expected an object with a question, got {type(rec).__name__}")
-    text = rec.get("question")
-    if not isinstance(text, str) or not text.strip():
-        raise LoadError(f'{where}: "question" is missing or empty')
-    where = f"{where} (question {_clip(text)!r})"
-    if "references" in rec:
-        raw = rec["references"]
-        if isinstance(raw, str):
-            raw = untrusted.loads(raw, f"{where}: references", LoadError)
-        if not isinstance(raw, list) or not raw:
-            raise LoadError(f"{where}: references must be a non-empty list")
+    parts = record_parts(rec, where)
+    text, where = parts.text, parts.where
+    if parts.references is not None:
         refs = []
-        for i, r in enumerate(raw):
+        for i, r in enumerate(parts.references):
             w = f"{where}, reference {i + 1}"
             if not isinstance(r, Mapping):
                 raise LoadError(f"{w}: expected an object with start and end")
             key = r.get("document", rec.get("document"))
             start, end = r.get("start", r.get("start_index")), r.get("end", r.get("end_index"))
             refs.append(_Ref(None if key is None else str(key), start, end, r.get("content"), w))
-        return _Planned(text.strip(), where, refs=tuple(refs))
-    if "answer" in rec:
-        answers = rec["answer"]
-        answers = [answers] if isinstance(answers, str) else answers
-        if not isinstance(answers, list) or not answers:
-            raise LoadError(f'{where}: "answer" must be a string or a list of strings')
-        for a in answers:
-            if not isinstance(a, str) or not a.strip():
-                raise LoadError(f"{where}: the answer is empty")
-        scope = None if rec.get("document") is None else str(rec["document"])
-        return _Planned(text.strip(), where, answers=tuple(answers), scope=scope, is_answer=True)
-    raise LoadError(f'{where}: needs "references" (start/end spans) or "answer" (exact text)')
+        return _Planned(text, where, refs=tuple(refs))
+    answers = parts.answers or []
+    for a in answers:
+        if not isinstance(a, str) or not a.strip():
+            raise LoadError(f"{where}: the answer is empty")
+    scope = None if rec.get("document") is None else str(rec["document"])
+    return _Planned(text, where, answers=tuple(answers), scope=scope, is_answer=True)
 
 
 def _keys(name: str) -> set[str]:
