@@ -185,27 +185,29 @@ class Strategy(ABC, Generic[P]):
                     f"(text length {len(text)})"
                 )
             prev_start = s.start
-        lengths = length.slices(text, [(s.start, s.end) for s in spans])
-        chunks = []
-        for i, (s, n) in enumerate(zip(spans, lengths, strict=True)):
-            piece = text[s.start : s.end]
-            chunks.append(
-                Chunk(
-                    doc_id=doc.id,
-                    doc_name=doc.name,
-                    index=i,
-                    start=s.start,
-                    end=s.end,
-                    text=piece,
-                    length=n,
-                    unit=unit,
-                    reason=s.reason,
-                    pages=doc.pages_for(s.start, s.end),
-                    headings=doc.heading_path(_first_non_space(text, s.start, s.end)),
-                    meta=s.meta,
-                )
+        if all(s.length >= 0 for s in spans):  # measured whole while splitting
+            lengths = [s.length for s in spans]
+        else:
+            lengths = length.slices(text, [(s.start, s.end) for s in spans])
+        doc_id, name = doc.id, doc.name
+        paged, titled = bool(doc.pages), bool(doc.headings)
+        return [
+            Chunk(
+                doc_id=doc_id,
+                doc_name=name,
+                index=i,
+                start=s.start,
+                end=s.end,
+                text=text[s.start : s.end],
+                length=n,
+                unit=unit,
+                reason=s.reason,
+                pages=doc.pages_for(s.start, s.end) if paged else (),
+                headings=doc.heading_path(_first_non_space(text, s.start, s.end)) if titled else (),
+                meta=s.meta,
             )
-        return chunks
+            for i, (s, n) in enumerate(zip(spans, lengths, strict=True))
+        ]
 
 
 def size_floor(text: str, size: int, unit: str, ctx: Context | None) -> int:

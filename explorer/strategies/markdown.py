@@ -125,7 +125,7 @@ class MarkdownStrategy(Strategy[MarkdownParams]):
                 length=length,
                 span_length=token_counter(doc.text, length),
             )
-            return pieces_to_spans(splitter.split())
+            return pieces_to_spans(splitter.split(), lengths=splitter.lengths)
         packer = _Packer(doc, p.chunk_size, p.chunk_overlap, length)
         return pieces_to_spans(packer.run(p.max_heading_level, p.merge_small_sections))
 

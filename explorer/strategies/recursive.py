@@ -225,7 +225,7 @@ class RecursiveStrategy(Strategy[RecursiveParams]):
             length=length,
             span_length=token_counter(doc.text, length),
         )
-        return pieces_to_spans(splitter.split())
+        return pieces_to_spans(splitter.split(), lengths=splitter.lengths)
 
     def peer_code(self, p: RecursiveParams, kit: PeerKit) -> dict[str, str]:
         keep = {"start": "'start'", "end": "'end'", "false": "False"}[p.keep_separator]

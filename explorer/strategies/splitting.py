@@ -23,8 +23,9 @@ import numpy as np
 
 from explorer.errors import LimitError
 from explorer.limits import MAX_CHUNKS, REGEX_TIME_BUDGET_S
+from explorer.strategies.scanning import CharScan, Piece, add_stripped, separator_reason
 from explorer.strategies.separators import VECTOR_MIN_CHARS, split_bounds, split_bounds_np
-from explorer.text.chunk import END_OF_TEXT, SEPARATOR, SIZE_LIMIT, UNBREAKABLE, Span
+from explorer.text.chunk import END_OF_TEXT, UNBREAKABLE, Span
 from explorer.text.length import CharLength, Length
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
@@ -38,21 +39,18 @@ OVER_SIZE = "over size as LangChain counts pieces one by one"
 
 CHARS = CharLength()
 
-#: (start, end, reason); reason None means "ends where the range ends" (the caller knows why).
-Piece = tuple[int, int, "str | None"]
 
-
-def separator_reason(sep: str) -> str:
-    """Reason of a chunk that ends at a boundary made by ``sep`` ("" = between two characters)."""
-    return SIZE_LIMIT if sep == "" else f"{SEPARATOR} {sep!r}"
-
-
-class RecursiveSplitter:
+class RecursiveSplitter(CharScan):
     """LangChain's ``RecursiveCharacterTextSplitter`` replayed on ``(start, end)`` slices.
 
     ``split(start, end)`` returns pieces of ``text[start:end]`` as ``(start, end, reason)``;
     the last reason is None when the chunk ends where the range ends.
     """
+
+    #: Characters with a one-character separator kept at the start (the defaults' lines and
+    #: words): scan the text instead of listing pieces (:meth:`_split_scan`; off in tests
+    #: that compare it with the general path).
+    scan = True
 
     def __init__(
         self,
@@ -86,11 +84,14 @@ class RecursiveSplitter:
         self._len_cache: dict[str, int] = {}
         self._codes: np.ndarray | None = None  # the text's code points, for _positions
         self._found: dict[str, np.ndarray] = {}
+        #: token units: each piece of the last split measured whole (None: not measured)
+        self.lengths: list[int] | None = None
 
     # -- public ----------------------------------------------------------------------------
     def split(self, start: int = 0, end: int | None = None) -> list[Piece]:
         end = len(self.text) if end is None else end
         out: list[Piece] = []
+        self.lengths = None
         self._deadline = time.monotonic() + REGEX_TIME_BUDGET_S
         if end > start:
             try:
@@ -112,7 +113,7 @@ class RecursiveSplitter:
         come out a token or two over. We keep LangChain's chunk and say it in the reason.
         """
         size = self.size
-        counts = self._span_lengths([s for s, _, _ in out], [t for _, t, _ in out])
+        counts = self.lengths = self._span_lengths([s for s, _, _ in out], [t for _, t, _ in out])
         for i, n in enumerate(counts):
             s, t, why = out[i]
             if n > size and not (why or "").startswith(UNBREAKABLE):
@@ -139,6 +140,9 @@ class RecursiveSplitter:
             if self._has(s, a, b):
                 sep, rest = s, seps[i + 1 :]
                 break
+        if self.scan and self.chars and self.keep == "start" and len(sep) == 1 and not self.regex:
+            self._split_scan(a, b, sep, rest, out)
+            return
         size = self.size
         if self._vector_ok(a, b, sep):
             starts, ends, q, e, lens, big = self._pieces_np(a, b, sep)
@@ -282,23 +286,14 @@ class RecursiveSplitter:
         piece would not fit. Both ends are found by bisection on the cumulative coordinates.
         """
         size, overlap, chars, text = self.size, self.overlap, self.chars, self.text
-        append = out.append
         prev = out[-1][0] if out else -1
         i, nxt = lo, lo + 1
         while True:
             k = bisect_right(e, q[i] + size, nxt, hi)
             last = k >= hi
-            s, t = starts[i], ends[hi - 1 if last else k - 1]
-            while s < t and text[s].isspace():  # LangChain's strip(), on offsets
-                s += 1
-            while t > s and text[t - 1].isspace():
-                t -= 1
-            if s < t:
-                if s == prev:  # same start as the previous chunk, which it contains
-                    out[-1] = (s, t, last_reason if last else reason)
-                else:
-                    append((s, t, last_reason if last else reason))
-                    prev = s
+            prev = add_stripped(
+                text, starts[i], ends[hi - 1 if last else k - 1], last_reason if last else reason, prev, out
+            )
             if last:
                 return
             j = bisect_left(q, max(e[k - 1] - overlap, e[k] - size), i, k)
@@ -325,12 +320,22 @@ def token_counter(text: str, length: Length) -> SliceCounter | None:
     return length.index(text).count_bounds
 
 
-def pieces_to_spans(pieces: list[Piece], last: str = END_OF_TEXT) -> list[Span]:
-    """Spans from splitter pieces; the final chunk's open reason becomes ``last``."""
-    spans = [Span(s, t, r if r is not None else last) for s, t, r in pieces]
+def pieces_to_spans(
+    pieces: list[Piece], last: str = END_OF_TEXT, lengths: Sequence[int] | None = None
+) -> list[Span]:
+    """Spans from splitter pieces; the final chunk's open reason becomes ``last``. ``lengths``:
+    the pieces' lengths when the splitter measured them (:attr:`RecursiveSplitter.lengths`)."""
+    if lengths is None:
+        spans = [Span(s, t, r if r is not None else last) for s, t, r in pieces]
+    else:
+        spans = [
+            Span(s, t, r if r is not None else last, (), n)
+            for (s, t, r), n in zip(pieces, lengths, strict=True)
+        ]
     if spans and not spans[-1].reason.startswith(UNBREAKABLE):
-        note = spans[-1].reason.partition("; ")[2]  # keep an over-size note
-        spans[-1] = Span(spans[-1].start, spans[-1].end, f"{last}; {note}" if note else last)
+        s = spans[-1]
+        note = s.reason.partition("; ")[2]  # keep an over-size note
+        spans[-1] = Span(s.start, s.end, f"{last}; {note}" if note else last, s.meta, s.length)
     return spans
 
 
@@ -371,4 +376,5 @@ def split_range(
         length=length,
         span_length=token_counter(sub_text, length),
     )
-    return [Span(s.start + start, s.end + start, s.reason, s.meta) for s in pieces_to_spans(splitter.split())]
+    spans = pieces_to_spans(splitter.split(), lengths=splitter.lengths)
+    return [Span(s.start + start, s.end + start, s.reason, s.meta, s.length) for s in spans]

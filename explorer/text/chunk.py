@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # Boundary reasons (the first words of ``Chunk.reason``); details may follow after ": ".
@@ -28,6 +28,9 @@ class Span:
     end: int
     reason: str
     meta: tuple[tuple[str, Any], ...] = ()
+    #: The span's length in the strategy's unit when the strategy already measured it whole
+    #: (token units: saves counting every chunk a second time); -1 = not measured.
+    length: int = field(default=-1, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -294,6 +294,26 @@ def test_langchain_parity_generated(text, size, overlap_frac, keep, seps, vector
     assert_same_chunks(langchain(text, size, overlap, seps, keep), mine)
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=GEN_TEXT,
+    size=st.integers(1, 60),
+    overlap_frac=st.floats(0, 0.95),
+    seps=st.sampled_from([DEFAULT_SEPS, ["\n", " "], [" "], ["\n\n", "中", ""], ["e", " ", ""]]),
+)
+def test_scanned_split_is_the_general_split(text, size, overlap_frac, seps):
+    """Characters with one-character separators kept at the start are scanned with
+    ``str.rfind`` instead of listing pieces: the same pieces and reasons as the general path."""
+    overlap = min(int(size * overlap_frac), size - 1)
+
+    def pieces(scan: bool):
+        splitter = splitting.RecursiveSplitter(text, chunk_size=size, chunk_overlap=overlap, separators=seps)
+        splitter.scan = scan
+        return splitter.split()
+
+    assert pieces(True) == pieces(False)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     text=GEN_TEXT,
