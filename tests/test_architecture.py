@@ -37,6 +37,8 @@ STRATEGY_SUPPORT = {
     "context",
     "params",
     "splitting",
+    "scanning",
+    "separators",
     "packing",
     "curve",
     "adapt",

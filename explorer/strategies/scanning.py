@@ -1,15 +1,25 @@
-"""Splitting in characters on a one-character separator kept at the start (the default
-separators' lines and words) by scanning the text, for :class:`~explorer.strategies.splitting.RecursiveSplitter`.
+"""Finding the pieces of a one-character separator (the default separators' lines and words)
+without listing them one by one in Python, for :class:`~explorer.strategies.splitting.RecursiveSplitter`.
 
-Why: a paragraph split into words is thousands of pieces, and listing them (starts, ends,
-lengths) is most of the splitter's time. In characters a piece's length is an offset
-difference and pieces start at ``a`` and at each separator, so the chunk that starts at a piece
-start ends at the last separator within ``chunk_size``: one ``str.rfind``. The result is the
-general path's, piece for piece and reason for reason (tested against it and against LangChain).
+Why: a paragraph split into words is thousands of pieces, and listing and measuring them is most
+of the splitter's time. Three ways, each giving the general path's pieces and reasons (tested
+against it and against LangChain):
+
+- characters, separator kept at the start: pieces start at ``a`` and at each separator and a
+  length is an offset difference, so the chunk that starts at a piece start ends at the last
+  separator within ``chunk_size``: one ``str.rfind`` a chunk (:meth:`FastPieces._split_scan`);
+- model tokens with a token index: the pieces from one separator to the next are looked up in
+  the index's gap counts, kept between runs, and only the two at a range's edges are counted;
+- otherwise, a long range: the separator's positions found once with numpy, pieces as arrays.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
+from explorer.strategies.separators import VECTOR_MIN_CHARS, split_bounds_np
 from explorer.text.chunk import SEPARATOR, SIZE_LIMIT, UNBREAKABLE
 
 #: (start, end, reason); reason None means "ends where the range ends".
@@ -38,13 +48,20 @@ def add_stripped(text: str, s: int, t: int, why: str | None, prev: int, out: lis
     return prev
 
 
-class CharScan:
-    """The scanning half of the splitter (see the module docstring)."""
+class FastPieces:
+    """The piece-finding half of the splitter (see the module docstring)."""
 
     text: str
     size: int
     overlap: int
     unit: str
+    chars: bool
+    regex: bool
+    keep: str
+    _span_length: Any
+    _gap_index: Any
+    _codes: np.ndarray | None
+    _found: dict[str, np.ndarray]
 
     # and, from the splitter: _split (the general path, for pieces too long) and _emit_raw
     def _split_scan(self, a: int, b: int, sep: str, rest: tuple[str, ...], out: list[Piece]) -> None:
@@ -103,3 +120,56 @@ class CharScan:
             x = max(t - overlap, nxt - size)
             j = i if x <= i else find(sep, x, t)
             i, least = (t if j < 0 else j), nxt
+
+    def _vector_ok(self, a: int, b: int, sep: str) -> bool:
+        """A long range cut by a one-character literal separator, measured in characters or
+        from a token index (with kept separators: no gap to measure): done in numpy."""
+        if self.regex or len(sep) != 1:
+            return False
+        if self._gap_index is not None:
+            return True
+        if b - a <= VECTOR_MIN_CHARS:
+            return False
+        return self.chars or (self._span_length is not None and self.keep != "false")
+
+    def _pieces_np(
+        self, a: int, b: int, sep: str
+    ) -> tuple[list[int], list[int], list[int], list[int], Any, list[int]]:
+        """(starts, ends, q, e, lens or None, big) of :meth:`_split`, computed in numpy."""
+        if self._gap_index is not None:
+            st, en, lens = self._gap_pieces(a, b, sep)
+        else:
+            st, en = split_bounds_np(self._positions(sep), a, b, self.keep)
+            if self.chars:
+                starts, ends = st.tolist(), en.tolist()
+                return starts, ends, starts, ends, None, np.flatnonzero(en - st >= self.size).tolist()
+            lens = np.asarray(self._span_length(st, en), dtype=np.int64)
+        steps = lens.copy()
+        steps[1:] += self._len("")  # LangChain joins kept-separator pieces with "" (see _coords)
+        e_arr = np.cumsum(steps)
+        q_arr = e_arr - lens
+        big = np.flatnonzero(lens >= self.size).tolist()
+        return st.tolist(), en.tolist(), q_arr.tolist(), e_arr.tolist(), lens.tolist(), big
+
+    def _gap_pieces(self, a: int, b: int, sep: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pieces of ``[a, b)`` cut at ``sep`` (kept at the start) and their lengths: those from
+        one separator to the next from the index's gap counts, the two at the edges counted."""
+        pos, gaps = self._gap_index.gap_counts(sep)
+        st, en = split_bounds_np(pos, a, b, self.keep)
+        n = len(st)
+        lo = int(pos.searchsorted(a))
+        lens = np.empty(n, dtype=np.int64)
+        head = 0 if lo < len(pos) and pos[lo] == a else 1  # the first piece starts at a, not at sep
+        lens[head : n - 1] = gaps[lo : lo + n - 1 - head]
+        edges = [0, n - 1] if head and n > 1 else [n - 1]
+        lens[edges] = self._span_length([int(st[k]) for k in edges], [int(en[k]) for k in edges])
+        return st, en, lens
+
+    def _positions(self, sep: str) -> np.ndarray:
+        """Where the one-character ``sep`` occurs in the whole text (found once per split)."""
+        found = self._found.get(sep)
+        if found is None:
+            if self._codes is None:
+                self._codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            found = self._found[sep] = np.flatnonzero(self._codes == ord(sep))
+        return found

@@ -23,8 +23,8 @@ import numpy as np
 
 from explorer.errors import LimitError
 from explorer.limits import MAX_CHUNKS, REGEX_TIME_BUDGET_S
-from explorer.strategies.scanning import CharScan, Piece, add_stripped, separator_reason
-from explorer.strategies.separators import VECTOR_MIN_CHARS, split_bounds, split_bounds_np
+from explorer.strategies.scanning import FastPieces, Piece, add_stripped, separator_reason
+from explorer.strategies.separators import split_bounds
 from explorer.text.chunk import END_OF_TEXT, UNBREAKABLE, Span
 from explorer.text.length import CharLength, Length
 
@@ -40,7 +40,7 @@ OVER_SIZE = "over size as LangChain counts pieces one by one"
 CHARS = CharLength()
 
 
-class RecursiveSplitter(CharScan):
+class RecursiveSplitter(FastPieces):
     """LangChain's ``RecursiveCharacterTextSplitter`` replayed on ``(start, end)`` slices.
 
     ``split(start, end)`` returns pieces of ``text[start:end]`` as ``(start, end, reason)``;
@@ -81,6 +81,11 @@ class RecursiveSplitter(CharScan):
         self._patterns = dict(patterns or {})
         #: exact ``length(text[s:t])`` of many slices from one tokenisation (token_counter)
         self._span_length = None if self.chars else span_length
+        #: the token index behind span_length, when its gap counts serve this split: a line or
+        #: word piece is looked up (TokenIndex.gap_counts) rather than counted each run
+        owner = getattr(span_length, "__self__", None)
+        usable = hasattr(owner, "gap_counts") and self.keep == "start" and patterns is None
+        self._gap_index = owner if usable and owner.text == text else None
         self._len_cache: dict[str, int] = {}
         self._codes: np.ndarray | None = None  # the text's code points, for _positions
         self._found: dict[str, np.ndarray] = {}
@@ -173,38 +178,6 @@ class RecursiveSplitter(CharScan):
             run = k + 1
         if run < m:
             self._merge(run, m, starts, ends, q, e, reason, None, out)
-
-    def _vector_ok(self, a: int, b: int, sep: str) -> bool:
-        """A long range cut by a one-character literal separator, measured in characters or
-        from a token index (with kept separators: no gap to measure): done in numpy."""
-        if self.regex or len(sep) != 1 or b - a <= VECTOR_MIN_CHARS:
-            return False
-        return self.chars or (self._span_length is not None and self.keep != "false")
-
-    def _pieces_np(
-        self, a: int, b: int, sep: str
-    ) -> tuple[list[int], list[int], list[int], list[int], Any, list[int]]:
-        """(starts, ends, q, e, lens or None, big) of :meth:`_split`, computed in numpy."""
-        st, en = split_bounds_np(self._positions(sep), a, b, self.keep)
-        if self.chars:
-            starts, ends = st.tolist(), en.tolist()
-            return starts, ends, starts, ends, None, np.flatnonzero(en - st >= self.size).tolist()
-        lens = np.asarray(self._span_length(st, en), dtype=np.int64)
-        steps = lens.copy()
-        steps[1:] += self._len("")  # LangChain joins kept-separator pieces with "" (see _coords)
-        e_arr = np.cumsum(steps)
-        q_arr = e_arr - lens
-        big = np.flatnonzero(lens >= self.size).tolist()
-        return st.tolist(), en.tolist(), q_arr.tolist(), e_arr.tolist(), lens.tolist(), big
-
-    def _positions(self, sep: str) -> np.ndarray:
-        """Where the one-character ``sep`` occurs in the whole text (found once per split)."""
-        found = self._found.get(sep)
-        if found is None:
-            if self._codes is None:
-                self._codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-            found = self._found[sep] = np.flatnonzero(self._codes == ord(sep))
-        return found
 
     def _pieces(self, a: int, b: int, sep: str) -> tuple[list[int], list[int]]:
         if self.regex and sep:

@@ -30,19 +30,17 @@ from __future__ import annotations
 import random
 import sys
 from array import array
-from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Any
 
 import numpy as np
 
+from explorer.text.token_edges import EdgeRules
 from explorer.text.tokenizing import (
     BLANK,
     MARK,
-    char_kind,
     encoded_lengths,
-    is_mark,
     member,
     pieces,
     prepends_space,
@@ -63,12 +61,16 @@ FEW_SPANS = 8
 #: Distinct fragments whose counts an index keeps.
 FRAGMENT_CACHE = 8192
 
+#: Separators whose gap counts an index keeps (:meth:`TokenIndex.gap_counts`), and the room
+#: they are given in its size: 12 bytes an occurrence, spaces being about 1 character in 6.
+GAP_SEPARATORS, GAP_BYTES_PER_CHAR = 3, 3
+
 #: Offsets are held as 32-bit integers (documents are refused long before 2**31 characters).
 _POS, _NP = "i", np.int32
 _EMPTY = np.zeros(0, dtype=_NP)
 
 
-class TokenIndex:
+class TokenIndex(EdgeRules):
     """The tokens of one text (start and end offsets, whether each starts a pre-token), held
     compactly (two int32 arrays and a byte per token: 9 bytes a token) because the app keeps one
     per document."""
@@ -91,6 +93,8 @@ class TokenIndex:
         self._kinds: dict[str, int] = {}
         self._ascii: np.ndarray | None = None
         self._starts_cache: np.ndarray | None = None
+        self._np_views: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._gaps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._blanks_at: list[np.ndarray] = []
         self._marks_at: list[np.ndarray] = []
         self._blanks = self._runs = self._marks = _EMPTY  # filled by _index
@@ -103,7 +107,12 @@ class TokenIndex:
         # the text counts too: an index may outlive the document that shares it
         arrays = 4 * (len(self.starts) + len(self.ends) + 2 * len(self._blanks) + len(self._marks))
         return (
-            arrays + len(self.word) + 4 * len(self.starts) + sys.getsizeof(self.text) + 100 * FRAGMENT_CACHE
+            arrays
+            + len(self.word)
+            + 4 * len(self.starts)
+            + sys.getsizeof(self.text)
+            + 100 * FRAGMENT_CACHE
+            + GAP_BYTES_PER_CHAR * len(self.text)  # room for the gap counts (see gap_counts)
         )
 
     def __len__(self) -> int:
@@ -247,30 +256,38 @@ class TokenIndex:
         a = np.asarray(a_list, dtype=_NP)  # the index's own type: searchsorted never casts it
         b = np.asarray(b_list, dtype=_NP)
         tail = None
-        if not self._free_space and len(self._blanks):
-            k = np.searchsorted(self._blanks, b - 1)
-            k = np.minimum(k, len(self._blanks) - 1)
-            tail = self._blanks[k] == b - 1
+        blanks = self._blanks
+        if not self._free_space and len(blanks):
+            k = blanks.searchsorted(b - 1)
+            np.minimum(k, len(blanks) - 1, out=k)
+            tail = blanks[k] == b - 1
             b = np.where(tail, np.maximum(self._runs[k], a), b)  # where the trailing blanks start
-        starts = np.frombuffer(self.starts, dtype=_NP)
-        ends = np.frombuffer(self.ends, dtype=_NP)
-        word = np.frombuffer(self.word, dtype=np.uint8)
-        i = np.searchsorted(starts, a)
-        j = np.searchsorted(starts, b)
-        prev = np.maximum(i - 1, 0)
-        straddle = (i > 0) & (ends[prev] > a)
-        ok = ~straddle & (word[np.minimum(i, m - 1)] == 1)
-        if self._prepends and len(self._blanks):  # "▁word" starting on the blank before a
-            k = np.minimum(np.searchsorted(self._blanks, a - 1), len(self._blanks) - 1)
-            own = straddle & (word[prev] == 1) & (self._blanks[k] == a - 1) & (self._runs[k] <= starts[prev])
+        starts, ends, word = self._views()
+        i = starts.searchsorted(a)
+        j = starts.searchsorted(b)
+        prev = i - 1
+        np.maximum(prev, 0, out=prev)
+        straddle = ends[prev] > a
+        straddle &= i > 0
+        ok = word[np.minimum(i, m - 1)] == 1
+        ok &= ~straddle
+        if self._prepends and len(blanks):  # "▁word" starting on the blank before a
+            k = np.minimum(blanks.searchsorted(a - 1), len(blanks) - 1)
+            own = straddle & (word[prev] == 1) & (blanks[k] == a - 1) & (self._runs[k] <= starts[prev])
             i = np.where(own, prev, i)
             ok |= own
-        ok &= (i < j) & (b > a)
-        ok &= ends[np.maximum(j - 1, 0)] <= b
+        ok &= i < j
+        ok &= b > a
+        last = j - 1
+        np.maximum(last, 0, out=last)
+        ok &= ends[last] <= b
         ok &= (j >= m) | (word[np.minimum(j, m - 1)] == 1)
         if len(self._marks):
             ok &= ~member(self._marks, a) & ~member(self._marks, b)
-        counts = np.where(ok, j - i + self.special, 0).tolist()
+        j -= i
+        j += self.special
+        j[~ok] = 0
+        counts = j.tolist()
         if tail is not None:
             text = self.text
             with_tail = np.flatnonzero(ok & tail).tolist()
@@ -279,98 +296,35 @@ class TokenIndex:
                 counts[k] += n
         return counts, np.flatnonzero(~ok).tolist()
 
-    def _interior(self, a: int, b: int) -> tuple[int, list[tuple[int, int]]]:
-        """(tokens of the whole pre-tokens inside ``[a, b)``, the edge fragments to tokenise)."""
-        if b <= a:
-            return 0, []
-        starts, ends, word = self.starts, self.ends, self.word
-        i = bisect_left(starts, a)
-        j = bisect_left(starts, b, lo=i)
-        # start edge: i1 = first token counted from the index, a1 = where it starts
-        i1, a1 = i, a
-        text = self.text
-        if is_mark(text[a]):  # a combining mark the document's normaliser composed with a-1
-            i1 = self._next_word(i + 1 if i < j and starts[i] == a else i, j)
-            a1 = starts[i1] if i1 < j else b
-        elif i > 0 and ends[i - 1] > a:  # a token straddles a
-            p = i - 1
-            if self._prepends and word[p] and self._spacey(starts[p], a):
-                i1 = p  # "▁word" begins on the whitespace before the slice: the slice's own ▁
-            else:
-                i1 = self._next_word(i, j)
-                a1 = starts[i1] if i1 < j else b
-        elif i < j and not word[i]:  # the slice starts inside a word
-            i1 = self._next_word(i, j)
-            a1 = starts[i1] if i1 < j else b
-        if a1 > a and self._resync is not None:  # a regex pre-tokenizer reads the fragment on
-            i1 = self._resync(a, b, j)  # until its own pre-tokens meet the document's again
-            a1 = starts[i1] if i1 < j else b
-        if i1 >= j:
-            return 0, [(a, b)]
-        # trailing whitespace (where it can cost a token) goes with the end fragment
-        tail = b
-        if not self._free_space:
-            while tail > a1 and self._spacey(tail - 1, tail):
-                tail -= 1
-            if tail <= a1:
-                return 0, [(a, b)]
-            j = bisect_left(starts, tail, lo=i, hi=j)
-        # end edge: tokens i1..j1-1 counted, then the fragment [b1, b)
-        j1, b1 = j, tail
-        clean = (
-            (j >= len(starts) or word[j])
-            and ends[j - 1] <= tail
-            and not is_mark(text[tail : tail + 1] or "a")
-        )
-        if not clean:
-            j1 = self._prev_word(i1, j)
-            if j1 <= i1:
-                return 0, [(a, b)]
-            b1 = starts[j1]
-        if self._prepends:  # whitespace before the next word is that word's ▁, not the fragment's
-            while a1 > a and self._spacey(a1 - 1, a1):
-                a1 -= 1
-        edge = [(a, a1)] if a1 > a else []
-        if b1 < b:  # the cut word and the trailing whitespace together (punctuation takes
-            edge.append((b1, b))  # the newlines after it in OpenAI's pre-tokens)
-        return j1 - i1, edge
+    def gap_counts(self, sep: str) -> tuple[np.ndarray, np.ndarray]:
+        """(positions of the one-character ``sep`` in the text, tokens of the text from each to
+        the next): the count of every piece a split on ``sep`` makes, but the two at a range's
+        edges. Kept for a few separators, so a splitter run again (a slider moved) looks every
+        line and word up instead of counting it."""
+        got = self._gaps.get(sep)
+        if got is None:
+            codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            pos = np.flatnonzero(codes == ord(sep))  # int64: searched with Python ints
+            del codes
+            counts = (
+                np.asarray(self.count_bounds(pos[:-1].tolist(), pos[1:].tolist()), dtype=_NP)
+                if len(pos) > 1
+                else _EMPTY
+            )
+            got = (pos, counts)
+            if len(self._gaps) < GAP_SEPARATORS:
+                self._gaps[sep] = got
+        return got
 
-    def _resync_regex(self, a: int, b: int, j: int) -> int:
-        """The first document word-start token at which the slice's own pre-tokens (the
-        tokenizer's regex run from ``a``) end exactly: from there on both agree."""
-        starts, word = self.starts, self.word
-        for m in self._tok.pretokens(self.text, a, b):
-            k = bisect_left(starts, m.end(), hi=j)
-            if k < j and starts[k] == m.end() and word[k]:
-                return k
-        return j
-
-    def _next_word(self, i: int, j: int) -> int:
-        word = self.word
-        while i < j and not word[i]:
-            i += 1
-        return i
-
-    def _prev_word(self, lo: int, j: int) -> int:
-        """Index of the last word-start token in ``(lo, j)``, else ``lo``."""
-        word = self.word
-        k = j - 1
-        while k > lo and not word[k]:
-            k -= 1
-        return k
-
-    def _kind(self, c: str) -> int:
-        kind = self._kinds.get(c)
-        if kind is None:
-            kind = self._kinds[c] = char_kind(self._tok.normalizer, c)
-        return kind
-
-    def _spacey(self, a: int, b: int) -> bool:
-        """``text[a:b]`` is whitespace as the tokenizer sees it (it normalises to spaces or to
-        nothing: ``\\u200b`` is a space to e5, not to Python)."""
-        if b <= a:
-            return False
-        return all(self._kind(c) == BLANK for c in self.text[a:b])
+    def _views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The index's arrays as numpy views (made once: the index is complete when used)."""
+        if self._np_views is None:
+            self._np_views = (
+                np.frombuffer(self.starts, dtype=_NP),
+                np.frombuffer(self.ends, dtype=_NP),
+                np.frombuffer(self.word, dtype=np.uint8),
+            )
+        return self._np_views
 
     # -- windows -----------------------------------------------------------------------------
     def token_starts(self) -> list[int]:

@@ -12,6 +12,7 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from langchain_text_splitters.character import _split_text_with_regex
 
 import explorer.strategies.recursive as rec
+import explorer.strategies.scanning as scanning
 import explorer.strategies.splitting as splitting
 from explorer import Document, LimitError, ParamError, chunk_document
 from explorer.limits import MAX_SEPARATOR_CHARS
@@ -289,7 +290,7 @@ def test_langchain_parity_generated(text, size, overlap_frac, keep, seps, vector
                 ours(text, size, overlap, seps, keep)
             return
         text = no_separator_runs(text, seps)
-    with patch.object(splitting, "VECTOR_MIN_CHARS", 0 if vector else 10**9):
+    with patch.object(scanning, "VECTOR_MIN_CHARS", 0 if vector else 10**9):
         mine = [c.text for c in ours(text, size, overlap, seps, keep)]
     assert_same_chunks(langchain(text, size, overlap, seps, keep), mine)
 
@@ -314,6 +315,38 @@ def test_scanned_split_is_the_general_split(text, size, overlap_frac, seps):
     assert pieces(True) == pieces(False)
 
 
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=GEN_TEXT,
+    size=st.integers(3, 60),
+    overlap_frac=st.floats(0, 0.9),
+    model=st.sampled_from(["all-MiniLM-L6-v2", None]),
+)
+def test_gap_counted_split_is_the_general_split(text, size, overlap_frac, model):
+    """With model tokens, line and word pieces are looked up in the index's gap counts (from
+    one separator to the next) instead of counted per split: the same pieces and reasons."""
+    tokens = get_length("tokens", model)
+    overlap = min(int(size * overlap_frac), size - 1)
+    with patch.object(splitting, "TOKEN_INDEX_MIN_CHARS", 0):
+        counter = splitting.token_counter(text, tokens)
+
+    def pieces(gaps: bool):
+        splitter = splitting.RecursiveSplitter(
+            text, chunk_size=size, chunk_overlap=overlap, length=tokens, span_length=counter
+        )
+        assert splitter._gap_index is not None
+        if not gaps:
+            splitter._gap_index = None
+        return splitter.split()
+
+    assert pieces(True) == pieces(False)
+    index = counter.__self__
+    for sep in ("\n", " "):
+        pos, counts = index.gap_counts(sep)
+        direct = [tokens(text[p:q]) for p, q in zip(pos[:-1].tolist(), pos[1:].tolist(), strict=True)]
+        assert counts.tolist() == direct
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     text=GEN_TEXT,
@@ -328,7 +361,7 @@ def test_langchain_parity_generated_model_tokens(text, size, keep, use_index):
         text = no_separator_runs(text, DEFAULT_SEPS)
     with (
         patch.object(splitting, "TOKEN_INDEX_MIN_CHARS", 0 if use_index else 10**9),
-        patch.object(splitting, "VECTOR_MIN_CHARS", 0 if use_index else 10**9),
+        patch.object(scanning, "VECTOR_MIN_CHARS", 0 if use_index else 10**9),
     ):
         mine = [c.text for c in ours(text, size, size // 4, DEFAULT_SEPS, keep, "tokens")]
     assert_same_chunks(langchain(text, size, size // 4, DEFAULT_SEPS, keep, "tokens"), mine)
