@@ -123,17 +123,36 @@ def _restore_samples(qp: Any) -> None:
 
 
 def _restore_doc(qp: Any) -> None:
-    """The active document: a sample by name, or an upload by its hash."""
+    """The active document: a sample by its name or file name, or an upload by its hash. A
+    link's document that is not loaded here is said in a notice, not silently replaced."""
     doc = qp.get("doc")
     keys = [s["key"] for s in session.sources]
     upload = next((s["key"] for s in session.sources if s["kind"] == "upload" and s["digest"] == doc), None)
+    sample = sample_named(doc or "")
     if upload:
         session.doc_key = upload
-    elif doc and f"sample:{doc}" in keys:
-        session.doc_key = f"sample:{doc}"
+    elif sample and f"sample:{sample}" in keys:
+        session.doc_key = f"sample:{sample}"
     elif session.sources:
         default = f"sample:{samples.DEFAULT_SAMPLE}"
         session.doc_key = default if default in keys else keys[0]
+        if doc and not uploads.valid_ref(doc):  # a missing upload is told by _restore_uploads
+            shown = next(s["name"] for s in session.sources if s["key"] == session.doc_key)
+            session.notices.append(
+                f"The link opens document {clip(doc, 80)!r}, which is not loaded here: showing {shown!r}."
+            )
+
+
+def sample_named(value: str) -> str | None:
+    """The sample a link's ``doc=`` names: its display name, or its file name or stem in any
+    case (``handbook.pdf``, ``guide``), as people write links by hand."""
+    if value in samples.SAMPLES:
+        return value
+    folded = value.strip().casefold()
+    for name, filename in samples.SAMPLES.items():
+        if folded in (filename.casefold(), filename.rpartition(".")[0].casefold()):
+            return name
+    return None
 
 
 def _restore_uploads(qp: Any) -> None:

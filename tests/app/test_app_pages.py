@@ -855,6 +855,22 @@ def test_link_reproduces_the_view_and_bad_links_are_reported():
     assert "chunk_size" in warnings and "nope" in warnings
 
 
+def test_link_document_by_file_name_and_unknown_document_is_said():
+    """``doc=`` written by hand: a sample's file name or stem opens it; a document that is not
+    loaded opens the default one and says so (escaped), instead of switching silently."""
+    for value in ("guide.md", "GUIDE", "Tidepool guide (Markdown)"):
+        at = start(query={"doc": value})
+        ok(at)
+        assert at.session_state["doc_key"] == "sample:Tidepool guide (Markdown)", value
+        assert not [w.value for w in at.warning], value
+    at = start(query={"doc": "report-2024.pdf](http://evil.example)"})
+    ok(at)
+    assert at.session_state["doc_key"] == "sample:Plant operations handbook (PDF, 6 pages)"
+    said = " ".join(w.value for w in at.warning)
+    assert "](http" not in said  # shown escaped for Markdown
+    assert "report-2024" in said.replace("\\", "") and "not loaded here" in said.replace("\\", "")
+
+
 # -- the real model ---------------------------------------------------------------------------
 @pytest.mark.model
 def test_retrieve_and_semantic_on_the_real_model(monkeypatch):
