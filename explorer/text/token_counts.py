@@ -164,6 +164,8 @@ class TokenIndex(EdgeRules):
     def _note_chars(self, piece: str, offset: int) -> None:
         """Positions of the characters the edge rules look at: tokenizer whitespace (only
         where a trailing space can cost a token) and combining marks."""
+        if self._free_space and piece.isascii():  # only marks are wanted, and none is ASCII
+            return
         cps = np.frombuffer(piece.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         if self._ascii is None:  # the kind of every ASCII character, looked up in one step
             self._ascii = np.array([self._kind(chr(c)) for c in range(128)], dtype=np.uint8)
