@@ -115,7 +115,7 @@ if query:
             st.columns(per_row, gap="medium"), pairs[start : start + per_row], strict=False
         ):
             with col:
-                search.hits_column(cfg["id"], config, found[config], ref, docs)
+                search.hits_column(cfg["id"], config, found[config], ref, docs, finder.retriever)
 
 # -- kept questions --------------------------------------------------------------------------
 st.divider()

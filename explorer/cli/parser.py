@@ -118,14 +118,14 @@ def _add_model_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _add_retriever_arg(p: argparse.ArgumentParser) -> None:
-    from explorer.retrieval.ranking import RETRIEVERS
+    from explorer.retrieval.ranking import DEFAULT_RETRIEVER, RETRIEVERS
 
     p.add_argument(
         "--retriever",
         choices=RETRIEVERS,
-        default="dense",
+        default=DEFAULT_RETRIEVER,
         help="how chunks are ranked: dense (the model's vectors), bm25 (words; no model is loaded), "
-        "hybrid (reciprocal-rank fusion of both); default dense",
+        f"hybrid (reciprocal-rank fusion of both); default {DEFAULT_RETRIEVER}",
     )
 
 

@@ -32,7 +32,7 @@ from explorer.evaluation.retrieval_metrics import (
     precision_omega,
     retrieval_scores,
 )
-from explorer.retrieval.ranking import Hit, check_retriever, ranked_hits, retrieve
+from explorer.retrieval.ranking import DEFAULT_RETRIEVER, Hit, check_retriever, ranked_hits, retrieve
 from explorer.retrieval.search import StrategyIndex, build_index
 from explorer.retrieval.vectors import EmbedOptions, check_mode, check_preview_mode, preview_vectors
 from explorer.strategies import get_strategy
@@ -59,7 +59,7 @@ class StrategyResult:
     mean_chars: float
     mean_tokens: float
     seconds: float
-    retriever: str = "dense"
+    retriever: str = DEFAULT_RETRIEVER
     #: "exact", or "preview" (approximate: pooled from one-pass token vectors).
     mode: str = "exact"
     #: Vectors, index size, embedding time and LLM tokens at top k (:mod:`.cost`).
@@ -118,7 +118,7 @@ def evaluate(
     options: Any = None,
     progress: Progress | None = None,
     on_step: Callable[[str], Any] | None = None,
-    retriever: str = "dense",
+    retriever: str = DEFAULT_RETRIEVER,
     mode: str = "exact",
     force_preview: bool = False,
 ) -> list[StrategyResult]:
@@ -318,7 +318,7 @@ def sweep(
     options: Any = None,
     progress: Progress | None = None,
     on_step: Callable[[str], Any] | None = None,
-    retriever: str = "dense",
+    retriever: str = DEFAULT_RETRIEVER,
     mode: str = "exact",
     force_preview: bool = False,
     user_set: Collection[str] | None = None,

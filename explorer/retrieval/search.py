@@ -30,6 +30,7 @@ from explorer.documents.document import Document
 from explorer.lru import ByteLRU
 from explorer.retrieval.lexical import LexicalIndex
 from explorer.retrieval.ranking import (
+    DEFAULT_RETRIEVER,
     Hit,
     check_k,
     check_question_texts,
@@ -198,11 +199,11 @@ class StrategyIndex:
             return [False] * len(self.texts)
         return self.ctx.get_embedder().truncated(self.texts)
 
-    def search(self, question: str, k: int = 5, retriever: str = "dense") -> list[Hit]:
+    def search(self, question: str, k: int = 5, retriever: str = DEFAULT_RETRIEVER) -> list[Hit]:
         return self.search_many([question], k, retriever=retriever)[0]
 
     def search_many(
-        self, questions: Sequence[str], k: int = 5, progress=None, retriever: str = "dense"
+        self, questions: Sequence[str], k: int = 5, progress=None, retriever: str = DEFAULT_RETRIEVER
     ) -> list[list[Hit]]:
         """Top-``k`` hits for each question with ``retriever`` (see :func:`retrieve`)."""
         return retrieve(self, questions, k, retriever, progress=progress)
@@ -254,7 +255,7 @@ def build_index(
     progress: Callable[[int, int], Any] | None = None,
     *,
     exact: bool | None = None,
-    retriever: str = "dense",
+    retriever: str = DEFAULT_RETRIEVER,
     mode: str = "exact",
     force_preview: bool = False,
 ) -> StrategyIndex:
@@ -289,7 +290,7 @@ def get_index(
     ctx: Context | None = None,
     options: EmbedOptions = DEFAULT_EMBED_OPTIONS,
     progress: Callable[[int, int], Any] | None = None,
-    retriever: str = "dense",
+    retriever: str = DEFAULT_RETRIEVER,
     mode: str = "exact",
     force_preview: bool = False,
 ) -> StrategyIndex:
@@ -319,7 +320,7 @@ def compare(
     ctx: Context | None = None,
     options: EmbedOptions = DEFAULT_EMBED_OPTIONS,
     progress: Callable[[int, int], Any] | None = None,
-    retriever: str = "dense",
+    retriever: str = DEFAULT_RETRIEVER,
     mode: str = "exact",
     force_preview: bool = False,
 ) -> dict[StrategyConfig, list[Hit]]:

@@ -23,6 +23,7 @@ from explorer.documents.cleanup import Cleanup
 from explorer.documents.document import Document
 from explorer.errors import Cancelled, ExplorerError
 from explorer.lru import ByteLRU, trim_heap
+from explorer.retrieval.ranking import DEFAULT_RETRIEVER
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
@@ -226,7 +227,7 @@ def index_all(
     configs: Sequence[StrategyConfig],
     options: Any,
     make: Callable,
-    retriever: str = "dense",
+    retriever: str = DEFAULT_RETRIEVER,
     on_index: Callable[[Any, Any], Any] | None = None,
 ) -> dict:
     """``{config: StrategyIndex or error message}`` for a job (or its inline try): the core's

@@ -204,7 +204,13 @@ def cost_table(pairs: Sequence[tuple[dict, StrategyConfig]], found: dict, ref: A
         st.caption(COST_HELP)
 
 
-def hits_column(cfg_id: Any, config: StrategyConfig, res: Any, ref: Any, docs: Sequence[Document]) -> None:
+#: What a hit's score is, by retriever.
+SCORE_NAMES = {"dense": "cosine", "bm25": "BM25", "hybrid": "fused score"}
+
+
+def hits_column(
+    cfg_id: Any, config: StrategyConfig, res: Any, ref: Any, docs: Sequence[Document], retriever: str
+) -> None:
     """One configuration's top k (or its error), scored against ``ref`` when there is one."""
     st.markdown(f"**{md(config_labels().get(cfg_id) or labels_for([config])[config])}**")
     if isinstance(res, str):
@@ -222,7 +228,7 @@ def hits_column(cfg_id: Any, config: StrategyConfig, res: Any, ref: Any, docs: S
         with st.container(border=True):
             page = f" · p. {ch.pages[0]}" if ch.pages else ""
             st.markdown(
-                f"**#{h.rank}** · score **{h.score:.3f}**  \n"
+                f"**#{h.rank}** · {SCORE_NAMES.get(retriever, 'score')} **{h.score:.{4 if retriever == 'hybrid' else 3}f}**  \n"
                 f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
             )
             marks = []

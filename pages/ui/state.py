@@ -14,6 +14,8 @@ from typing import Any, Generic, TypedDict, TypeVar
 
 import streamlit as st
 
+from explorer.retrieval.ranking import DEFAULT_RETRIEVER
+
 T = TypeVar("T")
 
 
@@ -216,7 +218,7 @@ class Session:
     # retrieval settings (Retrieve, Evaluate)
     ret_sel: _Slot[list | None] = _Slot("ret_sel")
     k: _Slot[int] = _Slot("k", 5)
-    retriever: _Slot[str] = _Slot("retriever", "dense")
+    retriever: _Slot[str] = _Slot("retriever", DEFAULT_RETRIEVER)
     embed_opts: _Slot[dict[str, Any]] = _Slot("embed_opts", factory=_default_embed_opts)
     # Retrieve
     questions: _Slot[list[dict[str, Any]]] = _Slot("questions", factory=list)

@@ -881,8 +881,14 @@ def test_retrieve_and_semantic_on_the_real_model(monkeypatch):
     ok(at)
     hits = [m.value for m in at.markdown if m.value.startswith("**#")]
     assert len(hits) == 10
-    scores = [float(re.search(r"score \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
-    assert scores == sorted(scores, reverse=True) and scores[0] > 0.2
+    # hybrid by default: reciprocal-rank fusion, at most 1/61 + 1/61 for a chunk first in both
+    fused = [float(re.search(r"fused score \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
+    assert fused == sorted(fused, reverse=True) and 1 / 70 < fused[0] <= 2 / 61 + 1e-4  # shown to 4 places
+    at.segmented_control(key="w.retriever").set_value("dense").run()
+    ok(at)
+    hits = [m.value for m in at.markdown if m.value.startswith("**#")]
+    cosines = [float(re.search(r"cosine \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
+    assert cosines == sorted(cosines, reverse=True) and cosines[0] > 0.2
     at.switch_page("pages/semantic.py").run()
     ok(at)
     assert count(metric(at, "Sentences")) > 10
@@ -911,11 +917,12 @@ def test_explore_large_document_renders_a_window_and_flags():
 
 
 def test_retriever_selector_on_retrieve_and_evaluate():
-    """Dense / BM25 / hybrid in the sidebar of Retrieve and Evaluate; BM25 embeds nothing."""
+    """Dense / BM25 / hybrid (the default) in the sidebar of Retrieve and Evaluate; BM25 embeds
+    nothing."""
     at = start("retrieve")
     ok(at)
     sel = at.segmented_control(key="w.retriever")
-    assert list(sel.options) == ["Dense", "BM25", "Hybrid"] and sel.value == "dense"
+    assert list(sel.options) == ["Dense", "BM25", "Hybrid"] and sel.value == "hybrid"
     from pages.ui.model import make_embedder
 
     emb = make_embedder("", True)
@@ -926,17 +933,17 @@ def test_retriever_selector_on_retrieve_and_evaluate():
     assert at.session_state["retriever"] == "bm25"
     assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
     assert emb.stats.requested == before  # BM25: neither chunks nor the question were embedded
-    at.segmented_control(key="w.retriever").set_value("hybrid").run()
+    at.segmented_control(key="w.retriever").set_value("dense").run()
     ok(at)
     assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
     # the choice follows to Evaluate, whose results say how they were ranked
     at.switch_page("pages/evaluate.py").run()
-    assert at.segmented_control(key="w.retriever").value == "hybrid"
+    assert at.segmented_control(key="w.retriever").value == "dense"
     at.button(key="w.qsample").click().run()
     at.button(key="w.eval_run").click().run()
     ok(at)
-    assert all(r.retriever == "hybrid" for r in at.session_state["eval_results"])
-    assert any("Hybrid retrieval" in c.value for c in at.caption)
+    assert all(r.retriever == "dense" for r in at.session_state["eval_results"])
+    assert any("Dense retrieval" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize(

@@ -82,7 +82,7 @@ def test_precision_omega_and_chunk_sizes_match_the_report(corpus, size, omega, m
 def test_recursive_250_0_reproduces_the_report(corpus):
     """Embeds ~2,000 chunks with the bundled model (a minute or two on 2 cores, cold cache)."""
     docs, questions = corpus
-    (r,) = evaluate(docs, [report_config(250)], questions, k=5, ctx=report_context())
+    (r,) = evaluate(docs, [report_config(250)], questions, k=5, ctx=report_context(), retriever="dense")
     got = percent(r)
     assert len(r.scores.questions) == 472
     assert abs(got["recall"] - 78.5) <= 1.5, got
@@ -102,7 +102,7 @@ def test_cluster_200_reproduces_the_report(corpus):
     Embeds ~8,500 pieces and ~3,300 chunks cold (about four minutes on 2 cores)."""
     docs, questions = corpus
     config = StrategyConfig.make("cluster", {"chunk_size": 200, "length": "cl100k", "size_rule": "pieces"})
-    (r,) = evaluate(docs, [config], questions, k=5, ctx=report_context())
+    (r,) = evaluate(docs, [config], questions, k=5, ctx=report_context(), retriever="dense")
     got = percent(r)
     assert abs(got["recall"] - 75.2) <= 1.5, got
     assert abs(got["precision"] - 7.2) <= 0.3, got

@@ -309,10 +309,10 @@ def test_cli_retriever_flag_on_compare_evaluate_sweep(capsysbinary, files, fake_
     assert d["retriever"] == "bm25" and d["hits"][0]["text"] == KEYWORD_PARAS[1]
     assert fake_emb.stats.requested == 0
     rc, out = _run(capsysbinary, "compare", str(txt), "--question", "xr-7731", *STRAT, "-q")
-    assert rc == 0 and json.loads(out)[0]["retriever"] == "dense"  # the default
+    assert rc == 0 and json.loads(out)[0]["retriever"] == "hybrid"  # the default
     ev = ["evaluate", "--corpus", str(txt), "--questions", str(q), *STRAT, "--k", "1", "-q"]
-    rc, out = _run(capsysbinary, *ev, "--retriever", "hybrid", "--format", "json")
-    assert rc == 0 and json.loads(out)[0]["retriever"] == "hybrid"
+    rc, out = _run(capsysbinary, *ev, "--retriever", "dense", "--format", "json")
+    assert rc == 0 and json.loads(out)[0]["retriever"] == "dense"
     rc, out = _run(capsysbinary, *ev, "--retriever", "bm25")
     assert rc == 0 and "1 questions, top 1, bm25 retrieval;" in out
     sw = ["sweep", "--corpus", str(txt), "--questions", str(q), *STRAT[:4]]

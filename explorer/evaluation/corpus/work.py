@@ -22,6 +22,7 @@ from explorer.errors import ParamError
 from explorer.evaluation.corpus.plan import QuestionPlan
 from explorer.evaluation.corpus.sources import Source
 from explorer.retrieval.lexical import tokenize
+from explorer.retrieval.ranking import DEFAULT_RETRIEVER
 from explorer.retrieval.vectors import EmbedOptions, embed_texts, embedded_text, preview_vectors
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
@@ -96,7 +97,7 @@ class WorkSpec:
     plan: QuestionPlan
     options: EmbedOptions = field(default_factory=EmbedOptions)
     cleanup: Cleanup = field(default_factory=Cleanup)
-    retriever: str = "dense"
+    retriever: str = DEFAULT_RETRIEVER
     mode: str = "exact"
 
     @property
