@@ -4,7 +4,14 @@ Dense retrieval misses exact terms (codes, names, numbers) that BM25 finds, and 
 paraphrases, so the app shows both and their fusion. BM25 needs no model: tokens are Unicode
 words (``\\w+``), case-folded, accents folded (NFKD, combining marks dropped, so "Électricité"
 matches "electricite"), with small English and French stop-word lists removed; numbers are kept.
-No stemming: a stemmer is language-specific and BM25s' own would download or need PyStemmer.
+Words are then stemmed with Snowball (PyStemmer, no data files), so "paquets" meets "paquet" and
+"filters" meets "filter": each document's chunks take the stemmer of its language, French when
+they hold more French stop words than English, else English (in an index and in a streamed
+corpus alike); a query is stemmed both ways and keeps both stems (its
+language is not known, and a stem the texts do not hold matches nothing). Measured on the French
+set (recursive 500, e5): BM25 hit@5 0.63 -> 0.70, hybrid 0.77 -> 0.80; on 3 Chroma corpora
+0.899 -> 0.906 and 0.920 -> 0.924. (Both stemmers one after the other measured as well on French
+but cut "filter" to "filt" while "filters" stays "filter".)
 
 Scoring is ``bm25s`` (Lucene variant, k1 = 1.5, b = 0.75: the usual defaults). Fusion is
 reciprocal-rank fusion (Cormack, Clarke & Büttcher, 2009): a chunk scores the sum over rankings
@@ -14,6 +21,7 @@ of ``1 / (RRF_K + rank)``, with the paper's constant 60.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, TypeVar
@@ -66,10 +74,75 @@ STOP_WORDS: frozenset[str] = frozenset(
 )
 
 
+#: Exclusive stop words of each language, folded: they decide which stemmer a text gets.
+_ONLY_FRENCH = frozenset(fold(w) for w in _FRENCH.split()) - frozenset(fold(w) for w in _ENGLISH.split())
+_ONLY_ENGLISH = frozenset(fold(w) for w in _ENGLISH.split()) - frozenset(fold(w) for w in _FRENCH.split())
+_local = threading.local()  # a PyStemmer stemmer is not thread-safe: one pair per thread
+
+
+def _stemmer(language: str) -> Any:
+    stemmers = getattr(_local, "stemmers", None)
+    if stemmers is None:
+        import Stemmer
+
+        stemmers = _local.stemmers = {lang: Stemmer.Stemmer(lang) for lang in ("french", "english")}
+    return stemmers[language]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(fold(text))
+
+
+def language_of(word_lists: Iterable[list[str]]) -> str:
+    """"french" when the folded words hold more French-only stop words than English-only ones."""
+    fr = en = 0
+    for words in word_lists:
+        for w in words:
+            fr += w in _ONLY_FRENCH
+            en += w in _ONLY_ENGLISH
+    return "french" if fr > en else "english"
+
+
+def tokenize_many(texts: Sequence[str]) -> list[list[str]]:
+    """BM25 tokens of texts indexed together: folded ``\\w+`` words minus stop words, stemmed
+    with the stemmer of their language (one for all of them), in order (repeats kept)."""
+    words = [_words(t) for t in texts]
+    stemmer = _stemmer(language_of(words))
+    kept = [[w for w in ws if w not in STOP_WORDS] for ws in words]
+    unique = list(dict.fromkeys(w for ws in kept for w in ws))
+    stems = dict(zip(unique, stemmer.stemWords(unique), strict=True))
+    return [[stems[w] for w in ws] for ws in kept]
+
+
+def tokenize_groups(texts: Sequence[str], groups: Sequence[Hashable]) -> list[list[str]]:
+    """:func:`tokenize_many` of each group's texts (a group: a document), in the texts' order."""
+    members: dict[Hashable, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    out: list[list[str]] = [[] for _ in texts]
+    for ids in members.values():
+        for i, words in zip(ids, tokenize_many([texts[i] for i in ids]), strict=True):
+            out[i] = words
+    return out
+
+
 def tokenize(text: str, stop_words: Iterable[str] | None = None) -> list[str]:
-    """BM25 tokens of ``text``: folded ``\\w+`` words minus stop words, in order (repeats kept)."""
-    stops = STOP_WORDS if stop_words is None else frozenset(stop_words)
-    return [w for w in _WORD.findall(fold(text)) if w not in stops]
+    """BM25 tokens of one text on its own (:func:`tokenize_many` of it); ``stop_words`` replaces
+    the stop lists (then nothing is stemmed)."""
+    if stop_words is not None:
+        stops = frozenset(stop_words)
+        return [w for w in _words(text) if w not in stops]
+    return tokenize_many([text])[0]
+
+
+def query_tokens(query: str) -> list[str]:
+    """A query's tokens, each word stemmed as French and as English (both stems kept when they
+    differ), in order (repeated words kept, as BM25 weighs them)."""
+    kept = [w for w in _words(query) if w not in STOP_WORDS]
+    out: list[str] = []
+    for fr, en in zip(_stemmer("french").stemWords(kept), _stemmer("english").stemWords(kept), strict=True):
+        out += (fr,) if fr == en else (fr, en)
+    return out
 
 
 class LexicalIndex:
@@ -79,9 +152,11 @@ class LexicalIndex:
     kept with the chunks it indexes.
     """
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    def __init__(self, texts: Sequence[str], groups: Sequence[Hashable] | None = None) -> None:
+        """``groups``: the document of each text; each document's texts are stemmed for its own
+        language (as the streamed corpus runner does), else all of them for theirs."""
         self.size = len(texts)
-        corpus = [tokenize(t) for t in texts]
+        corpus = tokenize_groups(texts, groups) if groups is not None else tokenize_many(texts)
         self._bm25: Any = None
         if any(corpus):  # bm25s cannot index a corpus without a single token
             import bm25s
@@ -96,7 +171,7 @@ class LexicalIndex:
         """float32 BM25 score of each text for ``query`` (0 where no query word occurs)."""
         if self._bm25 is None:
             return np.zeros(self.size, np.float32)
-        ids = self._bm25.get_tokens_ids(tokenize(query))
+        ids = self._bm25.get_tokens_ids(query_tokens(query))
         if not ids:  # only stop words, or only words the texts never use
             return np.zeros(self.size, np.float32)
         return np.asarray(self._bm25.get_scores_from_ids(ids), dtype=np.float32)

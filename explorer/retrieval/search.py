@@ -183,7 +183,7 @@ class StrategyIndex:
         """BM25 over :attr:`texts` (what is embedded, so enrichment options apply to both)."""
         with self._lexical_lock:
             if self._lexical is None:
-                self._lexical = LexicalIndex(self.texts)
+                self._lexical = LexicalIndex(self.texts, [c.doc_id for c in self.chunks])
             return self._lexical
 
     @cached_property

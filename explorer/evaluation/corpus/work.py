@@ -21,7 +21,7 @@ from explorer.documents.document import Document
 from explorer.errors import ParamError
 from explorer.evaluation.corpus.plan import QuestionPlan
 from explorer.evaluation.corpus.sources import Source
-from explorer.retrieval.lexical import tokenize
+from explorer.retrieval.lexical import tokenize_many
 from explorer.retrieval.ranking import DEFAULT_RETRIEVER
 from explorer.retrieval.vectors import EmbedOptions, embed_texts, embedded_text, preview_vectors
 from explorer.strategies import get_strategy
@@ -172,7 +172,7 @@ def process_document(source: Source, spec: WorkSpec, ctx: Context) -> DocWork:
         if llm is not None:
             part.llm = np.array(llm.count_batch([c.text for c in chunks]) if chunks else [], np.int64)
         if spec.lexical:
-            part.words = [tokenize(t) for t in texts]
+            part.words = tokenize_many(texts)  # one stemmer per document, for its language
         if spec.embeds:
             if spec.mode == "preview":
                 part.chunks = chunks
