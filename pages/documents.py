@@ -14,12 +14,12 @@ from pages.ui.nav import PAGES
 from pages.ui.safe import md
 from pages.ui.sources import (
     CLEANUP_FLAGS,
-    add_upload,
     load,
     open_source,
     remove_source,
     sample_names,
     set_samples,
+    take_uploads,
 )
 from pages.ui.state import W, session
 from pages.ui.widgets import synced
@@ -49,11 +49,14 @@ page_header(
 
 left, right = st.columns([0.62, 0.38], gap="large")
 with left:
+    upload_key = W.UPLOAD(session.uploader_gen)
     files = st.file_uploader(
         "Upload files",
         type=["pdf", "md", "markdown", "txt"],
         accept_multiple_files=True,
-        key=W.UPLOAD(session.uploader_gen),
+        key=upload_key,
+        on_change=take_uploads,
+        args=(upload_key,),
         help=f"PDF, Markdown or plain text, up to {MAX_FILE_BYTES // 2**20} MB each. "
         "Several files at once are fine.",
     )
@@ -61,11 +64,8 @@ with left:
         f"Up to {MAX_FILE_BYTES // 2**20} MB per file: a file marked red in the box above is larger "
         "and was not uploaded (split it, or use the CLI)."
     )
-    if files:
-        for f in files:
-            session.doc_key = add_upload(f.name, f.getvalue())
-        del session.chunk_sel
-        session.uploader_gen += 1  # a fresh, empty uploader: the list below is the source of truth
+    if files:  # taken by the callback already; here only if a run skipped it
+        take_uploads(upload_key)
         st.rerun()
     session.seed(W.SAMPLES, sample_names())
     st.multiselect(

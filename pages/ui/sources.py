@@ -57,6 +57,21 @@ def add_upload(name: str, data: bytes) -> str:
     return _add_upload_source(uploads.clean_name(name), data, uploads.content_hash(data), kept)
 
 
+def take_uploads(widget_key: str) -> None:
+    """The uploader's files become documents, the last one the active one, and a fresh empty
+    uploader takes its place (the document list is the source of truth).
+
+    A callback: it runs at the start of the run the upload triggers, whatever page that run is
+    for, so a user who clicks another page while a big file is still being taken in does not
+    lose it (done in the page's body, that run was cut short and the upload dropped)."""
+    files = session.widget(widget_key) or []
+    for f in files:
+        session.doc_key = add_upload(f.name, f.getvalue())
+    if files:
+        del session.chunk_sel
+        session.uploader_gen += 1
+
+
 def add_kept_upload(kept: uploads.Kept) -> str:
     """Add an upload read back from the server's store (a link or a reload); its source key."""
     return _add_upload_source(kept.name, kept.data, kept.digest, True)

@@ -99,3 +99,27 @@ def test_upload_explore_slider_and_retrieve(page, server, tmp_path):
     hits = pg.get_by_role("button", name="Show in Explore").count()
     assert len(configs) >= 2 and hits == 5 * len(configs), (configs, hits)
     pg.screenshot(path=str(ARTIFACTS / "browser-retrieve.png"), full_page=True)
+
+
+def test_explore_opens_on_an_upload_at_once(page, server, tmp_path):
+    """Upload a big text and click Explore as soon as its card shows on Documents, without
+    waiting for the page to finish: Explore opens on the upload (taken in by the uploader's
+    callback, before any page runs), with its text."""
+    marker = "Quorvendil"
+    path = tmp_path / "leave-at-once.txt"
+    line = f"The {marker} station logs every reading before the end of the shift.\n\n"
+    path.write_text(line * (8_000_000 // len(line)), encoding="utf-8")
+    page.goto(server)
+    settle(page)
+    nav(page, "Documents")
+    with page.expect_file_chooser() as chooser:
+        bu.upload_button(page).click()
+    before = bu.upload_cards(page).count()
+    chooser.value.set_files(str(path))
+    bu.upload_cards(page).nth(before).wait_for(timeout=180_000)
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Explore").first.click()
+    bu.heading(page, "Explore").wait_for(timeout=120_000)
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text(path.name).first.wait_for(timeout=180_000)
+    main.get_by_text(marker).first.wait_for(timeout=180_000)
+    bu.screenshot(page, "upload-then-explore-at-once.png")

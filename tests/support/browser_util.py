@@ -10,6 +10,7 @@ them for the README (``docs/screenshots/``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
@@ -250,12 +251,21 @@ def upload(page: Any, *paths: Path, timeout: float = 300) -> float:
             settle(page, timeout)
     else:
         raise AssertionError("the upload button never opened a file chooser")
+    before = upload_cards(page).count()
     chooser.value.set_files([str(p) for p in paths])
-    # the upload reaches the server a moment after the chooser closes: wait for its name (a
-    # refused file, over the size limit, may show none: then settle decides)
-    with contextlib.suppress(PlaywrightTimeout):
-        page.get_by_text(Path(paths[-1]).name).first.wait_for(timeout=30_000)
+    # the upload reaches the server a while after the chooser closes (its name shows in the
+    # uploader at once, with a progress bar): wait for the app's card of each file, as a user
+    # would before leaving the page (leaving earlier cancels the upload); a refused file, over
+    # the size limit, gets none: then settle decides
+    deadline = time.monotonic() + 120
+    while upload_cards(page).count() < before + len(paths) and time.monotonic() < deadline:
+        time.sleep(0.3)
     return settle(page, timeout)
+
+
+def upload_cards(page: Any) -> Any:
+    """The Documents page's card of each uploaded file (its "upload · size" line)."""
+    return page.locator('[data-testid="stMain"]').get_by_text("upload ·")
 
 
 UPLOAD_BUTTON = (
@@ -317,9 +327,14 @@ async def anav(page: Any, title: str, timeout: float = 300) -> float:
 
 
 async def aupload(page: Any, *paths: Path, timeout: float = 300) -> float:
+    """:func:`upload`, async: waits for the app's card of each file, then settles."""
     async with page.expect_file_chooser() as chooser:
         await upload_button(page).click()
+    before = await upload_cards(page).count()
     await (await chooser.value).set_files([str(p) for p in paths])
+    deadline = time.monotonic() + timeout
+    while await upload_cards(page).count() < before + len(paths) and time.monotonic() < deadline:
+        await asyncio.sleep(0.3)
     return await asettle(page, timeout)
 
 
