@@ -81,7 +81,9 @@ def test_explore_draws_the_unread_tail_and_the_inspector_says_what_is_lost(page)
     text = bu.main_text(page)
     assert "never embedded (over the token limit)" in text
     total = sum(r.unread_chars for r in reads)
-    assert f"the model cuts {len(cut)} of {len(chunks)} chunks: {total:,} characters are never embedded" in text
+    assert (
+        f"the model cuts {len(cut)} of {len(chunks)} chunks: {total:,} characters are never embedded" in text
+    )
     # inspect the first cut chunk
     number = page.get_by_label("Chunk", exact=True)
     number.fill(str(cut[0]))
@@ -125,8 +127,14 @@ def test_retrieve_shows_the_cost_of_each_configuration_beside_its_scores(page):
     page.get_by_role("button", name="Search").click()
     bu.settle(page)
     page.get_by_text("LLM tokens @k").first.wait_for()
-    table = page.locator('[data-testid="stTable"]').first
-    table.wait_for()
+    # each configuration's row comes when its index is ready (hybrid: its vectors and BM25)
+    table = (
+        page.locator('[data-testid="stTable"]')
+        .filter(has_text="recursive 3000/200")
+        .filter(has_text="recursive 1000/200")
+        .first
+    )
+    table.wait_for(timeout=300_000)
     cells = table.inner_text()
     for column in ("configuration", "recall %", "vectors", "index size", "embedding", "LLM tokens @5"):
         assert column in cells, cells[:500]
