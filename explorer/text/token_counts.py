@@ -54,6 +54,8 @@ INDEX_PIECE_CHARS = 32_768
 INDEX_BATCH = 32
 #: Random slices each index is checked on when built (see the module docstring).
 SELF_CHECKS = 48
+#: Longest of those slices: what is checked is their edges (a longer middle only costs time).
+SELF_CHECK_CHARS = 240
 #: Slices this short (a word, a separator) are tokenised whole rather than analysed.
 SHORT_CHARS = 16
 #: Fewer spans than this are counted one by one in Python rather than in numpy.
@@ -194,7 +196,7 @@ class TokenIndex(EdgeRules):
         spans = []
         for a, b in zip(cuts[::2], cuts[1::2], strict=False):
             a, b = min(a, b), max(a, b)
-            spans.append((a, min(b, a + 600)))
+            spans.append((a, min(b, a + SELF_CHECK_CHARS)))
         direct = encoded_lengths(self._tok, [self.text[a:b] for a, b in spans], self.special)
         return self.count_many(spans) == direct
 
