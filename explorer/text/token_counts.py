@@ -303,8 +303,9 @@ class TokenIndex(EdgeRules):
     def gap_counts(self, sep: str) -> tuple[np.ndarray, np.ndarray]:
         """(positions of the one-character ``sep`` in the text, tokens of the text from each to
         the next): the count of every piece a split on ``sep`` makes, but the two at a range's
-        edges. Kept for a few separators, so a splitter run again (a slider moved) looks every
-        line and word up instead of counting it."""
+        edges. Kept for a few separators, within the room the index's size counts for them, so
+        a splitter run again (a slider moved) looks every line and word up instead of counting
+        it (a text of little but separators is counted afresh each time instead)."""
         got = self._gaps.get(sep)
         if got is None:
             codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
@@ -316,7 +317,9 @@ class TokenIndex(EdgeRules):
                 else _EMPTY
             )
             got = (pos, counts)
-            if len(self._gaps) < GAP_SEPARATORS:
+            kept = sum(p.nbytes + c.nbytes for p, c in self._gaps.values())
+            room = GAP_BYTES_PER_CHAR * len(self.text)  # what nbytes counts for them
+            if len(self._gaps) < GAP_SEPARATORS and kept + pos.nbytes + counts.nbytes <= room:
                 self._gaps[sep] = got
         return got
 

@@ -146,3 +146,18 @@ def test_a_text_that_cannot_be_cut_between_words_is_counted_slice_by_slice():
     assert not index.exact and index.nbytes > 0
     spans = [(0, 10), (5, 50_000), (99_990, 100_000)]
     assert index.count_many(spans) == encoded_lengths(tok, [text[a:b] for a, b in spans], index.special)
+
+
+def test_gap_counts_are_kept_within_the_room_the_index_counts_for_them():
+    """Word gaps of ordinary prose are kept (12 bytes a space, within the 3 bytes a character
+    the index's size counts); a text of little but spaces is counted afresh instead, so the
+    byte-bounded index cache stays bounded. Either way the counts are the tokenizer's."""
+    tok = shared_tokenizer(tokenizer_file("all-MiniLM-L6-v2"))
+    prose = TokenIndex("The operators log every backwash before the shift ends. " * 200, tok)
+    pos, counts = prose.gap_counts(" ")
+    assert " " in prose._gaps and len(pos) == len(counts) + 1
+    spaces = TokenIndex("a " * 5_000, tok)
+    pos, counts = spaces.gap_counts(" ")
+    assert spaces._gaps == {}
+    text = spaces.text
+    assert counts[:50].tolist() == encoded_lengths(tok, [text[p:q] for p, q in zip(pos[:50], pos[1:51])], 2)
