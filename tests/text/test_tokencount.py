@@ -160,4 +160,5 @@ def test_gap_counts_are_kept_within_the_room_the_index_counts_for_them():
     pos, counts = spaces.gap_counts(" ")
     assert spaces._gaps == {}
     text = spaces.text
-    assert counts[:50].tolist() == encoded_lengths(tok, [text[p:q] for p, q in zip(pos[:50], pos[1:51])], 2)
+    gaps = [text[p:q] for p, q in itertools.pairwise(pos[:51].tolist())]
+    assert counts[:50].tolist() == encoded_lengths(tok, gaps, 2)
