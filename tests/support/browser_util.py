@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -254,18 +255,33 @@ def upload(page: Any, *paths: Path, timeout: float = 300) -> float:
     before = upload_cards(page).count()
     chooser.value.set_files([str(p) for p in paths])
     # the upload reaches the server a while after the chooser closes (its name shows in the
-    # uploader at once, with a progress bar): wait for the app's card of each file, as a user
-    # would before leaving the page (leaving earlier cancels the upload); a refused file, over
-    # the size limit, gets none: then settle decides
+    # uploader at once, with a spinner): wait until the app has taken it, as a user would before
+    # leaving the page (leaving earlier cancels the upload): the uploader is then a fresh, empty
+    # one (or holds only the files it refused, over the size limit), then settle
     deadline = time.monotonic() + 120
-    while upload_cards(page).count() < before + len(paths) and time.monotonic() < deadline:
+    seen = False
+    while time.monotonic() < deadline:
+        pending = chips(page).count() - refused(page).count()
+        seen = seen or pending > 0
+        if (seen and pending == 0) or upload_cards(page).count() > before:
+            break
         time.sleep(0.3)
     return settle(page, timeout)
 
 
 def upload_cards(page: Any) -> Any:
-    """The Documents page's card of each uploaded file (its "upload · size" line)."""
-    return page.locator('[data-testid="stMain"]').get_by_text("upload ·")
+    """The Documents page's card of each uploaded file (its gray "upload · size" line)."""
+    return page.locator('[data-testid="stMain"]').get_by_text(re.compile(r"^upload(?: · .*)?$"))
+
+
+def chips(page: Any) -> Any:
+    """The files the uploader holds (each a chip: uploading, or refused)."""
+    return page.locator('[data-testid="stFileChip"]')
+
+
+def refused(page: Any) -> Any:
+    """Files the uploader refused (red chips: over the size limit, or a wrong type)."""
+    return page.locator('[data-testid="stFileChipIconError"]')
 
 
 UPLOAD_BUTTON = (
@@ -333,7 +349,12 @@ async def aupload(page: Any, *paths: Path, timeout: float = 300) -> float:
     before = await upload_cards(page).count()
     await (await chooser.value).set_files([str(p) for p in paths])
     deadline = time.monotonic() + timeout
-    while await upload_cards(page).count() < before + len(paths) and time.monotonic() < deadline:
+    seen = False
+    while time.monotonic() < deadline:  # as in upload: until the app has taken the files
+        pending = await chips(page).count() - await refused(page).count()
+        seen = seen or pending > 0
+        if (seen and pending == 0) or await upload_cards(page).count() > before:
+            break
         await asyncio.sleep(0.3)
     return await asettle(page, timeout)
 

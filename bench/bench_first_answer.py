@@ -1,0 +1,128 @@
+"""A question asked right after uploading a long PDF: how long until its answers show, in a real
+browser.
+
+Issue 10 asks that, with embedding started when the documents load, the first configuration's
+results appear within 15 s of asking (on the samples plus a 36-page PDF) and the rest stream in.
+One ``streamlit run app.py`` (real default model, its derived models already built, an empty
+embedding cache), one headless Chromium:
+
+1. open the app (the three samples load, their background embedding starts);
+2. upload a 36-page French PDF made here from the French set's documents (Debian's
+   documentation, see bench/data/french/SOURCES.md), and wait for its card on Documents;
+3. go to Retrieve and ask a question at once: time until the first configuration's hits show,
+   and until every configuration's do;
+4. ask another question: the warm figure (everything embedded by then).
+
+Nothing is asserted: the figures are printed.
+
+Run: .venv/bin/python bench/bench_first_answer.py [--pages 36]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+from common import ROOT
+
+from tests.support import browser_util as bu
+
+FRENCH = ROOT / "bench" / "data" / "french"
+QUESTIONS = (
+    "Comment empêcher qu'un paquet soit mis à jour ?",
+    "Que faut-il vérifier avant de commencer à empaqueter un logiciel ?",
+)
+HIT = '[data-testid="stMain"] [data-testid="stMarkdownContainer"]:has-text("fused score")'
+
+
+def french_pdf(path: Path, pages: int) -> Path:
+    """``pages`` A4 pages of the French set's prose (latin-1 text, 52 lines of 95 characters)."""
+    from fpdf import FPDF
+
+    text = " ".join(p.read_text(encoding="utf-8") for p in sorted(FRENCH.glob("*.txt")))
+    text = text.translate({0x2019: "'", 0x2018: "'", 0x201C: '"', 0x201D: '"', 0x2013: "-", 0x2014: "-"})
+    text = text.encode("latin-1", "replace").decode("latin-1")
+    lines = textwrap.wrap(" ".join(text.split()), 95)
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    for n in range(pages):
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=9)
+        for i, line in enumerate(lines[n * 52 : (n + 1) * 52]):
+            pdf.text(15, 20 + i * 5, line)
+    pdf.output(str(path))
+    return path
+
+
+def hits_shown(page) -> int:
+    """Configurations whose hits are on screen (each shows its first hit, "#1")."""
+    return page.locator(HIT).filter(has_text="#1 ").count()
+
+
+def ask(page, question: str, configs: int, timeout: float = 600) -> tuple[float, float]:
+    """Seconds from Search until the first configuration's hits, and until all of them."""
+    box = page.get_by_label("Question", exact=True)
+    box.fill(question)
+    t0 = time.monotonic()
+    box.press("Enter")
+    first = None
+    deadline = t0 + timeout
+    while time.monotonic() < deadline:
+        n = hits_shown(page)
+        if n and first is None:
+            first = time.monotonic() - t0
+        if n >= configs:
+            return first or 0.0, time.monotonic() - t0
+        time.sleep(0.2)
+    raise TimeoutError(f"no answers within {timeout:.0f} s")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pages", type=int, default=36)
+    args = ap.parse_args()
+    bu.require_browser()
+    subprocess.run([sys.executable, "-m", "explorer", "models", "--build"], check=True, capture_output=True)
+    with tempfile.TemporaryDirectory(prefix="bench-first-") as tmp:
+        pdf = french_pdf(Path(tmp) / "guide-debian.pdf", args.pages)
+        cache = Path(tmp) / "cache"
+        with bu.streamlit_server(cache) as server, bu.chromium() as browser:
+            _, page = bu.new_page(browser, timeout_ms=600_000)
+            t = time.monotonic()
+            page.goto(server.url)
+            bu.heading(page, "Explore").wait_for()
+            page.locator(".ce-text .ce-idx").first.wait_for()
+            paint = time.monotonic() - t
+            bu.nav(page, "Documents")
+            t = time.monotonic()
+            bu.upload(page, pdf)
+            upload = time.monotonic() - t
+            bu.nav(page, "Retrieve")
+            configs = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').first
+            n_configs = max(1, configs.locator('[data-baseweb="tag"]').count())
+            first, every = ask(page, QUESTIONS[0], n_configs)
+            bu.settle(page, timeout=600)
+            warm_first, warm_every = ask(page, QUESTIONS[1], n_configs)
+            bu.screenshot(page, "bench-first-answer.png")
+    load = os.getloadavg()[0]
+    print(f"{args.pages}-page PDF, 3 samples, {n_configs} configurations, load average {load:.1f} at the end")
+    print("| step | seconds |\n|---|---|")
+    for name, secs in (
+        ("first paint (fresh server)", paint),
+        ("upload until its card shows", upload),
+        ("question right after: first configuration's hits", first),
+        ("question right after: every configuration's hits", every),
+        ("next question (warm): first / every", f"{warm_first:.1f} / {warm_every:.1f}"),
+    ):
+        print(f"| {name} | {secs if isinstance(secs, str) else f'{secs:.1f}'} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
