@@ -64,7 +64,7 @@ with left:
         f"Up to {MAX_FILE_BYTES // 2**20} MB per file: a file marked red in the box above is larger "
         "and was not uploaded (split it, or use the CLI)."
     )
-    if files:  # taken by the callback already; here only if a run skipped it
+    if files:  # the callback has taken them; a value set without it (a script) is taken here
         take_uploads(upload_key)
         st.rerun()
     session.seed(W.SAMPLES, sample_names())

@@ -97,9 +97,8 @@ def language_of(word_lists: Iterable[list[str]]) -> str:
     """"french" when the folded words hold more French-only stop words than English-only ones."""
     fr = en = 0
     for words in word_lists:
-        for w in words:
-            fr += w in _ONLY_FRENCH
-            en += w in _ONLY_ENGLISH
+        fr += sum(map(_ONLY_FRENCH.__contains__, words))
+        en += sum(map(_ONLY_ENGLISH.__contains__, words))
     return "french" if fr > en else "english"
 
 

@@ -7,12 +7,8 @@ from dataclasses import dataclass
 from explorer.strategies.base import OVERLAP_BELOW_SIZE, PeerKit, Strategy, check_size_overlap, trim
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import register
-from explorer.strategies.splitting import SliceCounter
 from explorer.text.chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
 from explorer.text.length import INDEX_MIN_CHARS, Length
-
-#: Windows counted per call when they come from a token index.
-WINDOW_BATCH = 256
 
 
 @dataclass(frozen=True)
@@ -116,53 +112,17 @@ def _unit_windows(text: str, length: Length, size: int, overlap: int) -> list[tu
     starts = [0, *unit_starts[1:], len(text)]
     room = size - length.special  # [CLS]/[SEP] of model tokens
     overlap = min(overlap, room - 1)
-    if index is not None:
-        return _indexed_windows(starts, index.count_bounds, n, room, size, overlap)
+    count = index.count if index is not None else (lambda a, b: length(text[a:b]))
     bounds = []
     i = 0
     while True:
         j = min(i + room, n)
-        while j - i > 1 and length(text[starts[i] : starts[j]]) > size:
+        while j - i > 1 and count(starts[i], starts[j]) > size:
             j -= 1
         bounds.append((starts[i], starts[j]))
         if j >= n:
             return bounds
         i = max(j - overlap, i + 1)
-
-
-def _indexed_windows(
-    starts: list[int], count: SliceCounter, n: int, room: int, size: int, overlap: int
-) -> list[tuple[int, int]]:
-    """The windows of :func:`_unit_windows` counted from a token index, several at a time: the
-    windows that would follow if none measured over ``size`` are counted in one call and
-    taken up to the first that does, which gives back units one by one as above. How many are
-    counted together doubles while none is over and halves when one is (a tokenizer whose
-    windows often re-tokenise longer, cut inside words, gains nothing from counting ahead)."""
-    bounds: list[tuple[int, int]] = []
-    i, batch = 0, 4
-    while True:
-        chain, k = [], i  # the windows from unit i on, none shortened
-        while len(chain) < batch:
-            j = min(k + room, n)
-            chain.append((k, j))
-            if j >= n:
-                break
-            k = max(j - overlap, k + 1)
-        counts = count([starts[a] for a, _ in chain], [starts[b] for _, b in chain])
-        for (a, j), m in zip(chain, counts, strict=True):
-            if m > size:  # give back units from the end until it fits; the rest follows from it
-                while j - a > 1 and count([starts[a]], [starts[j]])[0] > size:
-                    j -= 1
-                bounds.append((starts[a], starts[j]))
-                if j >= n:
-                    return bounds
-                i, batch = max(j - overlap, a + 1), max(1, batch // 2)
-                break
-            bounds.append((starts[a], starts[j]))
-            if j >= n:
-                return bounds
-        else:
-            i, batch = max(chain[-1][1] - overlap, chain[-1][0] + 1), min(WINDOW_BATCH, 2 * batch)
 
 
 def _window_starts(n: int, size: int, step: int) -> range:

@@ -21,6 +21,7 @@ import numpy as np
 
 from explorer.strategies.separators import VECTOR_MIN_CHARS, split_bounds_np
 from explorer.text.chunk import SEPARATOR, SIZE_LIMIT, UNBREAKABLE
+from explorer.text.tokenizing import code_points
 
 #: (start, end, reason); reason None means "ends where the range ends".
 Piece = tuple[int, int, "str | None"]
@@ -170,6 +171,6 @@ class FastPieces:
         found = self._found.get(sep)
         if found is None:
             if self._codes is None:
-                self._codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+                self._codes = code_points(self.text)
             found = self._found[sep] = np.flatnonzero(self._codes == ord(sep))
         return found

@@ -298,13 +298,8 @@ def pieces_to_spans(
 ) -> list[Span]:
     """Spans from splitter pieces; the final chunk's open reason becomes ``last``. ``lengths``:
     the pieces' lengths when the splitter measured them (:attr:`RecursiveSplitter.lengths`)."""
-    if lengths is None:
-        spans = [Span(s, t, r if r is not None else last) for s, t, r in pieces]
-    else:
-        spans = [
-            Span(s, t, r if r is not None else last, (), n)
-            for (s, t, r), n in zip(pieces, lengths, strict=True)
-        ]
+    ns = lengths if lengths is not None else [-1] * len(pieces)  # -1: not measured
+    spans = [Span(s, t, r if r is not None else last, (), n) for (s, t, r), n in zip(pieces, ns, strict=True)]
     if spans and not spans[-1].reason.startswith(UNBREAKABLE):
         s = spans[-1]
         note = s.reason.partition("; ")[2]  # keep an over-size note

@@ -40,6 +40,7 @@ from explorer.text.token_edges import EdgeRules
 from explorer.text.tokenizing import (
     BLANK,
     MARK,
+    code_points,
     encoded_lengths,
     member,
     pieces,
@@ -168,7 +169,7 @@ class TokenIndex(EdgeRules):
         where a trailing space can cost a token) and combining marks."""
         if self._free_space and piece.isascii():  # only marks are wanted, and none is ASCII
             return
-        cps = np.frombuffer(piece.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        cps = code_points(piece)
         if self._ascii is None:  # the kind of every ASCII character, looked up in one step
             self._ascii = np.array([self._kind(chr(c)) for c in range(128)], dtype=np.uint8)
         low = cps < 128
@@ -308,9 +309,7 @@ class TokenIndex(EdgeRules):
         it (a text of little but separators is counted afresh each time instead)."""
         got = self._gaps.get(sep)
         if got is None:
-            codes = np.frombuffer(self.text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-            pos = np.flatnonzero(codes == ord(sep))  # int64: searched with Python ints
-            del codes
+            pos = np.flatnonzero(code_points(self.text) == ord(sep))  # int64: searched with Python ints
             counts = (
                 np.asarray(self.count_bounds(pos[:-1].tolist(), pos[1:].tolist()), dtype=_NP)
                 if len(pos) > 1

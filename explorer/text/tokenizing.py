@@ -23,6 +23,11 @@ COUNT_BATCH = 512
 SERIAL_TEXTS, SERIAL_CHARS = 48, 2_048
 
 
+def code_points(text: str) -> np.ndarray:
+    """The text's code points as uint32 (one per character, surrogates kept), for numpy scans."""
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
 def encoded_lengths(tokenizer: Any, texts: Sequence[str], special: int = 0) -> list[int]:
     """Word pieces of each text plus ``special``, from a ``tokenizers`` tokenizer, in batches
     (parallel in the tokenizer's threads) of :data:`COUNT_BATCH`; a few short texts (edge

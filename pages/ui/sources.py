@@ -61,9 +61,9 @@ def take_uploads(widget_key: str) -> None:
     """The uploader's files become documents, the last one the active one, and a fresh empty
     uploader takes its place (the document list is the source of truth).
 
-    A callback: it runs at the start of the run the upload triggers, whatever page that run is
-    for, so a user who clicks another page while a big file is still being taken in does not
-    lose it (done in the page's body, that run was cut short and the upload dropped)."""
+    A callback: it runs at the start of the run the upload triggers, before any page's code and
+    whatever page that run is for, so the upload is taken in even when the user has already
+    clicked another page."""
     files = session.widget(widget_key) or []
     for f in files:
         session.doc_key = add_upload(f.name, f.getvalue())
