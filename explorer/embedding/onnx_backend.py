@@ -19,7 +19,6 @@ the int8 graph; a build whose cosine falls under :data:`MIN_COSINE` (any probe) 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -32,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from explorer.errors import ModelError
-from explorer.models.local import model_cache_root, offline, publish
+from explorer.models.local import folder_fingerprint, model_cache_root, offline, publish
 from explorer.models.rebuild import run_child
 
 BUILD_VERSION = 2  # 2: second output last_hidden_state
@@ -65,12 +64,7 @@ def build_dir(folder: Path) -> Path:
 def _fingerprint(folder: Path) -> str:
     import onnxruntime
 
-    h = hashlib.sha256(f"{folder.resolve()};ort={onnxruntime.__version__};".encode())
-    for f in sorted(folder.rglob("*")):
-        if f.is_file() and f.suffix in (".json", ".safetensors", ".bin"):
-            st = f.stat()
-            h.update(f"{f.relative_to(folder)}:{st.st_size}:{int(st.st_mtime)};".encode())
-    return h.hexdigest()[:16]
+    return folder_fingerprint(folder, f"ort={onnxruntime.__version__}")
 
 
 def ensure_onnx(folder: Path, prefix: str = "", subprocess: bool = True) -> tuple[Path, dict[str, Any]]:

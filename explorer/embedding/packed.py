@@ -72,11 +72,15 @@ class PackedEncoder:
         return cls(tr, seq)
 
     # -- plain texts: exactly what encode() computes -------------------------------------------
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Mean-pooled token outputs of each text on its own (not normalised), float32 (n, dim)."""
-        ids = self.tokenizer(
+    def ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text's word pieces, special tokens included, cut at the model's limit."""
+        return self.tokenizer(
             list(texts), add_special_tokens=True, truncation=True, max_length=self.max_seq_length
         )["input_ids"]
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Mean-pooled token outputs of each text on its own (not normalised), float32 (n, dim)."""
+        ids = self.ids(texts)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         limit = max(PACK_TOKENS, self.max_seq_length)
         packs = [[order[k] for k in g] for g in pack_consecutive([len(ids[i]) for i in order], limit)]
@@ -138,7 +142,8 @@ class PackedEncoder:
         import torch
 
         laid = sorted(((*layout(p), p) for p in packs), key=lambda x: len(x[0]))
-        neg = torch.finfo(torch.float32).min
+        dtype = self.bert.dtype  # the mask in the weights' type (bfloat16 included)
+        neg = torch.finfo(dtype).min
         i = 0
         while i < len(laid):
             j = i + 1  # packs are sorted by length: add while the padded batch stays in budget
@@ -155,7 +160,7 @@ class PackedEncoder:
                 seg[j, : len(s)] = torch.tensor(g)
             ok = allowed(seg) & (seg[:, None, :] != -2) & (seg[:, :, None] != -2)
             ok |= torch.eye(width, dtype=torch.bool)[None]  # padding rows see themselves: no NaN
-            mask = torch.zeros(ok.shape, dtype=torch.float32).masked_fill_(~ok, neg)[:, None]
+            mask = torch.zeros(ok.shape, dtype=dtype).masked_fill_(~ok, neg)[:, None]
             with torch.inference_mode():
                 hidden = self.bert(input_ids=inp, attention_mask=mask, position_ids=pos).last_hidden_state
             hidden_np = hidden.float().numpy()

@@ -31,11 +31,19 @@ class SentenceTransformerEmbedder(Embedder):
 
     ``quantize=True`` applies int8 dynamic quantisation to the Linear layers (faster on CPU,
     slightly different vectors: it gets its own ``model_id`` so caches never mix).
+    ``bf16=True`` runs the weights in bfloat16 (:mod:`.bf16`; its own ``model_id`` too).
     """
 
     def __init__(
-        self, model: str | None = None, *, quantize: bool = False, cache: EmbeddingCache | None = None
+        self,
+        model: str | None = None,
+        *,
+        quantize: bool = False,
+        bf16: bool = False,
+        cache: EmbeddingCache | None = None,
     ) -> None:
+        if quantize and bf16:
+            raise ModelError("choose int8 or bfloat16, not both")
         super().__init__(cache)
         self.path: Path = resolve_model_path(model)
         spec = find_spec(model)
@@ -47,11 +55,29 @@ class SentenceTransformerEmbedder(Embedder):
         if spec is not None:
             self.query_prefix, self.passage_prefix = spec.query_prefix, spec.passage_prefix
         base = spec.name if spec is not None else f"{self.path}#{_fingerprint(self.path)}"
-        self.model_id = base + ("+int8" if quantize else "")
+        self.model_id = base + ("+int8" if quantize else "+bf16" if bf16 else "")
+        self.bf16 = bf16
+        if bf16:
+            self.backend = "bf16"
+        #: bfloat16's check against float32 (cosines), once :meth:`prepare` ran.
+        self.check: dict[str, Any] = {}
         self._model: Any = None
         self._packed: PackedEncoder | None = None
         self._dim: int | None = _dim_from_config(self.path)
         self._tokens: Any = None
+
+    def prepare(self) -> SentenceTransformerEmbedder:
+        """For bfloat16: make sure it passed its check against float32 on this machine (run
+        once, in a child process), without loading the model here; raises :class:`ModelError`."""
+        if self.bf16 and not self.check:
+            from explorer.embedding.bf16 import ensure_bf16
+
+            if self._rebuilt:
+                from explorer.models.rebuild import ensure_weights
+
+                self.path = ensure_weights()
+            self.check = ensure_bf16(self.path, self.passage_prefix)
+        return self
 
     def sharing_model(self, cache: EmbeddingCache) -> SentenceTransformerEmbedder:
         """A second embedder over the same loaded weights with another cache (benchmarks use
@@ -91,14 +117,22 @@ class SentenceTransformerEmbedder(Embedder):
             from explorer.models.rebuild import ensure_weights
 
             self.path = ensure_weights()
+        if self.bf16:
+            self.prepare()  # bfloat16 agrees with float32 here (checked once per machine)
+        kwargs = {"model_kwargs": {"dtype": _bf16()}} if self.bf16 else {}
         try:
-            model = SentenceTransformer(str(self.path), device="cpu")
+            model = SentenceTransformer(str(self.path), device="cpu", **kwargs)
         except Exception as err:  # corrupt weights, wrong folder, missing files
             raise ModelError(
                 f"could not load embedding model {self.name!r} from {self.path}: {err}"
             ) from None
         model.eval()
-        packable = _checked_packed_encoder(model) is not None  # checked in fp32: int8 adds its own noise
+        if self.bf16:  # loaded in bfloat16 (half float32's peak): its check was against float32
+            packable = PackedEncoder.for_model(model) is not None
+            if not packable:
+                raise ModelError(f"bfloat16 runs mean-pooled BERT models only, not {self.name!r}")
+        else:
+            packable = _checked_packed_encoder(model) is not None  # checked in fp32: int8 adds noise
         if self.quantize:
             model = _quantize(model)
         self.max_seq_length = int(getattr(model, "max_seq_length", None) or self.max_seq_length)
@@ -120,6 +154,10 @@ class SentenceTransformerEmbedder(Embedder):
         import torch
 
         model = self._load()
+        if self.bf16 and self._packed is not None:
+            from explorer.embedding.bf16 import mean_pooled
+
+            return mean_pooled(self._packed.bert, self._packed.ids(texts))
         if self._packed is not None:
             return self._packed.encode(texts)
         with torch.inference_mode():
@@ -209,6 +247,12 @@ def _checked_packed_encoder(model: Any) -> PackedEncoder | None:
         want = model.encode(probe, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
         got = normalise(enc.encode(probe))
     return enc if float(np.min(np.sum(want * got, axis=1))) >= 0.9999 else None
+
+
+def _bf16() -> Any:
+    import torch
+
+    return torch.bfloat16
 
 
 def _quantize(model: Any) -> Any:

@@ -57,3 +57,17 @@ def publish(tmp: Path, target: Path) -> None:
     except OSError:
         if not target.exists():
             raise
+
+
+def folder_fingerprint(folder: Path, salt: str) -> str:
+    """A short id of the model in ``folder`` and what ``salt`` names (a library version): the
+    names, sizes and times of its configs and weights, so a build made from other files or
+    by another library version is never reused."""
+    import hashlib
+
+    h = hashlib.sha256(f"{folder.resolve()};{salt};".encode())
+    for f in sorted(folder.rglob("*")):
+        if f.is_file() and f.suffix in (".json", ".safetensors", ".bin"):
+            st = f.stat()
+            h.update(f"{f.relative_to(folder)}:{st.st_size}:{int(st.st_mtime)};".encode())
+    return h.hexdigest()[:16]

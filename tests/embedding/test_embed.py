@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from explorer.embedding.bf16 import native_bf16
 from explorer.embedding.cache import EmbeddingCache
 from explorer.embedding.embedder import get_embedder
 from explorer.embedding.fake import FakeEmbedder
@@ -133,7 +134,8 @@ def test_default_embedder_metadata_without_torch():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     first, second = out.stdout.strip().splitlines()
-    assert first == "multilingual-e5-small+onnx-int8 384 512 5"  # <s> ▁hell o ▁world </s>
+    backend = "bf16" if native_bf16() else "onnx-int8"
+    assert first == f"multilingual-e5-small+{backend} 384 512 5"  # <s> ▁hell o ▁world </s>
     assert second == "False False"
 
 

