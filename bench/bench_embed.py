@@ -106,6 +106,7 @@ def main() -> None:
             print(f"  {model} {label} done", file=sys.stderr)
     print(table(["model", "backend", "texts", "texts/s", "× sentence-transformers", "cosine (mean / min)"], rows))
     warm(sets["en chunks"])
+    print(beside_python(sets["fr chunks"]))
     print(peak_rss())
 
 
@@ -119,6 +120,36 @@ def warm(chunks: list[str]) -> None:
         t_disk, _ = median_time(lambda: emb.sharing_model(EmbeddingCache(tmp)).encode(chunks), repeat=5)
     n = len(chunks)
     print(f"\nwarm, {DEFAULT_MODEL} ({emb.backend}): {n / t_mem:,.0f} chunks/s from memory, {n / t_disk:,.0f} from disk")
+
+
+def beside_python(chunks: list[str]) -> str:
+    """The default model's fast backends alone and beside a busy Python thread (a page script
+    on a shared server): a backend that holds the GIL between operations slows down most."""
+    import threading
+    import time
+
+    rows = []
+    for backend in ("bf16", "onnx"):
+        emb = get_embedder(backend=backend)
+        emb.sharing_model(EmbeddingCache.memory()).encode(chunks[:4])
+        t_alone, _ = median_time(lambda e=emb: e.sharing_model(EmbeddingCache.memory()).encode(chunks), 1, 0)
+        stop, loops = threading.Event(), [0]
+
+        def busy(stop: threading.Event = stop, loops: list[int] = loops) -> None:
+            while not stop.is_set():
+                sum(i * i for i in range(1000))
+                loops[0] += 1
+
+        thread = threading.Thread(target=busy)
+        thread.start()
+        t0 = time.perf_counter()
+        emb.sharing_model(EmbeddingCache.memory()).encode(chunks)
+        t_busy = time.perf_counter() - t0
+        stop.set()
+        thread.join()
+        rows.append([backend, round(t_alone, 2), round(t_busy, 2), round(t_busy / t_alone, 1), round(loops[0] / t_busy)])
+    head = ["backend", "alone s", "beside a busy thread s", "slowdown", "busy thread's loops/s"]
+    return f"\n{len(chunks)} French chunks, {DEFAULT_MODEL}:\n" + table(head, rows)
 
 
 def peak_rss() -> str:

@@ -87,6 +87,7 @@ def ask(page, question: str, configs: int, timeout: float = 600) -> tuple[float,
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=36)
+    ap.add_argument("--backend", default="auto", help="the embedding backend, given in the link (auto, bf16, onnx, ...)")
     args = ap.parse_args()
     bu.require_browser()
     subprocess.run([sys.executable, "-m", "explorer", "models", "--build"], check=True, capture_output=True)
@@ -96,7 +97,7 @@ def main() -> int:
         with bu.streamlit_server(cache) as server, bu.chromium() as browser:
             _, page = bu.new_page(browser, timeout_ms=600_000)
             t = time.monotonic()
-            page.goto(server.url)
+            page.goto(server.url if args.backend == "auto" else f"{server.url}?backend={args.backend}")
             bu.heading(page, "Explore").wait_for()
             page.locator(".ce-text .ce-idx").first.wait_for()
             paint = time.monotonic() - t
@@ -121,7 +122,7 @@ def main() -> int:
             warm = time.monotonic() - t
             bu.screenshot(page, "bench-first-answer.png")
     load = os.getloadavg()[0]
-    print(f"{args.pages}-page PDF, 3 samples, {n_configs} configurations, load average {load:.1f} at the end")
+    print(f"{args.pages}-page PDF, 3 samples, {n_configs} configurations, backend {args.backend}, load average {load:.1f} at the end")
     print("| step | seconds |\n|---|---|")
     for name, secs in (
         ("first paint (fresh server)", paint),

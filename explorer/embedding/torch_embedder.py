@@ -63,6 +63,7 @@ class SentenceTransformerEmbedder(Embedder):
         self.check: dict[str, Any] = {}
         self._model: Any = None
         self._packed: PackedEncoder | None = None
+        self._pooled: Any = None  # bfloat16: the traced forward pass and pooling (:mod:`.bf16`)
         self._dim: int | None = _dim_from_config(self.path)
         self._tokens: Any = None
 
@@ -131,6 +132,9 @@ class SentenceTransformerEmbedder(Embedder):
             packable = PackedEncoder.for_model(model) is not None
             if not packable:
                 raise ModelError(f"bfloat16 runs mean-pooled BERT models only, not {self.name!r}")
+            from explorer.embedding.bf16 import traced_pool
+
+            self._pooled = traced_pool(model[0].auto_model)
         else:
             packable = _checked_packed_encoder(model) is not None  # checked in fp32: int8 adds noise
         if self.quantize:
@@ -154,10 +158,10 @@ class SentenceTransformerEmbedder(Embedder):
         import torch
 
         model = self._load()
-        if self.bf16 and self._packed is not None:
+        if self._pooled is not None and self._packed is not None:
             from explorer.embedding.bf16 import mean_pooled
 
-            return mean_pooled(self._packed.bert, self._packed.ids(texts))
+            return mean_pooled(self._pooled, self._packed.ids(texts))
         if self._packed is not None:
             return self._packed.encode(texts)
         with torch.inference_mode():
