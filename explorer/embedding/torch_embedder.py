@@ -25,6 +25,8 @@ from explorer.models.local import offline
 from explorer.models.paths import max_seq_length, resolve_model_path
 from explorer.models.registry import find_spec
 
+offline()  # before anything imports torch: its OpenMP threads read their wait policy once
+
 
 class SentenceTransformerEmbedder(Embedder):
     """A local sentence-transformers model on CPU, loaded on first need, never downloaded.

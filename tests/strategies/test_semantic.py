@@ -367,20 +367,28 @@ def test_second_threshold_on_200kb_embeds_nothing():
 
 # -- the real model --------------------------------------------------------------------------
 @pytest.mark.model
-def test_three_topics_break_at_topic_changes_real():
+@pytest.mark.parametrize(("model", "peaks"), [("all-MiniLM-L6-v2", 2), ("multilingual-e5-small", 3)])
+def test_three_topics_break_at_topic_changes_real(model, peaks):
+    """Both topic changes are among the curve's largest distances. MiniLM puts them exactly
+    on top; e5's sentence distances are compressed (its vectors sit in a narrow cone), and in
+    float32 one within-topic step (the volcano's gases, 0.224) outranks the second change
+    (0.215), so for e5 the changes are two of the three peaks, whatever the backend."""
     doc, starts = _topic_doc()
-    ctx = Context()
+    ctx = Context(model=model)
     curve = semantic_curve(doc, {"buffer_size": 0}, ctx)
-    top2 = sorted(np.argsort(curve.distances)[-2:])
-    assert [curve.points[i].position for i in top2] == starts
+    top = {curve.points[i].position for i in np.argsort(curve.distances)[-peaks:]}
+    assert set(starts) <= top
+    assert curve.points[int(np.argmax(curve.distances))].position in starts
     # pooled windows blur a change over the window: the peak may sit one sentence off
     pooled = semantic_curve(doc, {"buffer_size": 1}, ctx)
-    peaks = sorted(np.argsort(pooled.distances)[-2:])
+    found = sorted(np.argsort(pooled.distances)[-2:])
     truth = [i for i, p in enumerate(pooled.points) if p.position in starts]
-    assert all(abs(p - t) <= 1 for p, t in zip(peaks, truth, strict=True))
-    params = {"breakpoint_mode": "percentile", "breakpoint_amount": 88, "buffer_size": 0}
+    assert all(abs(p - t) <= 1 for p, t in zip(found, truth, strict=True))
+    n = len(curve.distances)
+    amount = 100 * (n - peaks - 0.5) / (n - 1)  # numpy's linear percentile: the `peaks` largest pass
+    params = {"breakpoint_mode": "percentile", "breakpoint_amount": amount, "buffer_size": 0}
     chunks = SEM.chunk(doc, params, ctx)
-    assert [c.start for c in chunks[1:]] == starts
+    assert set(starts) <= {c.start for c in chunks[1:]} and len(chunks) == peaks + 1
     assert not invariant_errors(doc, chunks)
 
 
