@@ -97,16 +97,18 @@ if query:
             "search",
             finder.key("search", configs, [query["question"]]),
             f"Searching {len(configs)} configuration{'s' if len(configs) != 1 else ''}",
-            finder.work(configs, [query["question"]], emb),
+            finder.work(configs, [query["question"]], emb, keyword_first=True),
             emb=emb,
             replace=bool(session.take("ret_new")),
         )
     except ExplorerError as err:
         st.error(md(err_text(err)), icon=":material/error:")
         phase, found = jobs.FAILED, None
+    found, stand_ins = search.split_found(found)  # keyword hits stand in until a config's own come
     if phase != jobs.DONE:
-        waiting(phase, "The results" if not found else "The other configurations' results")
-        pairs = [(cfg, config) for cfg, config in pairs if found and config in found]
+        what = f"The {finder.retriever} results" if stand_ins and not found else "The results"
+        waiting(phase, what if not found else "The other configurations' results")
+        pairs = [(cfg, config) for cfg, config in pairs if config in found or config in stand_ins]
     st.html(CSS)
     search.cost_table(pairs, found, ref, k)
     per_row = 2 if len(pairs) == 4 else max(1, min(3, len(pairs)))
@@ -115,7 +117,8 @@ if query:
             st.columns(per_row, gap="medium"), pairs[start : start + per_row], strict=False
         ):
             with col:
-                search.hits_column(cfg["id"], config, found[config], ref, docs, finder.retriever)
+                res = found.get(config) or stand_ins[config]
+                search.hits_column(cfg["id"], config, res, ref, docs, finder.retriever, config not in found)
 
 # -- kept questions --------------------------------------------------------------------------
 st.divider()

@@ -133,14 +133,23 @@ class Search:
     def key(self, kind: str, configs: list[StrategyConfig], questions: list[str]) -> tuple:
         return (kind, *index_key(self.docs, configs, self.options), tuple(questions), self.k, self.retriever)
 
-    def work(self, configs: list[StrategyConfig], questions: list[str], emb: Any) -> Callable:
+    def work(
+        self, configs: list[StrategyConfig], questions: list[str], emb: Any, keyword_first: bool = False
+    ) -> Callable:
         """Work for the background job (or its inline try): ``{config: (index, hits per question)
-        or the error message}``. Runs off the script thread: no ``st`` and no session state here."""
+        or the error message}``. Runs off the script thread: no ``st`` and no session state here.
+
+        ``keyword_first`` (a dense or hybrid search): every configuration's BM25 hits are
+        published first under :data:`KEYWORD` in ``job.partial`` (they need no model: about a
+        second), so the page shows something while the chunks are embedded; each
+        configuration's real hits replace them as they come. The result holds only real hits."""
         make = context_maker(emb)
         docs, options, k, retriever = self.docs, self.options, self.k, self.retriever
+        keyword_first = keyword_first and retriever != "bm25"
 
         def work(job: Any) -> dict:
             out: dict = {}
+            keyword = _keyword_hits(job, docs, configs, questions, options, make, k) if keyword_first else {}
 
             def answer(config: StrategyConfig, idx: Any) -> None:  # each configuration's hits when ready
                 if isinstance(idx, str):
@@ -155,12 +164,53 @@ class Search:
                         raise
                     except ExplorerError as err:
                         out[config] = err_text(err)
-                job.partial = dict(out)
+                job.partial = {KEYWORD: keyword, **out} if keyword else dict(out)
 
             index_all(job, docs, configs, options, make, retriever, on_index=answer)
             return out
 
         return work
+
+
+#: The key of a search job's ``partial`` that holds the keyword (BM25) hits shown until each
+#: configuration's own retriever answers (a string: configurations are StrategyConfig keys).
+KEYWORD = "keyword"
+
+
+def _keyword_hits(
+    job: Any,
+    docs: Sequence[Document],
+    configs: Sequence[StrategyConfig],
+    questions: list[str],
+    options: Any,
+    make: Callable,
+    k: int,
+) -> dict:
+    """``{config: (index, BM25 hits per question)}``, published in ``job.partial`` one
+    configuration at a time. A configuration that fails here is left to the real pass, which
+    reports it."""
+    from explorer.retrieval.search import get_index
+
+    keyword: dict = {}
+    job.step("keyword results")
+    for config in configs:
+        try:
+            idx = get_index(docs, config, make(job.progress), options, None, "bm25")
+            keyword[config] = (idx, idx.search_many(questions, k, retriever="bm25"))
+        except Cancelled:
+            raise
+        except ExplorerError:
+            continue
+        job.partial = {KEYWORD: dict(keyword)}
+    return keyword
+
+
+def split_found(found: dict | None) -> tuple[dict, dict]:
+    """A search's results so far, split: ``(real, stand_ins)``, where ``stand_ins`` holds the
+    keyword hits of the configurations whose own retriever has not answered yet."""
+    real = dict(found or {})
+    keyword = real.pop(KEYWORD, None) or {}
+    return real, {c: r for c, r in keyword.items() if c not in real}
 
 
 def scores_of(ref: Any, hits: Sequence[Any]) -> Any:
@@ -208,14 +258,28 @@ def cost_table(pairs: Sequence[tuple[dict, StrategyConfig]], found: dict, ref: A
 SCORE_NAMES = {"dense": "cosine", "bm25": "BM25", "hybrid": "fused score"}
 
 
+#: What stands in for a configuration's results while its chunks are embedded.
+STAND_IN_NOTE = "Keyword (BM25) results until this configuration's chunks are embedded: {retriever} results then replace them."
+
+
 def hits_column(
-    cfg_id: Any, config: StrategyConfig, res: Any, ref: Any, docs: Sequence[Document], retriever: str
+    cfg_id: Any,
+    config: StrategyConfig,
+    res: Any,
+    ref: Any,
+    docs: Sequence[Document],
+    retriever: str,
+    stand_in: bool = False,
 ) -> None:
-    """One configuration's top k (or its error), scored against ``ref`` when there is one."""
+    """One configuration's top k (or its error), scored against ``ref`` when there is one;
+    ``stand_in``: keyword hits shown until ``retriever`` answers, and said to be."""
     st.markdown(f"**{md(config_labels().get(cfg_id) or labels_for([config])[config])}**")
     if isinstance(res, str):
         st.error(md(res), icon=":material/error:")
         return
+    if stand_in:
+        st.info(STAND_IN_NOTE.format(retriever=retriever), icon=":material/hourglass_top:")
+        retriever = "bm25"
     idx, (hits,) = res
     if ref is not None:
         sc = scores_of(ref, hits)

@@ -93,7 +93,7 @@ def test_status_at_the_top_with_stop_while_a_job_runs_and_stop_stops_it():
     assert text.startswith("**Searching 2 configurations**")
     assert at.button(key="w.job_stop").label == "Stop"
     assert any("when the embedding at the top of the page is done" in i.value for i in at.info)
-    assert not [m for m in at.markdown if m.value.startswith("**#")]
+    assert all("· BM25 **" in m.value for m in at.markdown if m.value.startswith("**#"))  # stand-ins only
     # Stop: the job ends at its next progress step, short of its work
     at.button(key="w.job_stop").click().run()
     ok(at)
@@ -104,7 +104,8 @@ def test_status_at_the_top_with_stop_while_a_job_runs_and_stop_stops_it():
     ok(at)
     assert not at.get("progress")
     assert any("Stopped" in m.value for m in at.markdown)
-    assert not [m for m in at.markdown if m.value.startswith("**#")]  # not restarted by itself
+    hits = [m.value for m in at.markdown if m.value.startswith("**#")]
+    assert all("· BM25 **" in h for h in hits)  # keyword stand-ins at most: not restarted by itself
     # Resume picks up (from the cache) and the results appear
     at.button(key="w.job_resume").click().run()
     resumed = session_job(at)
@@ -197,26 +198,40 @@ def test_a_sweep_on_evaluate_can_be_stopped_and_keeps_the_values_scored():
 
 
 def test_results_stream_in_as_each_configuration_is_ready(monkeypatch):
-    """The first configuration's hits show while the second is still being indexed (held
-    back here by a gate, so the test does not depend on timing)."""
+    """Keyword (BM25) hits stand in for every configuration before anything is embedded, said
+    to be; then the first configuration's own hits replace its stand-ins while the second is
+    still being indexed (each held back here by a gate, so the test does not depend on timing)."""
     import random
     import threading
 
     from explorer.retrieval import search as retrieval
+    from pages.ui.search import STAND_IN_NOTE
 
     rnd = random.Random(time.time_ns())  # a first configuration no other test embedded
     params = new_params()
     size, overlap = rnd.randrange(200, 1000), rnd.randrange(0, 50)
     params["cfg"][0] = f'{{"s":"fixed","p":{{"chunk_size":{size},"chunk_overlap":{overlap}}}}}'
     second = params["cfg"][1]
-    gate = threading.Event()
+    gates = {"fixed": threading.Event(), "sentence": threading.Event()}
     real = retrieval.get_index
 
-    def gated(docs, config, *args, **kwargs):
+    def gated(docs, config, ctx=None, options=None, progress=None, retriever="hybrid", **kwargs):
         in_job = threading.current_thread().name.startswith("explorer-job-")  # not the page's try
-        if in_job and config.strategy == "sentence":  # the second configuration of new_params()
-            gate.wait(60)
-        return real(docs, config, *args, **kwargs)
+        if in_job and retriever != "bm25":  # keyword stand-ins pass, embedding waits
+            gates[config.strategy].wait(60)
+        return real(docs, config, ctx, options, progress, retriever, **kwargs)
+
+    def wait_for(check) -> None:
+        deadline = time.monotonic() + 60
+        while not check(job.partial) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert check(job.partial), job.partial
+
+    def shown() -> tuple[list[str], int]:
+        at.run()
+        ok(at)
+        hits = [m.value for m in at.markdown if m.value.startswith("**#")]
+        return hits, sum(STAND_IN_NOTE.split(":")[0] in i.value for i in at.info)
 
     monkeypatch.setattr(retrieval, "get_index", gated)
     at = start("retrieve", **params)
@@ -224,16 +239,17 @@ def test_results_stream_in_as_each_configuration_is_ready(monkeypatch):
     ok(at)
     job = session_job(at)
     assert job is not None and '"sentence"' in second
-    deadline = time.monotonic() + 60
-    while not (isinstance(job.partial, dict) and job.partial) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not job.finished and len(job.partial) == 1
-    at.run()
-    ok(at)
-    assert len([m for m in at.markdown if m.value.startswith("**#")]) == 5  # the first one's top 5
+    wait_for(lambda p: isinstance(p, dict) and len(p.get("keyword", {})) == 2)
+    hits, notes = shown()
+    assert len(hits) == 2 * 5 and notes == 2 and all("· BM25 **" in h for h in hits)
+    gates["fixed"].set()
+    wait_for(lambda p: len(p) == 2)  # the keyword hits and the first configuration's own
+    assert not job.finished
+    hits, notes = shown()
+    assert len(hits) == 2 * 5 and notes == 1
+    assert sum("fused score" in h for h in hits) == 5
     assert any("other configurations' results" in i.value for i in at.info)
-    gate.set()
+    gates["sentence"].set()
     assert job.wait(60)
-    at.run()
-    ok(at)
-    assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
+    hits, notes = shown()
+    assert len(hits) == 2 * 5 and notes == 0 and all("fused score" in h for h in hits)

@@ -28,6 +28,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from explorer.models.local import model_cache_root
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts"
@@ -89,8 +91,8 @@ def streamlit_server(
     start_timeout: float = 120.0,
     env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
-    """Start the app headless on a free port (offline, its own embedding cache), wait for
-    ``/_stcore/health``, yield, then stop it. ``fake_embedder`` sets the app's test hook
+    """Start the app headless on a free port (offline, its own embedding cache, this process's
+    derived models), wait for ``/_stcore/health``, yield, then stop it. ``fake_embedder`` sets the app's test hook
     ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` (no torch)."""
     owned = None
     if cache_dir is None:
@@ -103,6 +105,8 @@ def streamlit_server(
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         "CHUNK_EXPLORER_CACHE": str(cache_dir),
+        # the derived models this process uses (built once), not a rebuild under the new cache
+        "CHUNK_EXPLORER_MODEL_CACHE": str(model_cache_root()),
         "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
         **(env or {}),
     }
