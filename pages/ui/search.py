@@ -188,12 +188,16 @@ def _keyword_hits(
 ) -> dict:
     """``{config: (index, BM25 hits per question)}``, published in ``job.partial`` one
     configuration at a time. A configuration that fails here is left to the real pass, which
-    reports it."""
+    reports it; one whose chunking embeds (semantic, cluster) waits for it too, rather than hold
+    back the stand-ins of the others."""
     from explorer.retrieval.search import get_index
+    from explorer.strategies.registry import get_strategy
 
     keyword: dict = {}
     job.step("keyword results")
     for config in configs:
+        if get_strategy(config.strategy).needs_embedder:
+            continue
         try:
             idx = get_index(docs, config, make(job.progress), options, None, "bm25")
             keyword[config] = (idx, idx.search_many(questions, k, retriever="bm25"))

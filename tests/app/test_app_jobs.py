@@ -253,3 +253,32 @@ def test_results_stream_in_as_each_configuration_is_ready(monkeypatch):
     assert job.wait(60)
     hits, notes = shown()
     assert len(hits) == 2 * 5 and notes == 0 and all("fused score" in h for h in hits)
+
+
+def test_keyword_stand_ins_skip_configurations_whose_chunking_embeds():
+    """A semantic configuration's chunks need the model: the keyword pass leaves it to the real
+    one instead of embedding first (its inline try would stop at the first text to embed)."""
+    from explorer import Context
+    from explorer.documents.samples import SAMPLES, load_sample
+    from explorer.embedding.fake import FakeEmbedder
+    from explorer.retrieval.vectors import DEFAULT_EMBED_OPTIONS
+    from explorer.strategies.config import StrategyConfig
+    from pages.ui.background import _Inline
+    from pages.ui.search import _keyword_hits
+
+    emb = FakeEmbedder(16)
+    docs = [load_sample(name) for name in list(SAMPLES)[:2]]
+    fixed = StrategyConfig.make("fixed", {"chunk_size": 377})
+    semantic = StrategyConfig.make("semantic", {})
+    job = _Inline(emb)
+    make = lambda p: Context(embedder=emb, progress=p)  # noqa: E731
+    found = _keyword_hits(job, docs, [semantic, fixed], ["pumps"], DEFAULT_EMBED_OPTIONS, make, 3)
+    assert list(found) == [fixed] and job.partial == {"keyword": found}
+    (hits,) = found[fixed][1]
+    assert len(hits) == 3 and all(h.chunk.text == docs_text(docs, h.chunk) for h in hits)
+    assert emb.stats.encoded == 0
+
+
+def docs_text(docs, chunk) -> str:
+    doc = next(d for d in docs if d.id == chunk.doc_id)
+    return doc.text[chunk.start : chunk.end]
