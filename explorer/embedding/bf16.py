@@ -4,8 +4,9 @@ Why: on a CPU with AMX tiles (Intel Sapphire Rapids and later), torch runs a bfl
 matrix products on those units. Measured on 2 cores with multilingual-e5-small
 (``bench/bench_embed.py``): ~4× sentence-transformers float32 on sentences and on 1,000-character
 chunks, against ~1.8× for the int8 ONNX graph, with vectors at cosine ~0.99996 of float32
-(int8: ~0.99). Elsewhere bfloat16 is emulated and slow, so ``auto`` asks for it only where
-:func:`native_bf16` says the units are there.
+(int8: ~0.99). Elsewhere it loses to int8 ONNX: emulated it is slow, and with AVX-512 BF16
+instructions alone (an AMD EPYC) it ran at 2.1–2.5× against ONNX's 2.5–3.1×, so ``auto`` asks
+for it only where :func:`native_bf16` says the AMX units are there.
 
 Texts are sorted by length and run in padded batches of about :data:`BATCH_TOKENS` tokens with a
 padding mask (no packing: with a block mask, attention leaves the fused kernel, measured 1.4×
