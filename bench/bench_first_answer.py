@@ -42,6 +42,15 @@ QUESTIONS = (
 )
 
 
+def submit(page, question: str) -> float:
+    """Type ``question`` and press Enter; the monotonic time it was asked."""
+    box = page.get_by_label("Question", exact=True)
+    box.fill(question)
+    t0 = time.monotonic()
+    box.press("Enter")
+    return t0
+
+
 def first_hits(page) -> list[str]:
     """The text of each configuration's first hit (its rank, score and place)."""
     return page.get_by_text(re.compile(r"^#1 · fused score")).all_inner_texts()
@@ -51,10 +60,7 @@ def ask_warm(page, question: str, configs: int, timeout: float = 120) -> float:
     """Seconds from Search until every configuration shows a first hit other than the previous
     question's (polled every 50 ms: the page's own time, not a settling margin)."""
     before = first_hits(page)
-    box = page.get_by_label("Question", exact=True)
-    box.fill(question)
-    t0 = time.monotonic()
-    box.press("Enter")
+    t0 = submit(page, question)
     while time.monotonic() < t0 + timeout:
         now = first_hits(page)
         if len(now) >= configs and not set(now) & set(before):
@@ -91,10 +97,7 @@ def hits_shown(page, score: str = "fused score") -> int:
 def ask(page, question: str, configs: int, timeout: float = 600) -> tuple[float, float, float]:
     """Seconds from Search until the first keyword stand-ins, the first configuration's own
     (hybrid) hits, and all of them."""
-    box = page.get_by_label("Question", exact=True)
-    box.fill(question)
-    t0 = time.monotonic()
-    box.press("Enter")
+    t0 = submit(page, question)
     first = keyword = None
     deadline = t0 + timeout
     while time.monotonic() < deadline:

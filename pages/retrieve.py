@@ -106,8 +106,8 @@ if query:
         phase, found = jobs.FAILED, None
     found, stand_ins = search.split_found(found)  # keyword hits stand in until a config's own come
     if phase != jobs.DONE:
-        what = f"The {finder.retriever} results" if stand_ins and not found else "The results"
-        waiting(phase, what if not found else "The other configurations' results")
+        what = f"The {finder.retriever} results" if stand_ins else "The results"
+        waiting(phase, "The other configurations' results" if found else what)
         pairs = [(cfg, config) for cfg, config in pairs if config in found or config in stand_ins]
     st.html(CSS)
     search.cost_table(pairs, found, ref, k)

@@ -92,8 +92,8 @@ def streamlit_server(
     env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """Start the app headless on a free port (offline, its own embedding cache, this process's
-    derived models), wait for ``/_stcore/health``, yield, then stop it. ``fake_embedder`` sets the app's test hook
-    ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` (no torch)."""
+    derived models), wait for ``/_stcore/health``, yield, then stop it. ``fake_embedder`` sets
+    the app's test hook ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` (no torch)."""
     owned = None
     if cache_dir is None:
         owned = tempfile.TemporaryDirectory(prefix="ce-browser-")
