@@ -3,8 +3,9 @@
 - :class:`CancelToken` is a thread-safe flag. :func:`cancellable` wraps a ``progress(done,
   total)`` callback so that it raises :class:`~explorer.errors.Cancelled` once the token is set.
   The embedder calls progress before its first model call and after every step of texts
-  (``explorer.embedding.base.PROGRESS_STEP``), each time after that step's vectors are in the cache: a
-  stopped run keeps them, and running it again resumes where it stopped.
+  (``PROGRESS_STEP`` texts or ``PROGRESS_CHARS`` characters, :mod:`explorer.embedding.base`),
+  each time after that step's vectors are in the cache: a stopped run keeps them, and running
+  it again resumes where it stopped.
 - :func:`submit` runs a :class:`Job` on a process-wide worker (``MAX_WORKERS`` daemon thread at
   a lowered CPU priority, so a page another visitor opens is served first), with at most
   ``MAX_WAITING`` jobs queued. Its :meth:`Job.status` can be read from any thread: phase
@@ -351,9 +352,20 @@ def submit(
 def checkpoint() -> None:
     """Raise :class:`Cancelled` if the job running on this thread was stopped (a no-op outside
     jobs). For loops inside one progress step, e.g. between model batches."""
-    job = getattr(_current, "job", None)
+    job = current_job()
     if job is not None:
         job.token.check()
+
+
+def current_job() -> Job | None:
+    """The job running on this thread (None outside jobs)."""
+    return getattr(_current, "job", None)
+
+
+def adopt(job: Job | None) -> None:
+    """Make ``job`` the job of this thread (a helper thread the job started), so that
+    :func:`checkpoint` stops it too; None lets it go."""
+    _current.job = job
 
 
 def busy() -> bool:

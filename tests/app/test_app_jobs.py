@@ -282,3 +282,21 @@ def test_keyword_stand_ins_skip_configurations_whose_chunking_embeds():
 def docs_text(docs, chunk) -> str:
     doc = next(d for d in docs if d.id == chunk.doc_id)
     return doc.text[chunk.start : chunk.end]
+
+
+def test_the_status_bar_looks_often_at_a_young_job_then_less(monkeypatch):
+    from pages.ui import background
+
+    class Aged:
+        def __init__(self, elapsed: float) -> None:
+            self.elapsed = elapsed
+
+        def status(self) -> jobs.JobStatus:
+            return jobs.JobStatus(jobs.EMBEDDING, "", 1, 10, "", 0, None, self.elapsed)
+
+    monkeypatch.setattr(jobs, "load", lambda: 1)
+    assert background._poll_every(Aged(0.2)) == background.POLL_S
+    assert background._poll_every(Aged(background.FAST_POLL_FOR_S + 0.1)) == background.SLOW_POLL_S
+    assert background.POLL_S < background.SLOW_POLL_S <= background.BUSY_POLL_S
+    monkeypatch.setattr(jobs, "load", lambda: 3)  # other visitors' jobs queued: every look costs
+    assert background._poll_every(Aged(0.2)) == background.BUSY_POLL_S

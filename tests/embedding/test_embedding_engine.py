@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 
 import numpy as np
 import pytest
@@ -235,3 +236,31 @@ def test_e5_reads_questions_and_passages_differently():
     assert q[0] @ answer > q[0] @ other + 0.05
     assert emb.truncated(["mot " * 600, "mot " * 100]) == [True, False]
     assert emb.max_seq_length == 512
+
+
+def test_onnx_batches_come_in_whole_rounds_of_lanes():
+    seqs = [[1] * 100] * 50  # 5,000 tokens
+    assert onnx_backend._batch_tokens(seqs, 1) == 1667  # 3 batches, not 2,048 + 2,048 + 904
+    assert onnx_backend._batch_tokens(seqs, 2) == 1250  # 4 batches: 2 rounds of 2 lanes
+    assert onnx_backend._batch_tokens([[1] * 10] * 3, 2) == 15
+    assert onnx_backend._batch_tokens([], 2) == onnx_backend.BATCH_TOKENS
+    many = [[1] * 500] * 100
+    assert onnx_backend._batch_tokens(many, 2) <= onnx_backend.BATCH_TOKENS
+
+
+@pytest.mark.model
+def test_onnx_lanes_give_the_vectors_of_one_session(monkeypatch):
+    # int8 activations are scaled per batch, so the same batches are compared
+    monkeypatch.setattr(onnx_backend, "_batch_tokens", lambda seqs, lanes: 600)
+    emb = get_embedder("e5", backend="onnx")
+    runner = emb._load()
+    assert runner.lanes == min(onnx_backend.MAX_LANES, os.cpu_count() or 1)
+    path, folder = emb.prepare()._graph
+    alone = onnx_backend.OnnxRunner(path, onnx_backend._tokenizer(folder, 512), threads=1)
+    assert alone.lanes == 1
+    texts = [f"passage: {t} {i}" * (1 + i % 7) for i, t in enumerate(TEXTS * 12)]
+    vectors = normalise(runner.embed(texts))
+    np.testing.assert_allclose(vectors, normalise(alone.embed(texts)), atol=1e-5)
+    ids = [e.ids for e in alone.tokenizer.encode_batch(texts)]
+    pooled = normalise(np.stack([s.mean(axis=0) for s in runner.token_states(ids)]))
+    assert _cos(pooled, vectors).min() > 0.999
