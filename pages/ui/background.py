@@ -250,8 +250,8 @@ def _job_bar_body(show_finished: bool) -> None:
             on_click=job.cancel,
             disabled=s.phase == jobs.STOPPING,
             width="stretch",
-            help="Stops after the batch being embedded; everything embedded so far stays in the cache, "
-            "so running it again starts where it stopped.",
+            help="Stops after the batch being embedded; what was embedded up to the last step (a few "
+            "seconds of work) stays in the cache, so running it again starts where it stopped.",
         )
 
 
