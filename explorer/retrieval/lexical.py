@@ -1,4 +1,5 @@
-"""Lexical retrieval: a tokeniser for BM25, a BM25 index over chunk texts, reciprocal-rank fusion.
+"""Lexical retrieval: a tokeniser for BM25 and a BM25 index over chunk texts (their fusion with
+the dense ranking is :func:`explorer.retrieval.ranking.hybrid_hits`).
 
 Dense retrieval misses exact terms (codes, names, numbers) that BM25 finds, and the reverse for
 paraphrases, so the app shows both and their fusion. BM25 needs no model: tokens are Unicode
@@ -13,9 +14,7 @@ set (recursive 500, e5): BM25 hit@5 0.63 -> 0.70, hybrid 0.77 -> 0.80; on 3 Chro
 0.899 -> 0.906 and 0.920 -> 0.924. (Both stemmers one after the other measured as well on French
 but cut "filter" to "filt" while "filters" stays "filter".)
 
-Scoring is ``bm25s`` (Lucene variant, k1 = 1.5, b = 0.75: the usual defaults). Fusion is
-reciprocal-rank fusion (Cormack, Clarke & Büttcher, 2009): a chunk scores the sum over rankings
-of ``1 / (RRF_K + rank)``, with the paper's constant 60.
+Scoring is ``bm25s`` (Lucene variant, k1 = 1.5, b = 0.75: the usual defaults).
 """
 
 from __future__ import annotations
@@ -24,19 +23,15 @@ import re
 import threading
 import unicodedata
 from collections.abc import Hashable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 #: BM25 term-frequency saturation and length normalisation (Lucene's and bm25s' defaults).
 BM25_K1 = 1.5
 BM25_B = 0.75
-#: Reciprocal-rank fusion constant: rank r in a list adds 1 / (RRF_K + r). 60 is the value of
-#: the original paper; it damps the difference between the very first ranks.
-RRF_K = 60
 
 _WORD = re.compile(r"\w+")
-_Item = TypeVar("_Item", bound=Hashable)
 
 # Function words only. A word that is a function word in one language but a content word in the
 # other is left out, since the corpora mix both: English "an", "or", "but" (French year, gold,
@@ -174,13 +169,3 @@ class LexicalIndex:
         if not ids:  # only stop words, or only words the texts never use
             return np.zeros(self.size, np.float32)
         return np.asarray(self._bm25.get_scores_from_ids(ids), dtype=np.float32)
-
-
-def reciprocal_rank_fusion(rankings: Iterable[Sequence[_Item]], k: int = RRF_K) -> dict[_Item, float]:
-    """Fused score per item: the sum over ``rankings`` (best first) of ``1 / (k + rank)``,
-    rank from 1. An item missing from a ranking gets nothing from it."""
-    fused: dict[_Item, float] = {}
-    for ranking in rankings:
-        for rank, item in enumerate(ranking, 1):
-            fused[item] = fused.get(item, 0.0) + 1.0 / (k + rank)
-    return fused

@@ -1,5 +1,5 @@
 """Ranking chunks for a question: dense (cosine of the model's vectors, through FAISS), BM25,
-or both fused by reciprocal rank, with one deterministic order among equal scores.
+or both fused (their normalised scores combined), with one deterministic order among equal scores.
 
 Why a module of its own: every ranking takes an index (:class:`~explorer.retrieval.search.StrategyIndex`)
 and gives :class:`Hit` lists; building and caching indexes is :mod:`explorer.retrieval.search`.
@@ -15,17 +15,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from explorer.errors import ParamError
-from explorer.retrieval.lexical import RRF_K, reciprocal_rank_fusion
 from explorer.text.chunk import Chunk
 
 if TYPE_CHECKING:
     from explorer.retrieval.search import StrategyIndex
 
 #: How chunks are ranked: "dense" = cosine of the model's vectors (FAISS), "bm25" = BM25 over
-#: lexical tokens (:mod:`explorer.retrieval.lexical`, no model), "hybrid" = reciprocal-rank fusion of both.
+#: lexical tokens (:mod:`explorer.retrieval.lexical`, no model), "hybrid" = both, fused (:func:`hybrid_hits`).
 RETRIEVERS = ("dense", "bm25", "hybrid")
 #: The retriever used unless another is asked for: hybrid ranked best on both sets measured
-#: (bench/bench_french.py, bench/chroma_eval.py: hit@5 +4 and +5 points over dense with e5).
+#: (bench/bench_french.py, bench/chroma_eval.py: hit@5 +7 and +5.5 points over dense with e5).
 DEFAULT_RETRIEVER = "hybrid"
 #: Candidates each ranking gives to hybrid fusion: max(4 k, this), or every chunk if fewer.
 HYBRID_CANDIDATES = 50
@@ -41,8 +40,9 @@ def check_retriever(retriever: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One retrieved chunk: 1-based ``rank`` and the retriever's ``score``: cosine similarity for
-    dense, the BM25 score for bm25 (0 when no question word occurs in the chunk), the
-    reciprocal-rank-fusion score for hybrid (sum of ``1 / (RRF_K + rank)``, at most 2/61)."""
+    dense, the BM25 score for bm25 (0 when no question word occurs in the chunk), the fused
+    score for hybrid (0 to 1: half the cosine's and half the BM25 score's place between the
+    lowest and the highest among the candidates, see :func:`hybrid_hits`)."""
 
     rank: int
     score: float
@@ -122,34 +122,51 @@ def bm25_hits(index: StrategyIndex, questions: Sequence[str], k: int) -> list[li
     return [_top_by_scores(index, lexical.scores(q), k) for q in questions]
 
 
-#: Fused scores this close are ties: RRF sums of the same ranks may differ only by float rounding.
-RRF_TIE_EPSILON = 1e-12
+#: Weight of the BM25 score in hybrid's fused score; the dense cosine gets the rest.
+HYBRID_BM25_WEIGHT = 0.5
 
 
 def hybrid_hits(
     index: StrategyIndex, questions: Sequence[str], query_vectors: np.ndarray, k: int
 ) -> list[list[Hit]]:
-    """Top-``k`` by reciprocal-rank fusion (constant ``RRF_K`` = 60) of the dense ranking and the
-    BM25 ranking, each cut to ``max(4 k, HYBRID_CANDIDATES)`` candidates. Chunks with BM25 score
-    0 are not in the BM25 ranking (no question word: no lexical evidence), so a question of only
-    stop words ranks as dense does. Equal fused scores: earlier chunk first."""
+    """Top-``k`` by a convex combination of the dense and BM25 scores: the candidates are the
+    top ``max(4 k, HYBRID_CANDIDATES)`` of each ranking; over them each score is min-max
+    normalised to [0, 1] and the fused score is ``(1 - w) * cosine' + w * bm25'`` with ``w`` =
+    :data:`HYBRID_BM25_WEIGHT`. A score that is equal over every candidate (no question word in
+    any chunk: a question of only stop words) adds nothing, so such a question ranks as dense
+    does. Equal fused scores: earlier chunk first.
+
+    Why not reciprocal-rank fusion, the usual default: it throws the scores' gaps away. Measured
+    (hit@5, e5 / MiniLM): French set 1000/200 0.867 / 0.833 against RRF's 0.833 / 0.667, 500/0
+    0.817 / 0.683 against 0.783 / 0.633, Chroma's 472 questions 0.930 / 0.898 against 0.922 /
+    0.883; the same conclusion as Bruch, Gai & Ingber, *An Analysis of Fusion Functions for
+    Hybrid Retrieval* (ACM TOIS, 2023)."""
     n = len(index)
     if n == 0:
         return [[] for _ in questions]
     fetch = min(n, max(4 * k, HYBRID_CANDIDATES))
     dense = ranked_hits(index, query_vectors, fetch)
     lexical = index.lexical
+    position = index.positions
     out = []
-    for question, dense_hits in zip(questions, dense, strict=True):
-        lexical_hits = [h for h in _top_by_scores(index, lexical.scores(question), fetch) if h.score > 0]
-        chunks = {id(h.chunk): h.chunk for h in (*dense_hits, *lexical_hits)}
-        fused = reciprocal_rank_fusion(
-            [[id(h.chunk) for h in dense_hits], [id(h.chunk) for h in lexical_hits]], RRF_K
-        )
-        hits = [Hit(0, score, chunks[key]) for key, score in fused.items()]
-        top = _break_ties(hits, index.positions, RRF_TIE_EPSILON)[:k]
+    for question, vector, dense_hits in zip(questions, query_vectors, dense, strict=True):
+        bm25 = lexical.scores(question)
+        lexical_hits = [h for h in _top_by_scores(index, bm25, fetch) if h.score > 0]
+        chunks = {position[(h.chunk.doc_id, h.chunk.start)]: h.chunk for h in (*dense_hits, *lexical_hits)}
+        rows = np.fromiter(chunks, dtype=np.int64, count=len(chunks))
+        fused = (1 - HYBRID_BM25_WEIGHT) * _unit_range(index.dense_scores(vector, rows))
+        fused += HYBRID_BM25_WEIGHT * _unit_range(np.asarray(bm25, np.float64)[rows])
+        hits = [Hit(0, float(f), chunks[int(r)]) for r, f in zip(rows, fused, strict=True)]
+        top = _break_ties(hits, position)[:k]
         out.append([Hit(r, h.score, h.chunk) for r, h in enumerate(top, 1)])
     return out
+
+
+def _unit_range(scores: np.ndarray) -> np.ndarray:
+    """``scores`` min-max normalised to [0, 1]; all zeros when they are all equal."""
+    scores = np.asarray(scores, np.float64)
+    low, span = scores.min(), np.ptp(scores)
+    return (scores - low) / span if span > 0 else np.zeros_like(scores)
 
 
 #: Scores this close are ties (the same text embedded twice scores the same, up to BLAS rounding).

@@ -213,6 +213,11 @@ class StrategyIndex:
         check_k(k)
         return ranked_hits(self, query_vectors, k)
 
+    def dense_scores(self, query_vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Cosine of the chunks at ``rows`` with one (unit) query vector: the score FAISS gives,
+        for any chunk, not only the top k (hybrid fusion scores BM25's candidates too)."""
+        return self.vectors[rows] @ np.asarray(query_vector, np.float32)
+
     def faiss_search(self, query_vectors: np.ndarray, k: int) -> list[list[Hit]]:
         """Raw FAISS order (ties in whatever order the index returns them)."""
         scores, ids = self.index.search(query_vectors, k)

@@ -103,8 +103,9 @@ def retriever_widget(where: Any) -> None:
         name="retriever",
         default=DEFAULT_RETRIEVER,
         required=True,
-        help="Hybrid (the default): the dense and BM25 rankings fused by reciprocal rank, its "
-        "score the sum of 1 / (60 + rank) over both (best on the English and French sets measured). "
+        help="Hybrid (the default): the dense and BM25 scores fused, each placed between the lowest and "
+        "the highest among the candidates (0 to 1) and the two averaged (best on the English and "
+        "French sets measured). "
         "Dense: cosine similarity of the model's vectors (FAISS). BM25: the question's words in "
         "the chunk (no model, nothing embedded).",
     )

@@ -1,4 +1,4 @@
-"""BM25 and hybrid retrieval: the tokeniser, hand-computed BM25 and RRF ranks, ties, no model for
+"""BM25 and hybrid retrieval: the tokeniser, hand-computed BM25 and fused scores, ties, no model for
 BM25, and the ``--retriever`` flag."""
 
 from __future__ import annotations
@@ -23,17 +23,15 @@ from explorer.evaluation.questions import Question
 from explorer.retrieval.lexical import (
     BM25_B,
     BM25_K1,
-    RRF_K,
     STOP_WORDS,
     LexicalIndex,
     fold,
     language_of,
     query_tokens,
-    reciprocal_rank_fusion,
     tokenize,
     tokenize_many,
 )
-from explorer.retrieval.ranking import RETRIEVERS, retrieve
+from explorer.retrieval.ranking import HYBRID_BM25_WEIGHT, RETRIEVERS, retrieve
 from explorer.retrieval.search import StrategyIndex, build_index, chunk_documents, compare, get_index
 from explorer.retrieval.vectors import EmbedOptions
 from explorer.strategies.config import StrategyConfig
@@ -174,13 +172,6 @@ def test_bm25_ties_go_to_the_first_copy_in_document_order():
 
 
 # -- hybrid --------------------------------------------------------------------------------------
-def test_rrf_by_hand():
-    fused = reciprocal_rank_fusion([["b", "c", "d", "a"], ["a", "d"]])
-    assert RRF_K == 60
-    assert fused == pytest.approx({"a": 1 / 64 + 1 / 61, "b": 1 / 61, "c": 1 / 62, "d": 1 / 63 + 1 / 62})
-    assert reciprocal_rank_fusion([]) == {} and reciprocal_rank_fusion([[7]], k=0) == {7: 1.0}
-
-
 def _index_with_cosines(paras: list[str], cosines: list[float]) -> StrategyIndex:
     """An index whose chunk vectors have the given cosine with the query vector e0."""
     ctx = _ctx(dim=4)
@@ -193,26 +184,57 @@ def _index_with_cosines(paras: list[str], cosines: list[float]) -> StrategyIndex
 QUERY = np.array([[1, 0, 0, 0]], np.float32)
 
 
-def test_hybrid_fuses_dense_and_bm25_ranks():
+def _fused(cosines: list[float], bm25: list[float], rows: list[int]) -> list[float]:
+    """The fused score by hand: each score's place between the candidates' lowest and highest,
+    half each."""
+
+    def unit(xs: list[float]) -> list[float]:
+        lo, hi = min(xs), max(xs)
+        return [(x - lo) / (hi - lo) if hi > lo else 0.0 for x in xs]
+
+    d, b = unit([cosines[r] for r in rows]), unit([bm25[r] for r in rows])
+    return [(1 - HYBRID_BM25_WEIGHT) * x + HYBRID_BM25_WEIGHT * y for x, y in zip(d, b, strict=True)]
+
+
+def test_hybrid_fuses_dense_and_bm25_scores():
     paras = [
         "zebra zebra stripes",  # A: dense 4th, BM25 1st
         "lions hunt at dusk",  # B: dense 1st, no question word
         "giraffes eat leaves",  # C: dense 2nd, no question word
         "a zebra crossing on a long busy city road",  # D: dense 3rd, BM25 2nd
     ]
-    idx = _index_with_cosines(paras, [0.1, 0.9, 0.5, 0.3])
+    cosines = [0.1, 0.9, 0.5, 0.3]
+    idx = _index_with_cosines(paras, cosines)
     dense = retrieve(idx, ["zebra"], 4, "dense", QUERY)[0]
     assert [h.chunk.text for h in dense] == [paras[1], paras[2], paras[3], paras[0]]
     bm25 = retrieve(idx, ["zebra"], 4, "bm25")[0]
     assert [h.chunk.text for h in bm25[:2]] == [paras[0], paras[3]] and bm25[1].score > bm25[2].score == 0
-    # RRF (k=60): A 1/64 + 1/61, D 1/63 + 1/62, B 1/61, C 1/62 -> A, D, B, C
+    scores = [float(x) for x in idx.lexical.scores("zebra")]
+    want = dict(zip(paras, _fused(cosines, scores, [0, 1, 2, 3]), strict=True))
+    # A: BM25 1 + cosine 0 = 0.5; B: cosine 1 = 0.5 (ties: A comes first); D and C below
+    assert want[paras[0]] == pytest.approx(0.5) and want[paras[1]] == pytest.approx(0.5)
     hybrid = retrieve(idx, ["zebra"], 4, "hybrid", QUERY)[0]
-    assert [h.chunk.text for h in hybrid] == [paras[0], paras[3], paras[1], paras[2]]
+    assert [h.chunk.text for h in hybrid] == sorted(paras, key=lambda p: (-round(want[p], 9), paras.index(p)))
+    assert [h.score for h in hybrid] == pytest.approx([want[h.chunk.text] for h in hybrid])
     assert [h.rank for h in hybrid] == [1, 2, 3, 4]
-    want = [1 / 64 + 1 / 61, 1 / 63 + 1 / 62, 1 / 61, 1 / 62]
-    assert [h.score for h in hybrid] == pytest.approx(want)
+    assert all(0 <= h.score <= 1 for h in hybrid)
     top2 = retrieve(idx, ["zebra"], 2, "hybrid", QUERY)[0]
-    assert [h.chunk.text for h in top2] == [paras[0], paras[3]]
+    assert [h.chunk.text for h in top2] == [h.chunk.text for h in hybrid[:2]]
+
+
+def test_hybrid_keeps_the_gaps_that_reciprocal_ranks_throw_away():
+    paras = [
+        "pump",  # A: dense 1st by far, no question word
+        "valve valve seal",  # B: dense 3rd, BM25 1st by far
+        "seal kit",  # C: dense a hair ahead of B, BM25 2nd
+    ]
+    idx = _index_with_cosines(paras, [0.95, 0.30, 0.31])
+    hybrid = retrieve(idx, ["valve seal"], 3, "hybrid", QUERY)[0]
+    # reciprocal ranks would put C (2nd and 2nd) and B (3rd and 1st) ahead of A (1st, no word);
+    # the scores say A is by far the closest in meaning and B by far the best in words
+    assert [h.chunk.text for h in hybrid] == paras
+    assert hybrid[0].score == hybrid[1].score == pytest.approx(0.5)
+    assert hybrid[2].score < 0.5
 
 
 def test_hybrid_ties_go_to_the_earlier_chunk_and_stop_words_rank_as_dense():
@@ -223,12 +245,17 @@ def test_hybrid_ties_go_to_the_earlier_chunk_and_stop_words_rank_as_dense():
     ]
     idx = _index_with_cosines(paras, [0.6, 0.8, 0.2])
     hybrid = retrieve(idx, ["kiwi"], 3, "hybrid", QUERY)[0]
-    assert hybrid[0].score == hybrid[1].score == 1 / 61 + 1 / 62  # A and B tie exactly
-    assert [h.chunk.text for h in hybrid] == paras  # A comes first in the document
-    # no question word but stop words: the BM25 ranking is empty, hybrid follows dense
+    scores = [float(x) for x in idx.lexical.scores("kiwi")]
+    want = _fused([0.6, 0.8, 0.2], scores, [0, 1, 2])
+    assert [h.score for h in hybrid] == pytest.approx(sorted(want, reverse=True))
+    # the same text twice: equal fused scores, the earlier chunk first
+    twice = _index_with_cosines(["kiwi pie", "kiwi pie", "plums"], [0.5, 0.5, 0.9])
+    hits = retrieve(twice, ["kiwi"], 3, "hybrid", QUERY)[0]
+    assert hits[0].score == hits[1].score and [h.chunk.start for h in hits[:2]] == sorted(h.chunk.start for h in hits[:2])
+    # no question word but stop words: no BM25 evidence, hybrid follows dense
     hybrid = retrieve(idx, ["what is it?"], 3, "hybrid", QUERY)[0]
     assert [h.chunk.text for h in hybrid] == [paras[1], paras[0], paras[2]]
-    assert [h.score for h in hybrid] == pytest.approx([1 / 61, 1 / 62, 1 / 63])
+    assert [h.score for h in hybrid] == pytest.approx([0.5, 0.5 * (0.6 - 0.2) / 0.6, 0.0])
 
 
 def test_hybrid_with_the_fake_embedder_finds_the_keyword_chunk():
@@ -400,4 +427,4 @@ def test_real_model_hybrid_on_the_bundled_samples():
     assert results["bm25"].scores.hit_rate.mean >= 0.6
     idx = get_index(docs, cfg, ctx, retriever="hybrid")
     hits = idx.search("Quel dividende le conseil propose-t-il ?", k=3, retriever="hybrid")
-    assert "dividende" in hits[0].chunk.text and hits[0].score <= 2 / (RRF_K + 1)
+    assert "dividende" in hits[0].chunk.text and 0.5 <= hits[0].score <= 1

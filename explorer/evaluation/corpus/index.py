@@ -189,6 +189,11 @@ class FrozenIndex:
         llm = self.llm
         return sum(sum(int(llm[row[id(h.chunk)]]) for h in q) for q in hits) / len(hits)
 
+    def dense_scores(self, query_vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """As :meth:`StrategyIndex.dense_scores`, from the flat index's own copy of the vectors."""
+        vectors = self._faiss.reconstruct_batch(np.asarray(rows, np.int64))
+        return vectors @ np.asarray(query_vector, np.float32)
+
     def faiss_search(self, query_vectors: np.ndarray, k: int) -> list[list[Hit]]:
         """Raw FAISS order, as :meth:`StrategyIndex.faiss_search` (exact inner product)."""
         queries = np.ascontiguousarray(np.atleast_2d(query_vectors), dtype=np.float32)
