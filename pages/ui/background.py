@@ -21,14 +21,17 @@ from pages.ui.safe import err_text, md, safe_error
 from pages.ui.state import W, session
 
 JOB_WAIT_ENV = "CHUNK_EXPLORER_JOB_WAIT"
-#: Seconds between two looks at a running job (only the status bar reruns) in its first
-#: FAST_POLL_FOR_S seconds (a question on a loaded model is answered within them) ...
+#: Seconds between two looks at a running job (only the status bar reruns) ...
 POLL_S = 0.5
-FAST_POLL_FOR_S = 2.0
-#: ... then: each look is a script run on the server and a repaint in the browser, and looking
-#: twice a second all along slowed the job's own embedding (2 cores, bench_first_answer.py: the
-#: first configuration's hits 20–23 s with half-second looks, 16.5 s with 2-second ones).
+#: ... or, when the page is drawn after the job's first FAST_POLL_FOR_S seconds or while it has
+#: more than SLOW_POLL_TEXTS texts left to embed: each look is a script run on the server and a
+#: repaint in the browser, and looking twice a second all along slowed the job's own embedding
+#: (2 cores, bench_first_answer.py: the first configuration's hits 20–23 s with half-second
+#: looks, 16.5 s with 2-second ones). The pace is set when the whole page is drawn (a job's
+#: partial results and its end redraw it), never by a rerun of its own that could swallow a click.
 SLOW_POLL_S = 1.0
+FAST_POLL_FOR_S = 2.0
+SLOW_POLL_TEXTS = 64
 #: ... and when other visitors' jobs are queued too: eight sessions looking twice a second
 #: starved the web server (bench/bench_load.py).
 BUSY_POLL_S = 2.0
@@ -199,15 +202,18 @@ def job_bar(show_finished: bool = False) -> None:
     _RUN.polling = job is not None and not job.finished
     with _RUN.top:
         every = _poll_every(job) if _RUN.polling else None
-        session.bar_every = every
         st.fragment(run_every=every)(_job_bar_body)(show_finished)
 
 
 def _poll_every(job: jobs.Job) -> float:
-    """Seconds between two looks at the running ``job``: often while it is young, then less."""
+    """Seconds between two looks at the running ``job``: often while it is young and has little
+    left to embed, then less."""
     if jobs.load() > 1:
         return BUSY_POLL_S
-    return POLL_S if job.status().elapsed < FAST_POLL_FOR_S else SLOW_POLL_S
+    s = job.status()
+    if s.elapsed >= FAST_POLL_FOR_S or (s.phase == jobs.EMBEDDING and s.total - s.done > SLOW_POLL_TEXTS):
+        return SLOW_POLL_S
+    return POLL_S
 
 
 def _in_fragment_rerun() -> bool:
@@ -238,8 +244,6 @@ def _job_bar_body(show_finished: bool) -> None:
         session.bar_partial = done
         if done and _in_fragment_rerun():
             st.rerun()  # the whole page: results stream in as each configuration is ready
-    if session.bar_every != _poll_every(job) and _in_fragment_rerun():
-        st.rerun()  # the whole page, once: it sets the bar's next pace
     with st.container(border=True, key=W.JOB_BAR):
         left, right = st.columns([0.85, 0.15], vertical_alignment="center")
         left.progress(s.fraction, text=status_line(job.title, s))

@@ -201,7 +201,6 @@ class Session:
     unclaimed: _Slot[dict[str, Any]] = _Slot("_unclaimed", factory=dict)
     bar_live: _Slot[Any] = _Slot("_bar_live")
     bar_partial: _Slot[int] = _Slot("_bar_partial", 0)
-    bar_every: _Slot[Any] = _Slot("_bar_every")  # seconds between two looks at the running job
     warmed: _Slot[Any] = _Slot("_warmed")
     # Explore
     chunk_sel: _Slot[int | None] = _Slot("chunk_sel")

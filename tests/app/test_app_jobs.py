@@ -288,15 +288,17 @@ def test_the_status_bar_looks_often_at_a_young_job_then_less(monkeypatch):
     from pages.ui import background
 
     class Aged:
-        def __init__(self, elapsed: float) -> None:
-            self.elapsed = elapsed
+        def __init__(self, elapsed: float, left: int = 9) -> None:
+            self.elapsed, self.left = elapsed, left
 
         def status(self) -> jobs.JobStatus:
-            return jobs.JobStatus(jobs.EMBEDDING, "", 1, 10, "", 0, None, self.elapsed)
+            return jobs.JobStatus(jobs.EMBEDDING, "", 1, 1 + self.left, "", 0, None, self.elapsed)
 
     monkeypatch.setattr(jobs, "load", lambda: 1)
     assert background._poll_every(Aged(0.2)) == background.POLL_S
     assert background._poll_every(Aged(background.FAST_POLL_FOR_S + 0.1)) == background.SLOW_POLL_S
+    # young, but with many texts left: seconds of work, looked at less often from the start
+    assert background._poll_every(Aged(0.2, background.SLOW_POLL_TEXTS + 1)) == background.SLOW_POLL_S
     assert background.POLL_S < background.SLOW_POLL_S <= background.BUSY_POLL_S
     monkeypatch.setattr(jobs, "load", lambda: 3)  # other visitors' jobs queued: every look costs
     assert background._poll_every(Aged(0.2)) == background.BUSY_POLL_S
