@@ -53,6 +53,7 @@ def main() -> int:
         pg.get_by_role("button", name="Search").click()
         bu.settle(pg)
         pg.mouse.move(5, 5)  # no tooltip over the results
+        pg.wait_for_timeout(800)  # the tooltip fades out
         pg.screenshot(path=str(args.out / "retrieve.png"))
 
         bu.nav(pg, "Documents")
@@ -63,11 +64,13 @@ def main() -> int:
         pg.get_by_role("button", name="Run evaluation").click()
         bu.settle(pg)
         pg.mouse.move(5, 5)
+        pg.wait_for_timeout(800)  # the tooltip fades out
         pg.screenshot(path=str(args.out / "evaluate.png"))
         pg.get_by_role("button", name="Run sweep").click()
         bu.settle(pg)
         pg.locator('[data-testid="stPlotlyChart"]').last.scroll_into_view_if_needed()
         pg.mouse.move(5, 5)
+        pg.wait_for_timeout(800)  # the tooltip fades out
         pg.screenshot(path=str(args.out / "evaluate-sweep.png"))
         errors = [ln for ln in srv.log_tail(50_000).splitlines() if re.search(r"Traceback|Error", ln)]
     print("\n".join(errors) or f"saved to {args.out}")
