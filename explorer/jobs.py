@@ -224,7 +224,7 @@ class Job:
         with self._lock:
             self._started = time.monotonic()
             self._phase = RUNNING
-        _current.job = self
+        adopt(self)
         try:
             self.result = self.work(self)
         except Cancelled:
@@ -238,7 +238,7 @@ class Job:
         else:
             self._finish(DONE)
         finally:
-            _current.job = None
+            adopt(None)
 
     def _finish(self, phase: str, error: str = "") -> None:
         with self._lock:
@@ -363,8 +363,8 @@ def current_job() -> Job | None:
 
 
 def adopt(job: Job | None) -> None:
-    """Make ``job`` the job of this thread (a helper thread the job started), so that
-    :func:`checkpoint` stops it too; None lets it go."""
+    """Make ``job`` the job of this thread (the worker running it, or a helper thread it
+    started), so that :func:`checkpoint` stops it too; None lets it go."""
     _current.job = job
 
 

@@ -155,7 +155,7 @@ def hybrid_hits(
         chunks = {position[(h.chunk.doc_id, h.chunk.start)]: h.chunk for h in (*dense_hits, *lexical_hits)}
         rows = np.fromiter(chunks, dtype=np.int64, count=len(chunks))
         fused = (1 - HYBRID_BM25_WEIGHT) * _unit_range(index.dense_scores(vector, rows))
-        fused += HYBRID_BM25_WEIGHT * _unit_range(np.asarray(bm25, np.float64)[rows])
+        fused += HYBRID_BM25_WEIGHT * _unit_range(bm25[rows])
         hits = [Hit(0, float(f), chunks[int(r)]) for r, f in zip(rows, fused, strict=True)]
         top = _break_ties(hits, position)[:k]
         out.append([Hit(r, h.score, h.chunk) for r, h in enumerate(top, 1)])
