@@ -39,9 +39,10 @@ BUILD_VERSION = 2  # 2: second output last_hidden_state
 #: min 0.982 / mean 0.993; e5 min 0.97 / mean 0.99 — see README, Benchmarks).
 MIN_COSINE = 0.95
 MIN_MEAN_COSINE = 0.98
-#: Padded tokens per ONNX call (texts are sorted by length, so padding stays small). 2,048 ran
-#: 5–15 % faster than 8,192 on 2 cores with e5 and 1,000-character chunks (the activations of a
-#: smaller batch stay in the CPU's caches), and a Stop waits for less.
+#: Padded tokens per ONNX call where a session has several threads (texts are sorted by length, so
+#: padding stays small). 2,048 ran 5–15 % faster than 8,192 on 2 cores with e5 and 1,000-character
+#: chunks (the activations of a smaller batch stay in the CPU's caches), and a Stop waits for less.
+#: A single-threaded session takes one text per call instead (see :class:`OnnxRunner`).
 BATCH_TOKENS = 2048
 MAX_BATCH = 64
 #: Sessions that run batches side by side (:mod:`explorer.embedding.lanes`), at most one per core:
@@ -211,16 +212,27 @@ class OnnxRunner:
     """ONNX Runtime sessions over a mean-pooled graph: texts in, float32 vectors out.
 
     One session per lane (:mod:`explorer.embedding.lanes`): up to :data:`MAX_LANES` sessions,
-    each with ``cores // lanes`` threads, run different batches side by side."""
+    each with ``cores // lanes`` threads, run different batches side by side.
+
+    A single-threaded session (up to :data:`MAX_LANES` cores) runs one text per call. Why: the
+    int8 graph scales its activations per call, so a text's vector moved with the texts batched
+    beside it (cosine down to 0.977 for MiniLM) and the content-hash cache kept whichever came
+    first; one text per call makes a vector a function of its text alone. It is also faster
+    there: no padding, smaller activations (measured on 2 cores, lanes both ways: e5 0.77–0.86×
+    the time of batches of 2,048 tokens, MiniLM 0.82–0.89×). A session with several threads
+    keeps batches: one short text does not keep several threads busy (e5 sentences 1.28× slower
+    one by one on one session of 2 threads)."""
 
     def __init__(self, path: Path, tokenizer: Any, threads: int | None = None) -> None:
         cores = max(1, threads or os.cpu_count() or 1)
         self.lanes = min(MAX_LANES, cores)
-        self.sessions = [_session(path, cores // self.lanes) for _ in range(self.lanes)]
+        self.threads = cores // self.lanes
+        self.sessions = [_session(path, self.threads) for _ in range(self.lanes)]
         self.tokenizer = tokenizer
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Mean-pooled vectors (not normalised), in the order given; batches by padded tokens."""
+        """Mean-pooled vectors (not normalised), in the order given (see the class for how texts
+        are grouped into calls)."""
         encs = self.tokenizer.encode_batch(list(texts))
         out = np.zeros((len(encs), 0), np.float32)
         for batch, vecs in self._run("embedding", [e.ids for e in encs]):
@@ -243,7 +255,10 @@ class OnnxRunner:
         from explorer.embedding.lanes import run_lanes
         from explorer.embedding.packed import padded_batches
 
-        batches = list(padded_batches(seqs, _batch_tokens(seqs, self.lanes), MAX_BATCH))
+        if self.threads == 1:
+            batches = list(padded_batches(seqs, 1, 1))  # one text per call
+        else:
+            batches = list(padded_batches(seqs, _batch_tokens(seqs, self.lanes), MAX_BATCH))
 
         def work(lane: int, batch: tuple[list[int], np.ndarray, np.ndarray]) -> np.ndarray:
             feed = {"input_ids": batch[1], "attention_mask": batch[2]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -249,18 +250,53 @@ def test_onnx_batches_come_in_whole_rounds_of_lanes():
 
 
 @pytest.mark.model
-def test_onnx_lanes_give_the_vectors_of_one_session(monkeypatch):
-    # int8 activations are scaled per batch, so the same batches are compared
-    monkeypatch.setattr(onnx_backend, "_batch_tokens", lambda seqs, lanes: 600)
+def test_onnx_lanes_give_the_vectors_of_one_session():
     emb = get_embedder("e5", backend="onnx")
     runner = emb._load()
     assert runner.lanes == min(onnx_backend.MAX_LANES, os.cpu_count() or 1)
     path, folder = emb.prepare()._graph
-    alone = onnx_backend.OnnxRunner(path, onnx_backend._tokenizer(folder, 512), threads=1)
-    assert alone.lanes == 1
+    tokenizer = onnx_backend._tokenizer(folder, 512)
+    lanes = onnx_backend.OnnxRunner(path, tokenizer, threads=2)
+    alone = onnx_backend.OnnxRunner(path, tokenizer, threads=1)
+    assert (lanes.lanes, lanes.threads, alone.lanes) == (2, 1, 1)
     texts = [f"passage: {t} {i}" * (1 + i % 7) for i, t in enumerate(TEXTS * 12)]
-    vectors = normalise(runner.embed(texts))
-    np.testing.assert_allclose(vectors, normalise(alone.embed(texts)), atol=1e-5)
+    vectors = normalise(lanes.embed(texts))
+    np.testing.assert_allclose(vectors, normalise(alone.embed(texts)), atol=1e-6)
     ids = [e.ids for e in alone.tokenizer.encode_batch(texts)]
-    pooled = normalise(np.stack([s.mean(axis=0) for s in runner.token_states(ids)]))
+    pooled = normalise(np.stack([s.mean(axis=0) for s in lanes.token_states(ids)]))
     assert _cos(pooled, vectors).min() > 0.999
+
+
+@pytest.mark.model
+def test_onnx_vector_of_a_text_does_not_depend_on_the_texts_beside_it():
+    # int8 scales activations per call: batched, a text's vector moved with its neighbours
+    emb = get_embedder("minilm", backend="onnx")
+    path, folder = emb.prepare()._graph
+    runner = onnx_backend.OnnxRunner(path, onnx_backend._tokenizer(folder, 256), threads=2)
+    text = "The quarterly report lists revenue, margins and the outlook for next year."
+    others = [f"{t} {i}" * (1 + i % 5) for i, t in enumerate(TEXTS * 4)]
+    alone = runner.embed([text])[0]
+    for mix in ([text, *others], [*others[::-1], text], [others[0], text, "x"]):
+        got = runner.embed(mix)[mix.index(text)]
+        np.testing.assert_array_equal(got, alone)
+
+
+def test_onnx_sessions_with_several_threads_take_batches(monkeypatch):
+    calls = []
+
+    class Session:
+        def run(self, outputs, feed):
+            calls.append(feed["input_ids"].shape)
+            return [np.zeros((feed["input_ids"].shape[0], 3), np.float32)]
+
+    monkeypatch.setattr(onnx_backend, "_session", lambda path, threads: Session())
+    seqs = [[5] * (3 + i % 4) for i in range(20)]
+    single = onnx_backend.OnnxRunner(Path("x"), None, threads=2)
+    single._run("embedding", seqs)
+    assert len(calls) == 20 and all(shape[0] == 1 for shape in calls)  # one text per call
+    calls.clear()
+    monkeypatch.setattr(onnx_backend, "MAX_LANES", 1)
+    pooled = onnx_backend.OnnxRunner(Path("x"), None, threads=2)
+    assert (pooled.lanes, pooled.threads) == (1, 2)
+    pooled._run("embedding", seqs)
+    assert len(calls) < 5 and sum(shape[0] for shape in calls) == 20  # padded batches
