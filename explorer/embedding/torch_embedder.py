@@ -25,7 +25,7 @@ from explorer.models.local import offline
 from explorer.models.paths import max_seq_length, resolve_model_path
 from explorer.models.registry import find_spec
 
-offline()  # before anything imports torch: its OpenMP threads read their wait policy once
+offline()  # set on importing explorer already; kept here for a reader of this module
 
 
 class SentenceTransformerEmbedder(Embedder):
