@@ -218,7 +218,7 @@ class OnnxRunner:
     int8 graph scales its activations per call, so a text's vector moved with the texts batched
     beside it (cosine down to 0.977 for MiniLM) and the content-hash cache kept whichever came
     first; one text per call makes a vector a function of its text alone. It is also faster
-    there: no padding, smaller activations (measured on 2 cores, lanes both ways: e5 0.77–0.86×
+    there: no padding, smaller activations (measured on 2 cores with 2 lanes: e5 0.77–0.86×
     the time of batches of 2,048 tokens, MiniLM 0.82–0.89×). A session with several threads
     keeps batches: one short text does not keep several threads busy (e5 sentences 1.28× slower
     one by one on one session of 2 threads)."""

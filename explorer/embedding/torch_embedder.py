@@ -25,7 +25,7 @@ from explorer.models.local import offline
 from explorer.models.paths import max_seq_length, resolve_model_path
 from explorer.models.registry import find_spec
 
-offline()  # set on importing explorer already; kept here for a reader of this module
+# The offline and OpenMP wait-policy environment is set when the explorer package is imported.
 
 
 class SentenceTransformerEmbedder(Embedder):
