@@ -7,7 +7,9 @@ interleaved and the median kept. The reference is the naive pipeline: plain
 ``SentenceTransformer.encode`` in float32, batch 32, of the same model in the same process
 ("sentence-transformers"); "torch" is the project's float32 path (packed batches, no padding),
 "bf16" its bfloat16 path (the default where the CPU has AMX), "onnx" its int8 graph (the
-default elsewhere). The cosine column compares vectors with the reference's.
+default elsewhere). "× sentence-transformers" is the ratio of the medians; "× per repeat" the
+range of each repeat's ratio (shared machines are noisy). The cosine column compares vectors with
+the reference's.
 Then the project's default path warm (vectors from the memory and disk caches), and the peak
 memory of a fresh process that loads the default model and embeds the chunks.
 
@@ -102,9 +104,13 @@ def main() -> None:
             for b in embs:
                 t = float(np.median(times[b]))
                 cos = (vecs[b] * vecs["sentence-transformers"]).sum(axis=1)
-                rows.append([model, b, label, len(batch) / t, round(ref / t, 2), f"{cos.mean():.4f} / {cos.min():.4f}"])
+                # each repeat's ratio (the reference ran just before it): how noisy the machine was
+                pairs = np.array(times["sentence-transformers"]) / np.array(times[b])
+                spread = f"{pairs.min():.2f}–{pairs.max():.2f}"
+                rows.append([model, b, label, len(batch) / t, round(ref / t, 2), spread, f"{cos.mean():.4f} / {cos.min():.4f}"])
             print(f"  {model} {label} done", file=sys.stderr)
-    print(table(["model", "backend", "texts", "texts/s", "× sentence-transformers", "cosine (mean / min)"], rows))
+    head = ["model", "backend", "texts", "texts/s", "× sentence-transformers", "× per repeat", "cosine (mean / min)"]
+    print(table(head, rows))
     warm(sets["en chunks"])
     print(beside_python(sets["fr chunks"]))
     print(peak_rss())
