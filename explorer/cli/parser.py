@@ -125,7 +125,8 @@ def _add_retriever_arg(p: argparse.ArgumentParser) -> None:
         choices=RETRIEVERS,
         default=DEFAULT_RETRIEVER,
         help="how chunks are ranked: dense (the model's vectors), bm25 (words; no model is loaded), "
-        f"hybrid (both scores normalised and averaged); default {DEFAULT_RETRIEVER}",
+        "hybrid (both scores normalised and averaged), rrf (reciprocal-rank fusion of both "
+        f"rankings, k = 60); default {DEFAULT_RETRIEVER}",
     )
 
 

@@ -259,7 +259,9 @@ def cost_table(pairs: Sequence[tuple[dict, StrategyConfig]], found: dict, ref: A
 
 
 #: What a hit's score is, by retriever.
-SCORE_NAMES = {"dense": "cosine", "bm25": "BM25", "hybrid": "fused score"}
+SCORE_NAMES = {"dense": "cosine", "bm25": "BM25", "hybrid": "fused score", "rrf": "RRF score"}
+#: Decimals a hit's score is shown with (an RRF score is about 0.016 to 0.033).
+SCORE_DIGITS = {"hybrid": 4, "rrf": 5}
 
 
 #: What stands in for a configuration's results while its chunks are embedded.
@@ -296,7 +298,7 @@ def hits_column(
         with st.container(border=True):
             page = f" · p. {ch.pages[0]}" if ch.pages else ""
             st.markdown(
-                f"**#{h.rank}** · {SCORE_NAMES.get(retriever, 'score')} **{h.score:.{4 if retriever == 'hybrid' else 3}f}**  \n"
+                f"**#{h.rank}** · {SCORE_NAMES.get(retriever, 'score')} **{h.score:.{SCORE_DIGITS.get(retriever, 3)}f}**  \n"
                 f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
             )
             marks = []

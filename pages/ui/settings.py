@@ -18,10 +18,12 @@ from pages.ui.model import (
     model_label,
     pick_model,
 )
-from pages.ui.state import ConfigDict, W, session
+from pages.ui.state import MAX_K, MIN_K, ConfigDict, W, session
 from pages.ui.widgets import choose, synced
 
-RETRIEVER_LABELS = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid"}
+RETRIEVER_LABELS = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid", "rrf": "Hybrid (RRF)"}
+#: The retrievers that fuse dense and BM25, by what they fuse (shown under Hybrid).
+FUSIONS = {"hybrid": "Scores", "rrf": "Ranks (RRF)"}
 
 
 def retriever_choice() -> str:
@@ -48,7 +50,7 @@ def retrieval_settings() -> tuple[list[ConfigDict], int, Any]:
         help="Each gets its own FAISS index over the chunks of every loaded document. Edit them on Explore or Compare.",
     )
     synced(
-        sb.slider, "Top k", 1, 20, key=W.K, value=int(session.k), on_change=lambda k: setattr(session, "k", k)
+        sb.slider, "Top k", MIN_K, MAX_K, key=W.K, value=int(session.k), on_change=lambda k: setattr(session, "k", k)
     )
     retriever_widget(sb)
     with sb.expander("What is embedded", icon=":material/memory:"):
@@ -91,24 +93,43 @@ def _setting(
 
 
 def retriever_widget(where: Any) -> None:
-    from explorer.retrieval.ranking import DEFAULT_RETRIEVER, RETRIEVERS
+    """Dense, BM25 or Hybrid; under Hybrid, how the two rankings are fused: by their scores (the
+    default) or by their ranks (RRF, what many RAG stacks do). One session value holds the
+    choice (one of ``explorer.retrieval.ranking.RETRIEVERS``)."""
+    from explorer.retrieval.ranking import DEFAULT_RETRIEVER
 
+    current = retriever_choice()
     _setting(
         where.segmented_control,
         "Retriever",
-        RETRIEVERS,
+        ("dense", "bm25", "hybrid"),
         RETRIEVER_LABELS,
         key=W.RETRIEVER,
-        value=retriever_choice(),
+        value="hybrid" if current in FUSIONS else current,
         name="retriever",
         default=DEFAULT_RETRIEVER,
         required=True,
-        help="Hybrid (the default): the dense and BM25 scores fused, each placed between the lowest and "
-        "the highest among the candidates (0 to 1) and the two averaged (best on the English and "
-        "French sets measured). "
+        help="Hybrid (the default): the dense and BM25 rankings fused. "
         "Dense: cosine similarity of the model's vectors (FAISS). BM25: the question's words in "
         "the chunk (no model, nothing embedded).",
     )
+    if current in FUSIONS:
+        _setting(
+            where.radio,
+            "Fusion",
+            tuple(FUSIONS),
+            FUSIONS,
+            key=W.FUSION,
+            value=current,
+            name="retriever",
+            default=DEFAULT_RETRIEVER,
+            horizontal=True,
+            help="Scores (the default): each chunk's cosine and BM25 score placed between the lowest "
+            "and the highest among the candidates (0 to 1) and the two averaged; best on the English "
+            "and French sets measured. Ranks (RRF): reciprocal-rank fusion, each rank r adding "
+            "1/(60 + r), what many RAG stacks use (LangChain's EnsembleRetriever, Elasticsearch): "
+            "pick it to see what yours retrieves.",
+        )
 
 
 def model_settings() -> None:

@@ -18,6 +18,9 @@ from explorer.retrieval.ranking import DEFAULT_RETRIEVER
 
 T = TypeVar("T")
 
+#: Top k on Retrieve and Evaluate: the slider's range and first value (a link may set it).
+MIN_K, MAX_K, DEFAULT_K = 1, 20, 5
+
 
 class Source(TypedDict):
     """A document the visitor added: a bundled sample (by name) or an upload (its bytes)."""
@@ -64,6 +67,7 @@ class W:
     RET_CFGS = "w.ret_cfgs"
     K = "w.k"
     RETRIEVER = "w.retriever"
+    FUSION = "w.fusion"
     PREPEND = "w.prepend"
     CONTEXT = "w.context"
     MODEL = "w.model"
@@ -217,7 +221,7 @@ class Session:
     cmp_pick: _Slot[list | None] = _Slot("cmp_pick")
     # retrieval settings (Retrieve, Evaluate)
     ret_sel: _Slot[list | None] = _Slot("ret_sel")
-    k: _Slot[int] = _Slot("k", 5)
+    k: _Slot[int] = _Slot("k", DEFAULT_K)
     retriever: _Slot[str] = _Slot("retriever", DEFAULT_RETRIEVER)
     embed_opts: _Slot[dict[str, Any]] = _Slot("embed_opts", factory=_default_embed_opts)
     # Retrieve

@@ -923,6 +923,7 @@ def test_retriever_selector_on_retrieve_and_evaluate():
     ok(at)
     sel = at.segmented_control(key="w.retriever")
     assert list(sel.options) == ["Dense", "BM25", "Hybrid"] and sel.value == "hybrid"
+    assert at.radio(key="w.fusion").value == "hybrid"  # scores fused, the default
     from pages.ui.model import make_embedder
 
     emb = make_embedder("", True)
@@ -944,6 +945,45 @@ def test_retriever_selector_on_retrieve_and_evaluate():
     ok(at)
     assert all(r.retriever == "dense" for r in at.session_state["eval_results"])
     assert any("Dense retrieval" in c.value for c in at.caption)
+
+
+def test_hybrid_offers_reciprocal_rank_fusion_and_links_keep_the_ranking():
+    at = start("retrieve")
+    ok(at)
+    assert list(at.radio(key="w.fusion").options) == ["Scores", "Ranks (RRF)"]
+    at.radio(key="w.fusion").set_value("rrf").run()
+    assert at.session_state["retriever"] == "rrf"
+    assert at.segmented_control(key="w.retriever").value == "hybrid"  # RRF is a kind of hybrid
+    at.slider(key="w.k").set_value(3).run()
+    ask(at, "How often are the filters backwashed?")
+    ok(at)
+    hits = [m.value for m in at.markdown if m.value.startswith("**#")]
+    assert len(hits) == 2 * 3
+    scores = [float(re.search(r"RRF score \*\*([-0-9.]+)", h).group(1)) for h in hits[:3]]
+    assert scores == sorted(scores, reverse=True) and 0 < scores[0] <= 2 / 61 + 1e-5
+    assert at.query_params["retriever"] == "rrf" and at.query_params["k"] == "3"
+    # the link opened in a fresh session ranks the same way
+    again = start("retrieve", query={"retriever": "rrf", "k": "3"})
+    ok(again)
+    assert again.session_state["retriever"] == "rrf" and again.session_state["k"] == 3
+    assert again.radio(key="w.fusion").value == "rrf"
+    # dense hides the fusion choice; the default retriever and k stay out of the link
+    again.segmented_control(key="w.retriever").set_value("dense").run()
+    assert not [r for r in again.radio if r.key == "w.fusion"]
+    plain = start("retrieve")
+    assert "retriever" not in plain.query_params and "k" not in plain.query_params
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [({"retriever": "[x](http://evil.example)"}, "retriever"), ({"k": "99"}, "top k"), ({"k": "²"}, "top k")],
+)
+def test_a_ranking_from_the_link_that_the_app_does_not_offer_is_said_and_ignored(query, said):
+    at = start(query=query)  # the notice shows on the page the link opens
+    ok(at)
+    notes = [w.value for w in at.warning if said in w.value]
+    assert notes and all("](http" not in n for n in notes)
+    assert "retriever" not in at.query_params and "k" not in at.query_params  # the defaults stay
 
 
 @pytest.mark.parametrize(

@@ -88,7 +88,7 @@ def _streamed(corpus, retriever="dense", mode="exact", configs=CONFIGS, embedder
     return run_corpus(sources, spec, ctx, 5, **kw)
 
 
-@pytest.mark.parametrize("retriever", ["dense", "bm25", "hybrid"])
+@pytest.mark.parametrize("retriever", ["dense", "bm25", "hybrid", "rrf"])
 def test_streaming_gives_the_scores_of_evaluate(corpus, retriever):
     expected, questions = _in_memory(corpus, retriever)
     got, got_questions, stats = _streamed(corpus, retriever)

@@ -31,7 +31,7 @@ from explorer.retrieval.lexical import (
     tokenize,
     tokenize_many,
 )
-from explorer.retrieval.ranking import HYBRID_BM25_WEIGHT, RETRIEVERS, retrieve
+from explorer.retrieval.ranking import HYBRID_BM25_WEIGHT, RETRIEVERS, RRF_K, retrieve
 from explorer.retrieval.search import StrategyIndex, build_index, chunk_documents, compare, get_index
 from explorer.retrieval.vectors import EmbedOptions
 from explorer.strategies.config import StrategyConfig
@@ -196,13 +196,13 @@ def _fused(cosines: list[float], bm25: list[float], rows: list[int]) -> list[flo
     return [(1 - HYBRID_BM25_WEIGHT) * x + HYBRID_BM25_WEIGHT * y for x, y in zip(d, b, strict=True)]
 
 
+#: For the question "zebra" with cosines 0.1, 0.9, 0.5, 0.3: A is dense 4th and BM25 1st, B dense
+#: 1st and C dense 2nd with no question word, D dense 3rd and BM25 2nd.
+ZEBRA = ["zebra zebra stripes", "lions hunt at dusk", "giraffes eat leaves", "a zebra crossing on a long busy city road"]
+
+
 def test_hybrid_fuses_dense_and_bm25_scores():
-    paras = [
-        "zebra zebra stripes",  # A: dense 4th, BM25 1st
-        "lions hunt at dusk",  # B: dense 1st, no question word
-        "giraffes eat leaves",  # C: dense 2nd, no question word
-        "a zebra crossing on a long busy city road",  # D: dense 3rd, BM25 2nd
-    ]
+    paras = ZEBRA
     cosines = [0.1, 0.9, 0.5, 0.3]
     idx = _index_with_cosines(paras, cosines)
     dense = retrieve(idx, ["zebra"], 4, "dense", QUERY)[0]
@@ -256,6 +256,39 @@ def test_hybrid_ties_go_to_the_earlier_chunk_and_stop_words_rank_as_dense():
     hybrid = retrieve(idx, ["what is it?"], 3, "hybrid", QUERY)[0]
     assert [h.chunk.text for h in hybrid] == [paras[1], paras[0], paras[2]]
     assert [h.score for h in hybrid] == pytest.approx([0.5, 0.5 * (0.6 - 0.2) / 0.6, 0.0])
+
+
+def test_rrf_fuses_the_dense_and_bm25_ranks_by_hand():
+    paras = ZEBRA
+    idx = _index_with_cosines(paras, [0.1, 0.9, 0.5, 0.3])
+    rrf = retrieve(idx, ["zebra"], 4, "rrf", QUERY)[0]
+    # k = 60: A 1/64 + 1/61, D 1/63 + 1/62, B 1/61, C 1/62 (B and C are in no BM25 ranking)
+    assert RRF_K == 60
+    assert [h.chunk.text for h in rrf] == [paras[0], paras[3], paras[1], paras[2]]
+    assert [h.score for h in rrf] == pytest.approx([1 / 64 + 1 / 61, 1 / 63 + 1 / 62, 1 / 61, 1 / 62])
+    assert [h.rank for h in rrf] == [1, 2, 3, 4]
+    # ranks, not scores: where the scores' gaps say otherwise, reciprocal ranks do not see them
+    gaps = _index_with_cosines(["pump", "valve valve seal", "seal kit"], [0.95, 0.30, 0.31])
+    by_rank = retrieve(gaps, ["valve seal"], 3, "rrf", QUERY)[0]
+    # B 1/63 + 1/61, C 1/62 + 1/62, A (dense 1st by far, no question word) 1/61: last
+    assert [h.chunk.text for h in by_rank] == ["valve valve seal", "seal kit", "pump"]
+    assert [h.score for h in by_rank] == pytest.approx([1 / 63 + 1 / 61, 2 / 62, 1 / 61])
+    assert retrieve(gaps, ["valve seal"], 3, "hybrid", QUERY)[0][0].chunk.text == "pump"
+
+
+def test_rrf_ties_go_to_the_earlier_chunk_and_stop_words_rank_as_dense():
+    paras = ["kiwi orchard", "a kiwi vine", "plums"]
+    idx = _index_with_cosines(paras, [0.5, 0.9, 0.1])
+    hits = retrieve(idx, ["kiwi"], 3, "rrf", QUERY)[0]
+    # BM25 scores A and B alike (one "kiwi" in two words each): A 1st, B 2nd by the tie rule.
+    # A: dense 2nd + BM25 1st, B: dense 1st + BM25 2nd: equal sums, the earlier chunk first
+    bm25 = retrieve(idx, ["kiwi"], 3, "bm25")[0]
+    assert [h.chunk.text for h in bm25[:2]] == paras[:2] and bm25[0].score == bm25[1].score
+    assert [h.chunk.text for h in hits] == paras
+    assert hits[0].score == hits[1].score == pytest.approx(1 / 61 + 1 / 62)
+    stop = retrieve(idx, ["what is it?"], 3, "rrf", QUERY)[0]
+    assert [h.chunk.text for h in stop] == [paras[1], paras[0], paras[2]]
+    assert [h.score for h in stop] == pytest.approx([1 / 61, 1 / 62, 1 / 63])
 
 
 def test_hybrid_with_the_fake_embedder_finds_the_keyword_chunk():
@@ -363,6 +396,12 @@ def test_cli_retriever_flag_on_compare_evaluate_sweep(capsysbinary, files, fake_
     assert rc == 0 and json.loads(out)[0]["retriever"] == "dense"
     rc, out = _run(capsysbinary, *ev, "--retriever", "bm25")
     assert rc == 0 and "1 questions, top 1, bm25 retrieval;" in out
+    rc, out = _run(capsysbinary, *ev, "--retriever", "rrf", "--format", "json")
+    assert rc == 0 and json.loads(out)[0]["retriever"] == "rrf" and json.loads(out)[0]["recall"] == 1.0
+    rc, out = _run(capsysbinary, "compare", str(txt), "--question", "xr-7731", *STRAT, "--k", "2",
+                   "--retriever", "rrf", "-q")  # fmt: skip
+    (d,) = json.loads(out)
+    assert rc == 0 and d["hits"][0]["text"] == KEYWORD_PARAS[1] and 0 < d["hits"][0]["score"] <= 2 / 61 + 1e-6  # rounded to 6 places
     sw = ["sweep", "--corpus", str(txt), "--questions", str(q), *STRAT[:4]]
     sw += ["--vary", "sentences_per_chunk=1,2"]
     rc, out = _run(capsysbinary, *sw, "--retriever", "bm25", "-q")
@@ -422,9 +461,12 @@ def test_real_model_hybrid_on_the_bundled_samples():
     assert len(questions) == 5
     cfg = StrategyConfig.make("recursive", {"chunk_size": 400, "chunk_overlap": 0})
     ctx = Context()
-    results = {r: evaluate(docs, [cfg], questions, k=3, ctx=ctx, retriever=r)[0] for r in ("bm25", "hybrid")}
+    results = {r: evaluate(docs, [cfg], questions, k=3, ctx=ctx, retriever=r)[0] for r in ("bm25", "hybrid", "rrf")}
     assert results["hybrid"].scores.hit_rate.mean >= 0.8
+    assert results["rrf"].scores.hit_rate.mean >= 0.6
     assert results["bm25"].scores.hit_rate.mean >= 0.6
     idx = get_index(docs, cfg, ctx, retriever="hybrid")
     hits = idx.search("Quel dividende le conseil propose-t-il ?", k=3, retriever="hybrid")
     assert "dividende" in hits[0].chunk.text and 0.5 <= hits[0].score <= 1
+    rrf = idx.search("Quel dividende le conseil propose-t-il ?", k=3, retriever="rrf")
+    assert "dividende" in rrf[0].chunk.text and 1 / 70 < rrf[0].score <= 2 / 61

@@ -107,7 +107,7 @@ class WorkSpec:
 
     @property
     def lexical(self) -> bool:
-        """Whether chunks get BM25 words (bm25 and hybrid)."""
+        """Whether chunks get BM25 words (bm25, hybrid and rrf)."""
         return self.retriever != "dense"
 
 
