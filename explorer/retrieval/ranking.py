@@ -150,8 +150,8 @@ def hybrid_hits(
     0.898 against 0.922 / 0.883; the same conclusion as Bruch, Gai & Ingber, *An Analysis of
     Fusion Functions for Hybrid Retrieval* (ACM TOIS, 2023)."""
 
-    def fuse(rows: np.ndarray, cosines: np.ndarray, bm25: np.ndarray, _ranks: Any) -> np.ndarray:
-        fused = (1 - HYBRID_BM25_WEIGHT) * _unit_range(cosines)
+    def fuse(rows: np.ndarray, cosines: Callable[[], np.ndarray], bm25: np.ndarray, _ranks: Any) -> np.ndarray:
+        fused = (1 - HYBRID_BM25_WEIGHT) * _unit_range(cosines())
         return fused + HYBRID_BM25_WEIGHT * _unit_range(bm25)
 
     return _fused_hits(index, questions, query_vectors, k, fuse)
@@ -173,7 +173,7 @@ def rrf_hits(
     word), so a question of only stop words ranks as dense does. Equal fused scores: earlier
     chunk first."""
 
-    def fuse(rows: np.ndarray, _cosines: np.ndarray, _bm25: np.ndarray, ranks: Any) -> np.ndarray:
+    def fuse(rows: np.ndarray, _cosines: Callable[[], np.ndarray], _bm25: np.ndarray, ranks: Any) -> np.ndarray:
         fused = np.zeros(len(rows))
         for ranking in ranks:
             place = {row: r for r, row in enumerate(ranking, 1)}
@@ -188,10 +188,10 @@ def _fused_hits(
     questions: Sequence[str],
     query_vectors: np.ndarray,
     k: int,
-    fuse: Callable[[np.ndarray, np.ndarray, np.ndarray, Any], np.ndarray],
+    fuse: Callable[[np.ndarray, Callable[[], np.ndarray], np.ndarray, Any], np.ndarray],
     epsilon: float = TIE_EPSILON,
 ) -> list[list[Hit]]:
-    """Top-``k`` of ``fuse(rows, cosines, bm25 scores, (dense rows, BM25 rows) best first)`` over
+    """Top-``k`` of ``fuse(rows, cosines(), bm25 scores, (dense rows, BM25 rows) best first)`` over
     the union of each ranking's top ``max(4 k, HYBRID_CANDIDATES)`` candidates (BM25's with a
     score above 0); equal fused scores (within ``epsilon``): earlier chunk first."""
     n = len(index)
@@ -208,7 +208,8 @@ def _fused_hits(
         ranks = tuple([position[(h.chunk.doc_id, h.chunk.start)] for h in hs] for hs in (dense_hits, lexical_hits))
         chunks = {position[(h.chunk.doc_id, h.chunk.start)]: h.chunk for h in (*dense_hits, *lexical_hits)}
         rows = np.fromiter(chunks, dtype=np.int64, count=len(chunks))
-        fused = fuse(rows, index.dense_scores(vector, rows), bm25[rows], ranks)
+        # the candidates' cosines only when the fusion reads them (RRF reads ranks alone)
+        fused = fuse(rows, lambda v=vector, r=rows: index.dense_scores(v, r), bm25[rows], ranks)
         hits = [Hit(0, float(f), chunks[int(r)]) for r, f in zip(rows, fused, strict=True)]
         top = _break_ties(hits, position, epsilon)[:k]
         out.append([Hit(r, h.score, h.chunk) for r, h in enumerate(top, 1)])

@@ -24,7 +24,7 @@ from explorer import untrusted
 from explorer.documents import samples, uploads
 from explorer.errors import ExplorerError, ParamError
 from explorer.models import choice as model_choices
-from explorer.retrieval.ranking import DEFAULT_RETRIEVER
+from explorer.retrieval.ranking import DEFAULT_RETRIEVER, RETRIEVERS
 from explorer.strategies import get_strategy
 from explorer.strategies.adapt import Adapted
 from pages.ui.configs import MAX_CONFIGS, add_config, config_of, user_set_of
@@ -249,8 +249,6 @@ def _restore_model(qp: Any) -> None:
 
 def _restore_ranking(qp: Any) -> None:
     """The retriever and top k of the link, when they are ones the app offers."""
-    from explorer.retrieval.ranking import RETRIEVERS
-
     retriever = (qp.get("retriever") or "").strip()
     if retriever in RETRIEVERS:
         session.retriever = retriever
