@@ -39,14 +39,10 @@ BUILD_VERSION = 2  # 2: second output last_hidden_state
 #: min 0.982 / mean 0.993; e5 min 0.97 / mean 0.99 — see README, Benchmarks).
 MIN_COSINE = 0.95
 MIN_MEAN_COSINE = 0.98
-#: Padded tokens per ONNX call where a session has several threads (texts are sorted by length, so
-#: padding stays small). 2,048 ran 5–15 % faster than 8,192 on 2 cores with e5 and 1,000-character
-#: chunks (the activations of a smaller batch stay in the CPU's caches), and a Stop waits for less.
-#: A single-threaded session takes one text per call instead (see :class:`OnnxRunner`).
-BATCH_TOKENS = 2048
-MAX_BATCH = 64
-#: Sessions that run batches side by side (:mod:`explorer.embedding.lanes`), at most one per core:
-#: each holds its own activations (about 30 MB for e5 at :data:`BATCH_TOKENS`).
+#: Sessions that run texts side by side (:mod:`explorer.embedding.lanes`), at most one per core.
+#: Each e5 session costs ~123 MB of RSS (1 → 4 sessions: 491 → 858 MB measured), and ONNX Runtime's
+#: Python API cannot share prepacked weights between sessions, so more cores mean more threads per
+#: session, not more sessions.
 MAX_LANES = 4
 PROBES = (
     "How do I report a deviation from the procedure?",
@@ -212,16 +208,16 @@ class OnnxRunner:
     """ONNX Runtime sessions over a mean-pooled graph: texts in, float32 vectors out.
 
     One session per lane (:mod:`explorer.embedding.lanes`): up to :data:`MAX_LANES` sessions,
-    each with ``cores // lanes`` threads, run different batches side by side.
+    each with ``cores // lanes`` threads, run different texts side by side.
 
-    A single-threaded session (up to :data:`MAX_LANES` cores) runs one text per call. Why: the
-    int8 graph scales its activations per call, so a text's vector moved with the texts batched
-    beside it (cosine down to 0.977 for MiniLM) and the content-hash cache kept whichever came
-    first; one text per call makes a vector a function of its text alone. It is also faster
-    there: no padding, smaller activations (measured on 2 cores with 2 lanes: e5 0.77–0.86×
-    the time of batches of 2,048 tokens, MiniLM 0.82–0.89×). A session with several threads
-    keeps batches: one short text does not keep several threads busy (e5 sentences 1.28× slower
-    one by one on one session of 2 threads)."""
+    Every call takes one text. Why: the int8 graph scales its activations per call, so in a
+    padded batch a text's vector moved with the texts beside it (cosine down to 0.977 for MiniLM)
+    and the content-hash cache kept whichever came first. One text per call makes a vector a
+    function of its text alone, bitwise the same on 1 or several threads per session, so on any
+    number of cores. On single-threaded lanes it is also faster (2 cores, 2 lanes: e5 0.77–0.86×
+    the time of batches of 2,048 tokens, MiniLM 0.82–0.89×); on a session of 2 threads 1,000-
+    character chunks take 0.90–0.99× the time of batches, but short sentences 1.46–1.60×
+    (one short text does not keep two threads busy): the price of the same vector everywhere."""
 
     def __init__(self, path: Path, tokenizer: Any, threads: int | None = None) -> None:
         cores = max(1, threads or os.cpu_count() or 1)
@@ -231,8 +227,8 @@ class OnnxRunner:
         self.tokenizer = tokenizer
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Mean-pooled vectors (not normalised), in the order given (see the class for how texts
-        are grouped into calls)."""
+        """Mean-pooled vectors (not normalised), in the order given, one text per call (see the
+        class)."""
         encs = self.tokenizer.encode_batch(list(texts))
         out = np.zeros((len(encs), 0), np.float32)
         for batch, vecs in self._run("embedding", [e.ids for e in encs]):
@@ -243,7 +239,8 @@ class OnnxRunner:
 
     def token_states(self, ids: list[list[int]]) -> list[np.ndarray]:
         """The last hidden state of every token of each id sequence (special tokens included,
-        as given), float32 ``(len, dim)`` each, in the order given; batched like :meth:`embed`."""
+        as given), float32 ``(len, dim)`` each, in the order given; one sequence per call, like
+        :meth:`embed`."""
         out: list[np.ndarray] = [np.zeros((0, 0), np.float32)] * len(ids)
         for batch, hidden in self._run("last_hidden_state", ids):
             for r, k in enumerate(batch):
@@ -251,28 +248,17 @@ class OnnxRunner:
         return out
 
     def _run(self, output: str, seqs: list[list[int]]) -> list[tuple[list[int], np.ndarray]]:
-        """``(indexes, output)`` of every padded batch of ``seqs``, run on the lanes."""
+        """``([index], output)`` of each of ``seqs``, one per call, run on the lanes."""
         from explorer.embedding.lanes import run_lanes
         from explorer.embedding.packed import padded_batches
 
-        if self.threads == 1:
-            batches = list(padded_batches(seqs, 1, 1))  # one text per call
-        else:
-            batches = list(padded_batches(seqs, _batch_tokens(seqs, self.lanes), MAX_BATCH))
+        calls = list(padded_batches(seqs, 1, 1))  # one text per call (see the class)
 
-        def work(lane: int, batch: tuple[list[int], np.ndarray, np.ndarray]) -> np.ndarray:
-            feed = {"input_ids": batch[1], "attention_mask": batch[2]}
+        def work(lane: int, call: tuple[list[int], np.ndarray, np.ndarray]) -> np.ndarray:
+            feed = {"input_ids": call[1], "attention_mask": call[2]}
             return self.sessions[lane].run([output], feed)[0]
 
-        return [(b[0], out) for b, out in run_lanes(batches, work, min(self.lanes, len(batches)))]
-
-
-def _batch_tokens(seqs: list[list[int]], lanes: int) -> int:
-    """Padded tokens per batch: :data:`BATCH_TOKENS`, or a little less so that the batches
-    come in whole rounds of ``lanes`` (every lane busy until the last round ends)."""
-    tokens = sum(len(s) for s in seqs)
-    rounds = -(-tokens // (BATCH_TOKENS * lanes))
-    return max(1, min(BATCH_TOKENS, -(-tokens // (rounds * lanes)))) if tokens else BATCH_TOKENS
+        return [(c[0], out) for c, out in run_lanes(calls, work, min(self.lanes, len(calls)))]
 
 
 def _session(path: Path, threads: int) -> Any:

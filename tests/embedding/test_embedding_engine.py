@@ -239,16 +239,6 @@ def test_e5_reads_questions_and_passages_differently():
     assert emb.max_seq_length == 512
 
 
-def test_onnx_batches_come_in_whole_rounds_of_lanes():
-    seqs = [[1] * 100] * 50  # 5,000 tokens
-    assert onnx_backend._batch_tokens(seqs, 1) == 1667  # 3 batches, not 2,048 + 2,048 + 904
-    assert onnx_backend._batch_tokens(seqs, 2) == 1250  # 4 batches: 2 rounds of 2 lanes
-    assert onnx_backend._batch_tokens([[1] * 10] * 3, 2) == 15
-    assert onnx_backend._batch_tokens([], 2) == onnx_backend.BATCH_TOKENS
-    many = [[1] * 500] * 100
-    assert onnx_backend._batch_tokens(many, 2) <= onnx_backend.BATCH_TOKENS
-
-
 @pytest.mark.model
 def test_onnx_lanes_give_the_vectors_of_one_session():
     emb = get_embedder("e5", backend="onnx")
@@ -268,20 +258,26 @@ def test_onnx_lanes_give_the_vectors_of_one_session():
 
 
 @pytest.mark.model
-def test_onnx_vector_of_a_text_does_not_depend_on_the_texts_beside_it():
+def test_onnx_vector_of_a_text_does_not_depend_on_the_texts_beside_it(monkeypatch):
     # int8 scales activations per call: batched, a text's vector moved with its neighbours
     emb = get_embedder("minilm", backend="onnx")
     path, folder = emb.prepare()._graph
-    runner = onnx_backend.OnnxRunner(path, onnx_backend._tokenizer(folder, 256), threads=2)
+    tokenizer = onnx_backend._tokenizer(folder, 256)
+    lanes = onnx_backend.OnnxRunner(path, tokenizer, threads=2)  # 2 sessions of 1 thread
+    monkeypatch.setattr(onnx_backend, "MAX_LANES", 1)
+    threaded = onnx_backend.OnnxRunner(path, tokenizer, threads=2)  # 1 session of 2 threads
+    assert (lanes.lanes, lanes.threads, threaded.lanes, threaded.threads) == (2, 1, 1, 2)
     text = "The quarterly report lists revenue, margins and the outlook for next year."
     others = [f"{t} {i}" * (1 + i % 5) for i, t in enumerate(TEXTS * 4)]
-    alone = runner.embed([text])[0]
-    for mix in ([text, *others], [*others[::-1], text], [others[0], text, "x"]):
-        got = runner.embed(mix)[mix.index(text)]
-        np.testing.assert_array_equal(got, alone)
+    alone = lanes.embed([text])[0]
+    for runner in (lanes, threaded):  # the same bits on any number of threads, so of cores
+        for mix in ([text], [text, *others], [*others[::-1], text], [others[0], text, "x"]):
+            got = runner.embed(mix)[mix.index(text)]
+            np.testing.assert_array_equal(got, alone)
+    np.testing.assert_array_equal(threaded.embed(others), lanes.embed(others))
 
 
-def test_onnx_sessions_with_several_threads_take_batches(monkeypatch):
+def test_onnx_sessions_take_one_text_per_call_on_any_number_of_threads(monkeypatch):
     calls = []
 
     class Session:
@@ -291,12 +287,10 @@ def test_onnx_sessions_with_several_threads_take_batches(monkeypatch):
 
     monkeypatch.setattr(onnx_backend, "_session", lambda path, threads: Session())
     seqs = [[5] * (3 + i % 4) for i in range(20)]
-    single = onnx_backend.OnnxRunner(Path("x"), None, threads=2)
-    single._run("embedding", seqs)
-    assert len(calls) == 20 and all(shape[0] == 1 for shape in calls)  # one text per call
-    calls.clear()
-    monkeypatch.setattr(onnx_backend, "MAX_LANES", 1)
-    pooled = onnx_backend.OnnxRunner(Path("x"), None, threads=2)
-    assert (pooled.lanes, pooled.threads) == (1, 2)
-    pooled._run("embedding", seqs)
-    assert len(calls) < 5 and sum(shape[0] for shape in calls) == 20  # padded batches
+    for cores, lanes in ((1, 1), (2, 1), (2, 2), (16, 4)):
+        monkeypatch.setattr(onnx_backend, "MAX_LANES", lanes)
+        runner = onnx_backend.OnnxRunner(Path("x"), None, threads=cores)
+        assert (runner.lanes, runner.threads) == (min(lanes, cores), cores // min(lanes, cores))
+        calls.clear()
+        runner._run("embedding", seqs)
+        assert sorted(calls) == sorted((1, len(s)) for s in seqs)  # one unpadded text per call
