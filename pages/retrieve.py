@@ -110,7 +110,7 @@ if query:
         waiting(phase, "The other configurations' results" if found else what)
         pairs = [(cfg, config) for cfg, config in pairs if config in found or config in stand_ins]
     st.html(CSS)
-    search.cost_table(pairs, found, ref, k)
+    search.cost_table(pairs, found, ref, k, finder.retriever)
     per_row = 2 if len(pairs) == 4 else max(1, min(3, len(pairs)))
     for start in range(0, len(pairs), per_row):
         for col, (cfg, config) in zip(

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from explorer.retrieval.ranking import Hit
+from explorer.retrieval.ranking import DEFAULT_RETRIEVER, Hit
 
 if TYPE_CHECKING:
     from explorer.retrieval.search import StrategyIndex
@@ -110,13 +110,21 @@ def llm_tokens(hits: Sequence[Sequence[Hit]], length: Length | None = None) -> f
     return sum(sum(counts[h.chunk.text] for h in q) for q in hits) / len(hits)
 
 
-def cost_of(index: StrategyIndex, hits: Sequence[Sequence[Hit]], k: int, length: Length | None = None) -> Cost:
-    """The :class:`Cost` of ``index`` for these questions' ``hits`` (top ``k`` each)."""
-    embedded = index.has_vectors
+def cost_of(
+    index: StrategyIndex,
+    hits: Sequence[Sequence[Hit]],
+    k: int,
+    length: Length | None = None,
+    retriever: str = DEFAULT_RETRIEVER,
+) -> Cost:
+    """The :class:`Cost` of ``index`` for these questions' ``hits`` (top ``k`` each) found with
+    ``retriever``. BM25 costs no vector even when the (shared) index has some: another search or
+    the background warm-up made them, and BM25 read none."""
+    embedded = index.has_vectors and retriever != "bm25"
     return Cost(
         vectors=len(index) if embedded else 0,
         dim=index.dim if embedded else 0,
-        index_bytes=index.index_bytes,
+        index_bytes=index.index_bytes if embedded else 0,
         embed_seconds=index.embed_seconds if embedded else None,
         embedded_new=index.embedded_new if embedded else None,
         llm_tokens=llm_tokens(hits, length),

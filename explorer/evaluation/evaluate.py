@@ -244,7 +244,7 @@ def _result(
         seconds=time.perf_counter() - t0,
         retriever=retriever,
         mode=mode,
-        cost=cost_of(index, hits, k),
+        cost=cost_of(index, hits, k, retriever=retriever),
     )
 
 

@@ -232,8 +232,11 @@ COST_HELP = (
 )
 
 
-def cost_table(pairs: Sequence[tuple[dict, StrategyConfig]], found: dict, ref: Any, k: int) -> None:
-    """One row per configuration: its scores against ``ref`` (when there is one) and its cost."""
+def cost_table(
+    pairs: Sequence[tuple[dict, StrategyConfig]], found: dict, ref: Any, k: int, retriever: str
+) -> None:
+    """One row per configuration: its scores against ``ref`` (when there is one) and its cost
+    with ``retriever``."""
     from explorer.evaluation.cost import cost_of
 
     rows = []
@@ -249,7 +252,7 @@ def cost_table(pairs: Sequence[tuple[dict, StrategyConfig]], found: dict, ref: A
             row.update({"recall %": round(100 * sc.recall, 1), "IoU %": round(100 * sc.iou, 1)})
             row["first hit"] = round(1 / sc.rr) if sc.rr else None
         row["top score"] = round(hits[0].score, 3) if hits else None
-        cost = cost_of(idx, [hits], k)
+        cost = cost_of(idx, [hits], k, retriever=retriever)
         rows.append(row | cost.cells() | {"vectors": cost.vectors})
     if rows:  # a static table: a few rows, every figure readable at once (and in the page's text)
         shown = {"recall %": "{:.1f}", "IoU %": "{:.1f}", "first hit": "{:.0f}", "top score": "{:.3f}", "vectors": "{:,}"}

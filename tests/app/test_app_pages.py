@@ -927,13 +927,18 @@ def test_retriever_selector_on_retrieve_and_evaluate():
     from pages.ui.model import make_embedder
 
     emb = make_embedder("", True)
-    sel.set_value("bm25").run()
+    ask(at, "How often are the filters backwashed?")  # hybrid embeds the shared indexes
+    ok(at)
+    assert all(v > 0 for v in at.table[0].value["vectors"])
+    at.segmented_control(key="w.retriever").set_value("bm25").run()
     before = emb.stats.requested
-    ask(at, "How often are the filters backwashed?")
+    ask(at, "How are the filters cleaned?")
     ok(at)
     assert at.session_state["retriever"] == "bm25"
     assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
     assert emb.stats.requested == before  # BM25: neither chunks nor the question were embedded
+    cost = at.table[0].value  # and its cost says so, though the indexes hold vectors
+    assert list(cost["vectors"]) == [0, 0] and set(cost["embedding"]) == {"— (nothing embedded (BM25))"}
     at.segmented_control(key="w.retriever").set_value("dense").run()
     ok(at)
     assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5

@@ -107,6 +107,17 @@ def test_bm25_alone_embeds_nothing():
     assert cost.note == "nothing embedded (BM25)" and cost.cells()["index size"] == "—"
 
 
+def test_bm25_costs_no_vector_even_when_the_shared_index_has_them():
+    # the warm-up or a dense search embedded this index; a BM25 search read none of its vectors
+    idx = build_index(DOCS, CFG, ctx())
+    assert idx.has_vectors
+    hits = idx.search_many(["volcano"], k=2, retriever="bm25")
+    cost = cost_of(idx, hits, 2, retriever="bm25")
+    assert cost.vectors == 0 and cost.index_bytes == 0 and cost.seconds is None
+    assert cost.note == "nothing embedded (BM25)"
+    assert cost_of(idx, hits, 2, retriever="hybrid").vectors == len(idx)
+
+
 def test_llm_tokens_are_the_top_k_chunks_cl100k_tokens_per_question():
     idx = build_index(DOCS, CFG, ctx())
     hits = idx.search_many(["volcano lava", "bread flour", "cats"], k=2)
