@@ -74,10 +74,12 @@ class _Inline:
         pass
 
 
-def submit(kind: str, key: Any, title: str, work: Callable, emb: Any, *, replace: bool) -> jobs.Job | None:
-    """Make ``work`` the session's job. A running job of the session is stopped first if
-    ``replace`` (the user asked for this one) or if it is only the warm-up; otherwise this waits
-    (None) and the bar shows the running one."""
+def submit(
+    kind: str, key: Any, title: str, work: Callable, emb: Any, *, replace: bool, partial: Any = None
+) -> jobs.Job | None:
+    """Make ``work`` the session's job, holding ``partial`` until it publishes its own. A running
+    job of the session is stopped first if ``replace`` (the user asked for this one) or if it is
+    only the warm-up; otherwise this waits (None) and the bar shows the running one."""
     old = session_job()
     if old is not None and not old.finished:
         if old.key == key:
@@ -88,7 +90,7 @@ def submit(kind: str, key: Any, title: str, work: Callable, emb: Any, *, replace
     elif old is not None and old.kind in EXPLICIT_KINDS and not getattr(old, "taken", False):
         session.unclaimed[old.kind] = old  # its page has not shown it yet: keep it
     try:
-        job = jobs.submit(_safe_work(work), label=title, key=key, kind=kind, embedder=emb)
+        job = jobs.submit(_safe_work(work), label=title, key=key, kind=kind, embedder=emb, partial=partial)
     except ExplorerError as err:  # too many jobs queued on this server
         st.toast(str(err), icon=":material/hourglass_disabled:")
         return None
@@ -127,21 +129,23 @@ def background(
     """The result of ``work(job)`` for ``key``, without blocking the page on embedding.
 
     ``work`` is first tried here (its ``job.progress`` raises before any real model work);
-    if it would embed, it becomes the session's background job and the status bar shows at
-    the top of the page. Returns ``(jobs.DONE, result)``, or ``(phase, job.partial)`` while the job
+    if it would embed, it becomes the session's background job, starting from what the try
+    published in ``job.partial`` (shown at once, even while the job waits its turn), and the
+    status bar shows at the top of the page. Returns ``(jobs.DONE, result)``, or ``(phase, job.partial)`` while the job
     waits or runs, or after it stopped or failed (the bar says which; a stopped job is not
     restarted until the user resumes it). ``work`` runs on another thread: it must not touch
     ``st`` or session state (capture what it needs, e.g. with :func:`pages.ui.model.context_maker`).
     """
     job = session_job()
     if job is None or job.key != key:
+        inline = _Inline(emb)
         try:
-            return jobs.DONE, work(_Inline(emb))
+            return jobs.DONE, work(inline)
         except jobs.WouldEmbed:
             pass
         except ExplorerError as err:
             raise safe_error(err) from None
-        job = submit(kind, key, title, work, emb, replace=replace)
+        job = submit(kind, key, title, work, emb, replace=replace, partial=inline.partial)
         _after_submit(job)
     if job is not None and job.key == key and job.status().phase == jobs.DONE:
         return jobs.DONE, job.result

@@ -142,14 +142,21 @@ class Search:
         ``keyword_first`` (a dense or hybrid search): every configuration's BM25 hits are
         published first under :data:`KEYWORD` in ``job.partial`` (they need no model: about a
         second), so the page shows something while the chunks are embedded; each
-        configuration's real hits replace them as they come. The result holds only real hits."""
+        configuration's real hits replace them as they come. The result holds only real hits.
+        A job that starts from the page's try (:func:`pages.ui.background.background`) finds
+        them whole in its ``partial`` and does not make them again."""
         make = context_maker(emb)
         docs, options, k, retriever = self.docs, self.options, self.k, self.retriever
         keyword_first = keyword_first and retriever != "bm25"
 
         def work(job: Any) -> dict:
             out: dict = {}
-            keyword = _keyword_hits(job, docs, configs, questions, options, make, k) if keyword_first else {}
+            seeded = isinstance(job.partial, dict) and job.partial.get(KEYWORD_WHOLE)
+            keyword = (
+                job.partial[KEYWORD]
+                if seeded
+                else _keyword_hits(job, docs, configs, questions, options, make, k) if keyword_first else {}
+            )
 
             def answer(config: StrategyConfig, idx: Any) -> None:  # each configuration's hits when ready
                 if isinstance(idx, str):
@@ -175,6 +182,8 @@ class Search:
 #: The key of a search job's ``partial`` that holds the keyword (BM25) hits shown until each
 #: configuration's own retriever answers (a string: configurations are StrategyConfig keys).
 KEYWORD = "keyword"
+#: Present (True) in ``partial`` once the keyword hits of every configuration are in.
+KEYWORD_WHOLE = "keyword whole"
 
 
 def _keyword_hits(
@@ -206,6 +215,7 @@ def _keyword_hits(
         except ExplorerError:
             continue
         job.partial = {KEYWORD: dict(keyword)}
+    job.partial = {KEYWORD: dict(keyword), KEYWORD_WHOLE: True}
     return keyword
 
 
@@ -213,6 +223,7 @@ def split_found(found: dict | None) -> tuple[dict, dict]:
     """A search's results so far, split: ``(real, stand_ins)``, where ``stand_ins`` holds the
     keyword hits of the configurations whose own retriever has not answered yet."""
     real = dict(found or {})
+    real.pop(KEYWORD_WHOLE, None)
     keyword = real.pop(KEYWORD, None) or {}
     return real, {c: r for c, r in keyword.items() if c not in real}
 

@@ -205,7 +205,7 @@ def test_results_stream_in_as_each_configuration_is_ready(monkeypatch):
     import threading
 
     from explorer.retrieval import search as retrieval
-    from pages.ui.search import STAND_IN_NOTE
+    from pages.ui.search import STAND_IN_NOTE, split_found
 
     rnd = random.Random(time.time_ns())  # a first configuration no other test embedded
     params = new_params()
@@ -233,17 +233,23 @@ def test_results_stream_in_as_each_configuration_is_ready(monkeypatch):
         hits = [m.value for m in at.markdown if m.value.startswith("**#")]
         return hits, sum(STAND_IN_NOTE.split(":")[0] in i.value for i in at.info)
 
+    from pages.ui import search
+
+    passes = []
+    keyword_hits = search._keyword_hits
+    monkeypatch.setattr(search, "_keyword_hits", lambda *a: passes.append(1) or keyword_hits(*a))
     monkeypatch.setattr(retrieval, "get_index", gated)
     at = start("retrieve", **params)
     ask(at, "Which pumps need weekly checks?")
     ok(at)
     job = session_job(at)
     assert job is not None and '"sentence"' in second
-    wait_for(lambda p: isinstance(p, dict) and len(p.get("keyword", {})) == 2)
+    # the page's try made the keyword hits; the job starts from them: one keyword pass in all
+    assert len(job.partial["keyword"]) == 2 and len(passes) == 1
     hits, notes = shown()
     assert len(hits) == 2 * 5 and notes == 2 and all("· BM25 **" in h for h in hits)
     gates["fixed"].set()
-    wait_for(lambda p: len(p) == 2)  # the keyword hits and the first configuration's own
+    wait_for(lambda p: len(split_found(p)[0]) == 1)  # the first configuration's own hits
     assert not job.finished
     hits, notes = shown()
     assert len(hits) == 2 * 5 and notes == 1
@@ -253,6 +259,7 @@ def test_results_stream_in_as_each_configuration_is_ready(monkeypatch):
     assert job.wait(60)
     hits, notes = shown()
     assert len(hits) == 2 * 5 and notes == 0 and all("fused score" in h for h in hits)
+    assert len(passes) == 1
 
 
 def test_keyword_stand_ins_skip_configurations_whose_chunking_embeds():
@@ -273,7 +280,7 @@ def test_keyword_stand_ins_skip_configurations_whose_chunking_embeds():
     job = _Inline(emb)
     make = lambda p: Context(embedder=emb, progress=p)  # noqa: E731
     found = _keyword_hits(job, docs, [semantic, fixed], ["pumps"], DEFAULT_EMBED_OPTIONS, make, 3)
-    assert list(found) == [fixed] and job.partial == {"keyword": found}
+    assert list(found) == [fixed] and job.partial == {"keyword": found, "keyword whole": True}
     (hits,) = found[fixed][1]
     assert len(hits) == 3 and all(h.chunk.text == docs_text(docs, h.chunk) for h in hits)
     assert emb.stats.encoded == 0
