@@ -27,6 +27,9 @@ BINARY_CONTROL_SHARE = 0.10
 BINARY_NUL_SHARE = 0.05
 #: Bytes charset-normalizer looks at (it takes ~0.5 s per MB); the whole file is then decoded.
 DETECT_BYTES = 512 * 1024
+#: Control share allowed in a reading charset-normalizer itself found too chaotic (see
+#: :func:`_decode_detected`): real text has almost none, bytes that are not text about 10 %.
+WEAK_GUESS_CONTROL_SHARE = 0.01
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -109,12 +112,20 @@ def _decode_bom(body: bytes, codec: str, name: str) -> Decoded:
 def _decode_detected(data: bytes, name: str) -> Decoded:
     """Decode with the codec charset-normalizer finds on a sample, saying so in a warning."""
     warnings: list[str] = []
-    codec = _charset_normalizer_best(_detection_sample(data))
-    if codec is None:
-        raise LoadError(
-            f"{name!r} is not text in any encoding that fits its bytes (a binary file?): "
-            "upload a PDF, Markdown or text file"
-        )
+    not_text = LoadError(
+        f"{name!r} is not text in any encoding that fits its bytes (a binary file?): "
+        "upload a PDF, Markdown or text file"
+    )
+    sample = _detection_sample(data)
+    codec = _charset_normalizer_best(sample)
+    weak = codec is None
+    if weak:
+        # every reading looked too chaotic to charset-normalizer: its mess detector also counts
+        # runs of symbols ("~~~~", "====" rules in a Latin-1 French tutorial: chaos 0.33 against
+        # its 0.2 threshold). Take its least chaotic reading, if that reads as text.
+        codec = _charset_normalizer_best(sample, threshold=1.0)
+        if codec is None:
+            raise not_text
     try:
         text = data.decode(codec)
     except UnicodeDecodeError:
@@ -124,6 +135,8 @@ def _decode_detected(data: bytes, name: str) -> Decoded:
         else:  # detected on the first DETECT_BYTES; a later byte does not fit
             text = data.decode(codec, "replace")
             warnings.append(_replaced_warning(text, codec))
+    if weak and _binary_share(text) > WEAK_GUESS_CONTROL_SHARE:
+        raise not_text
     label = codec.replace("_", "-")
     if not label.startswith(("utf-16", "utf-32")):
         warnings.append(
@@ -133,23 +146,70 @@ def _decode_detected(data: bytes, name: str) -> Decoded:
     return _check_binary(text, name), label, warnings
 
 
-def _charset_normalizer_best(data: bytes) -> str | None:
-    """Codec name from charset-normalizer, preferring cp1252 among equally clean readings.
+def _charset_normalizer_best(data: bytes, threshold: float = 0.2) -> str | None:
+    """Codec name from charset-normalizer (readings up to ``threshold`` chaos, its default 0.2),
+    minus readings that cannot be right, preferring cp1252 among clean readings.
 
-    charset-normalizer often ranks cp1250 first for Western European text (it decodes most
-    accents identically), which turns French "û", "ï" or "è" into "ű", "ď", "č". When a
-    cp1252 reading is among the least chaotic candidates, it is the one we take.
+    - A multi-byte CJK reading whose CJK characters sit mostly alone inside Latin words is Latin
+      text with a few accents paired with the next letter (a Dutch Latin-1 file read as Big5).
+    - charset-normalizer often ranks cp1250, cp1257, cp775 or mac-latin2 first for Western
+      European text with few accents (it decodes them differently, and its chaos scores differ
+      by a hair), which turns French "û", "ï" or "è" into "ű", "ď", "č". When a cp1252 reading is
+      within :data:`CP1252_MARGIN` of the least chaotic and reads as Western European text
+      (:func:`_reads_western`), it is the one we take: the most common legacy encoding by far.
     """
     from charset_normalizer import from_bytes
 
-    results = list(from_bytes(data))
+    results = [r for r in from_bytes(data, threshold=threshold) if not _cjk_inside_latin_words(str(r))]
     if not results:
         return None
     least = min(r.chaos for r in results)
     for r in results:
-        if r.chaos <= least + 0.01 and "cp1252" in (r.could_be_from_charset or [r.encoding]):
+        clean = r.chaos <= least + CP1252_MARGIN and "cp1252" in (r.could_be_from_charset or [r.encoding])
+        if clean and (r is results[0] or _reads_western(data, "cp1252")):
             return "cp1252"
     return results[0].encoding
+
+
+#: How much more chaotic than the best reading a cp1252 reading may be and still be taken.
+CP1252_MARGIN = 0.05
+#: Non-ASCII letters of Western European languages (and the cp1252 punctuation their texts use).
+_WESTERN = frozenset(
+    "àáâãäåæçèéêëìíîïñòóôõöøùúûüýÿœßÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÑÒÓÔÕÖØÙÚÛÜÝŸŒ"
+    "\u00a0’‘“”«»„‚‹›€£–—…°•·§©®™×¡¿²ªº"
+)
+_LETTERS = re.compile(r"[^\W\d_]")
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _reads_western(data: bytes, codec: str) -> bool:
+    """``data`` read as ``codec`` is Western European text: every non-ASCII character is one of
+    :data:`_WESTERN`, and at most 30 % of the letters are non-ASCII (Cyrillic or Greek bytes
+    read as Latin-1 are almost all accented letters; French has about 3 %)."""
+    text = data.decode(codec, "replace")
+    high = _NON_ASCII.findall(text)
+    if not high or any(ch not in _WESTERN for ch in set(high)):
+        return False
+    letters = len(_LETTERS.findall(text))
+    return len([ch for ch in high if ch.isalpha()]) <= 0.3 * letters
+
+
+def _cjk_inside_latin_words(text: str) -> bool:
+    """Most CJK characters of ``text`` stand alone (no CJK neighbour) against an ASCII letter
+    ("m鋈 v", "(澭n"): accented Latin letters paired into CJK characters, as in a Dutch Latin-1
+    "één" read as Big5. Real CJK text has its characters in runs."""
+    found = [m.start() for m in _CJK.finditer(text)]
+    if not found:
+        return False
+    hits = set(found)
+
+    def latin(i: int) -> bool:
+        return 0 <= i < len(text) and text[i].isascii() and text[i].isalpha()
+
+    alone = sum(
+        i - 1 not in hits and i + 1 not in hits and (latin(i - 1) or latin(i + 1)) for i in found
+    )
+    return alone * 2 > len(found)
 
 
 def _detection_sample(data: bytes) -> bytes:
@@ -165,13 +225,17 @@ def _replaced_warning(text: str, codec: str) -> str:
     return f"{n:,} invalid {codec} byte sequence{'s' if n != 1 else ''} replaced by \ufffd"
 
 
-def _check_binary(text: str, name: str) -> str:
+def _binary_share(text: str) -> float:
+    """Share of control or undecodable characters in the first 200,000 (0 for no text)."""
     sample = text[:200_000]
-    if sample:
-        share = len(_BINARY_CHARS.findall(sample)) / len(sample)
-        if share > BINARY_CONTROL_SHARE:
-            raise LoadError(
-                f"{name!r} looks like binary data, not text ({share:.0%} control or undecodable "
-                "characters): upload a PDF, Markdown or text file"
-            )
+    return len(_BINARY_CHARS.findall(sample)) / len(sample) if sample else 0.0
+
+
+def _check_binary(text: str, name: str) -> str:
+    share = _binary_share(text)
+    if share > BINARY_CONTROL_SHARE:
+        raise LoadError(
+            f"{name!r} looks like binary data, not text ({share:.0%} control or undecodable "
+            "characters): upload a PDF, Markdown or text file"
+        )
     return text

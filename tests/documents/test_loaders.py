@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import random
 import re
 
 import pytest
@@ -217,6 +218,68 @@ def test_cp1252_french_is_not_read_as_cp1250():
     decoded, encoding, warnings = decode_text(text.encode("cp1252"), "f.txt")
     assert (decoded, encoding) == (text, "cp1252")
     assert "save it as UTF-8" in warnings[0]
+
+
+#: ASCII words of a French manual page, and French words with accents.
+_ASCII_WORDS = (
+    "le la les un une des de du pour avec sans dans sur sous option fichier commande ligne texte "
+    "motif recherche sortie entree valeur nombre mode liste affiche lance utilise grep -i -v -c "
+    "--color --count --regexp PATTERN FILE expression reguliere si alors sinon chaque fois"
+)
+_ACCENTED = "été créé déjà très où à fenêtre coûte naïf élève garçon leçon première côté deuxième système"
+
+
+def _few_accents(seed: int, words: int, accents: int) -> str:
+    rnd = random.Random(seed)
+    plain, accented = _ASCII_WORDS.split(), _ACCENTED.split()
+    out = [rnd.choice(plain) for _ in range(words)]
+    for _ in range(accents):
+        out.insert(rnd.randrange(len(out)), rnd.choice(accented))
+    return " ".join(out) + "\n"
+
+
+@pytest.mark.parametrize("codec", ["latin-1", "cp1252"])
+def test_french_with_few_accents_is_read_as_cp1252(codec):
+    """Few accents among many ASCII words: charset-normalizer ranked cp1257, mac-latin2 or even
+    Big5 first (7 of these 160 texts read wrongly before)."""
+    wrong = []
+    for seed in range(40):
+        for words, accents in ((100, 1), (300, 3), (1000, 10), (300, 20)):
+            text = _few_accents(seed, words, accents)
+            decoded, encoding, _ = decode_text(text.encode(codec), "f.txt")
+            if decoded != text:
+                wrong.append((seed, words, accents, encoding))
+    assert not wrong
+
+
+def test_latin1_text_the_detector_finds_too_chaotic_still_loads():
+    """A French tutorial in Latin-1 with rules of "~": charset-normalizer finds every reading
+    too chaotic (it was refused as "not text"); its least chaotic reading reads as text."""
+    lesson = (
+        "=" * 78 + "\n=    B i e n v e n u e   dans le   T u t o r i e l   -   Version 1.7  =\n"
+        + "=" * 78 + "\n\n     Vim est un éditeur très puissant qui a trop de commandes pour pouvoir\n"
+        "     toutes les expliquer dans un cours comme celui-ci, qui est conçu pour en\n"
+        "     décrire suffisamment afin de vous permettre d'utiliser simplement Vim.\n\n"
+        + "~" * 78 + "\n                     Leçon 1.1 : DÉPLACEMENT DU CURSEUR\n" + "~" * 78 + "\n\n"
+        "  ** Pour déplacer le curseur, appuyez les touches h, j, k, l comme indiqué. **\n"
+        "             ^\n             k              Astuce : La touche h est à gauche.\n"
+        "       < h       l >               La touche l est à droite et déplace à droite.\n"
+        "             j                     La touche j ressemble à une flèche vers le bas.\n"
+    )
+    text = lesson * 11 + "~" * 78 + "\n"
+    decoded, encoding, warnings = decode_text(text.encode("latin-1"), "tutor.fr")
+    assert (decoded, encoding) == (text, "cp1252") and "save it as UTF-8" in warnings[0]
+
+
+def test_turkish_latin5_is_not_read_as_cp1252():
+    """ğ ı ş read as cp1252 are ð ý þ: Icelandic letters, not Western European enough."""
+    text = (
+        "Bu ders, düzenleyiciyi kullanmayı öğrenmek için yeterli komutları anlatır. İmleci "
+        "hareket ettirmek için h, j, k ve l tuşlarına basın. Şimdi bir sonraki derse geçin; "
+        "değişiklikleri kaydetmek için :w yazın ve Enter tuşuna basın. "
+    ) * 3
+    decoded, encoding, _ = decode_text(text.encode("iso8859-9"), "tr.txt")
+    assert decoded == text and encoding == "cp1254"
 
 
 @pytest.mark.parametrize(
