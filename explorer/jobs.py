@@ -341,11 +341,9 @@ def submit(
 ) -> Job:
     """Queue ``work(job)`` for the background worker and return its :class:`Job` at once.
 
-    ``key`` and ``kind`` are for the caller (which job is this?); ``embedder``, when given, lets
-    the status say ``loading model`` exactly while its model loads; ``partial`` is what the job
-    holds before it starts (what a first try on the caller's thread already made). LimitError
-    when ``MAX_WAITING`` jobs are already queued.
-    """
+    ``key`` and ``kind`` are for the caller; ``embedder`` lets the status say ``loading model``
+    exactly while its model loads; ``partial``: what the job holds before it starts (what a try
+    on the caller's thread made). LimitError when ``MAX_WAITING`` jobs are already queued."""
     job = Job(work, label=label, key=key, kind=kind, embedder=embedder)
     job.partial = partial
     _RUNNER.submit(job)
