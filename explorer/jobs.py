@@ -341,9 +341,8 @@ def submit(
 ) -> Job:
     """Queue ``work(job)`` for the background worker and return its :class:`Job` at once.
 
-    ``key`` and ``kind`` are for the caller; ``embedder`` lets the status say ``loading model``
-    exactly while its model loads; ``partial``: what the job holds before it starts (what a try
-    on the caller's thread made). LimitError when ``MAX_WAITING`` jobs are already queued."""
+    ``embedder`` lets the status say ``loading model`` while its model loads; ``partial``: what the
+    job holds before it starts (a try on the caller's thread made it). LimitError: queue full."""
     job = Job(work, label=label, key=key, kind=kind, embedder=embedder)
     job.partial = partial
     _RUNNER.submit(job)
