@@ -85,12 +85,14 @@ else:
         numeric,
         index=numeric.index("chunk_size") if "chunk_size" in numeric else 0,
         key=W.SWEEP_PARAM,
+        on_change=lambda: evaluation.suggest_sweep_values(pairs, session.widget(W.SWEEP_PARAM), force=True),
     )
+    evaluation.suggest_sweep_values(pairs, param)
     spec = sc[1].text_input(
         "Values",
-        value="200:1000:200",
         key=W.SWEEP_VALUES,
-        help="START:STOP:STEP (inclusive) or a list: 200,400,800.",
+        help="START:STOP:STEP (inclusive) or a list: 200,400,800. Filled in with values around the "
+        "configurations' own, valid for each of them.",
     )
     go_sweep = sc[2].button(
         "Run sweep",

@@ -12,6 +12,7 @@ from explorer.documents.document import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation import evaluate as evaluate_mod
 from explorer.evaluation.questions import Question, load_questions
+from explorer.evaluation.sweep_values import format_values, suggested_values
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.params import FLOAT, INT
@@ -190,6 +191,14 @@ def numeric_params(configs: Sequence[StrategyConfig]) -> list[str]:
             if p.kind in (INT, FLOAT) and p.name not in numeric:
                 numeric.append(p.name)
     return numeric
+
+
+def suggest_sweep_values(configs: Sequence[StrategyConfig], param: str, *, force: bool = False) -> None:
+    """Fill the sweep's Values box with values of ``param`` around the configurations' own
+    (:func:`explorer.evaluation.sweep_values.suggested_values`): when it is drawn the first
+    time, or with ``force`` (the parameter changed). What the user typed stays otherwise."""
+    if force or not session.has_widget(W.SWEEP_VALUES):
+        session.seed(W.SWEEP_VALUES, format_values(suggested_values(configs, param)))
 
 
 def sweep_plans(configs: Sequence[StrategyConfig], param: str, spec: str) -> list[tuple]:

@@ -789,6 +789,27 @@ def test_evaluate_question_file_runs_every_configuration():
     assert len(lines) == 2 and all(len(rows) == 2 for rows in lines.values())
 
 
+def test_sweep_offers_values_around_the_configurations_own_that_run_without_a_warning():
+    """The default configurations (recursive 1000/200, fixed 500/0): the Values box offers
+    chunk sizes around theirs, none at or below the overlap of 200 (the former fixed
+    200:1000:200 began with a value that failed); picking chunk_overlap offers overlaps."""
+    at = start("evaluate")
+    ok(at)
+    assert at.selectbox(key="w.sweep_param").value == "chunk_size"
+    assert at.text_input(key="w.sweep_values").value == "250,500,1000,1500,2000"
+    at.button(key="w.qsample").click().run()
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    assert not at.warning  # every value ran for both configurations
+    lines = at.session_state["sweep_results"]["lines"]
+    assert [len(rows) for rows in lines.values()] == [5, 5]
+    at.selectbox(key="w.sweep_param").set_value("chunk_overlap").run()
+    assert at.text_input(key="w.sweep_values").value == "50,100,200,300,400"
+    at.text_input(key="w.sweep_values").set_value("0,100").run()
+    at.run()
+    assert at.text_input(key="w.sweep_values").value == "0,100"  # what the user typed stays
+
+
 def test_evaluate_sample_questions_score_out_of_the_box():
     """A first visit can score something at once: the bundled questions about the samples."""
     at = start("evaluate")

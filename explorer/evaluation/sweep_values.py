@@ -1,0 +1,74 @@
+"""The values a parameter sweep offers before the user types any: a few around the
+configurations' own value, each valid for every configuration swept.
+
+Why: one fixed range ("200:1000:200") fits chunk_size only, and even there its first value
+fails beside the default overlap of 200 ("chunk_overlap=200 must be smaller than
+chunk_size=200"); for chunk_overlap or a semantic percentile it is meaningless.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from explorer.errors import ExplorerError
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.params import FLOAT, INT
+from explorer.strategies.registry import get_strategy
+
+#: Factors of the current value tried for a whole-number parameter (sizes, overlaps, counts).
+WIDE_FACTORS = (0.25, 0.5, 1.0, 1.5, 2.0)
+#: Factors tried for a real-valued one (a breakpoint percentile, a threshold): a finer look.
+FINE_FACTORS = (0.9, 0.95, 1.0, 1.05, 1.1)
+
+
+def suggested_values(configs: Sequence[StrategyConfig], param: str) -> list[Any]:
+    """Up to five values of ``param``: the median of the configurations' values (those whose
+    strategy has it) times :data:`WIDE_FACTORS` (whole numbers) or :data:`FINE_FACTORS`, in
+    its bounds, rounded to two significant digits (the median itself kept exact), each valid
+    for every one of those configurations (cross-parameter checks included). Empty when no
+    configuration has a numeric ``param``."""
+    strategies = [(c, get_strategy(c.strategy)) for c in dict.fromkeys(configs)]
+    having = [(c, s) for c, s in strategies if param in s.param_names()]
+    if not having:
+        return []
+    spec = having[0][1].param(param)
+    if spec.kind not in (INT, FLOAT):
+        return []
+    current = sorted(float(s.validate(c.param_dict)[param]) for c, s in having)
+    value = current[len(current) // 2]
+    base = value or float(spec.default or 0) or 100.0  # 0 (no overlap): around the default
+    factors = WIDE_FACTORS if spec.kind is INT else FINE_FACTORS
+    low = -math.inf if spec.min is None else spec.min
+    high = math.inf if spec.max is None else spec.max
+    raw = [min(high, max(low, 0.0 if not value and f == factors[0] else base * f)) for f in factors]
+    out: list[Any] = []
+    for x in raw:
+        v = spec.coerce(x if x == value else _two_digits(x, spec.kind is INT))
+        if v not in out and _valid_everywhere(having, param, v):
+            out.append(v)
+    return sorted(out)
+
+
+def format_values(values: Sequence[Any]) -> str:
+    """``[250, 500, 1000]`` → ``"250,500,1000"`` (what the sweep's Values box takes)."""
+    return ",".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values)
+
+
+def _two_digits(x: float, integer: bool) -> float:
+    """``x`` rounded to two significant digits (375 → 380, 0.4375 → 0.44); whole for ints."""
+    if x == 0 or not math.isfinite(x):
+        return 0.0
+    digits = 1 - math.floor(math.log10(abs(x)))
+    rounded = round(x, digits)
+    return float(round(rounded)) if integer else rounded
+
+
+def _valid_everywhere(having: Sequence[tuple[StrategyConfig, Any]], param: str, value: Any) -> bool:
+    for config, strategy in having:
+        try:
+            strategy.validate({**config.param_dict, param: value})
+        except ExplorerError:
+            return False
+    return True

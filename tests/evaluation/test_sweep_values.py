@@ -1,0 +1,51 @@
+"""The values a sweep offers before the user types any (explorer.evaluation.sweep_values)."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.errors import ParamError
+from explorer.evaluation.sweep_values import format_values, suggested_values
+from explorer.strategies.config import StrategyConfig
+from explorer.strategies.params import FLOAT, INT
+from explorer.strategies.registry import get_strategy, strategy_names
+
+RECURSIVE = StrategyConfig.make("recursive", {"chunk_size": 1000, "chunk_overlap": 200})
+FIXED = StrategyConfig.make("fixed", {"chunk_size": 500})
+
+
+def test_sizes_from_a_quarter_to_double_the_median_and_valid_beside_each_overlap():
+    assert suggested_values([RECURSIVE, FIXED], "chunk_size") == [250, 500, 1000, 1500, 2000]
+    wide = StrategyConfig.make("recursive", {"chunk_size": 400, "chunk_overlap": 300})
+    assert suggested_values([wide], "chunk_size") == [400, 600, 800]  # 100 and 200 <= overlap 300
+    # overlaps stay below every configuration's chunk size (fixed: 500)
+    assert suggested_values([RECURSIVE, FIXED], "chunk_overlap") == [50, 100, 200, 300, 400]
+    assert suggested_values([FIXED], "chunk_overlap") == [0, 50, 100, 150, 200]  # none: around 200
+
+
+def test_real_valued_parameters_get_a_finer_look_within_their_checks():
+    percentile = StrategyConfig.make("semantic", {"breakpoint_mode": "percentile", "breakpoint_amount": 95})
+    assert suggested_values([percentile], "breakpoint_amount") == [86.0, 90.0, 95.0, 100.0]  # 104.5: > 100
+    std = StrategyConfig.make("semantic", {"breakpoint_mode": "standard_deviation", "breakpoint_amount": 3})
+    assert format_values(suggested_values([std], "breakpoint_amount")) == "2.7,2.8,3,3.2,3.3"
+
+
+def test_a_parameter_no_configuration_has_offers_nothing():
+    assert suggested_values([FIXED], "sentences_per_chunk") == []
+    assert suggested_values([RECURSIVE], "separators") == []  # not a number
+
+
+@pytest.mark.parametrize("name", strategy_names())
+def test_every_offered_value_is_valid_and_the_configurations_own_is_among_them(name):
+    strategy = get_strategy(name)
+    config = StrategyConfig.make(name, {})
+    own = strategy.validate(config.param_dict)
+    for param in (p for p in strategy.params if p.kind in (INT, FLOAT)):
+        values = suggested_values([config, config], param.name)
+        assert values == sorted(set(values)) and 1 <= len(values) <= 5, (param.name, values)
+        assert own[param.name] in values, (param.name, values)
+        for v in values:
+            try:
+                strategy.validate({**config.param_dict, param.name: v})
+            except ParamError as err:  # pragma: no cover - the failure message
+                pytest.fail(f"{name}.{param.name}={v}: {err}")
