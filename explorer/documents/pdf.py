@@ -5,8 +5,11 @@ scanned, broken fonts, too many pages, too slow), and pypdf reports some of them
 log, which is collected per load here instead of reaching the console.
 
 Each page's text is extracted as it is (normalised like any text: see
-:mod:`explorer.documents.decoding`); the loader strips the pages and joins them with one blank
-line, and ``Document.pages`` maps each page to its range of the final text.
+:mod:`explorer.documents.decoding`), except that Latin ligature glyphs (U+FB00–U+FB06: "ﬁ", "ﬂ",
+"ﬀ"...) are written as their letters: browsers and word processors draw "fi" as one glyph, and
+read as one character "ﬁchier" is not the word "fichier" to a reader, to BM25 or to MiniLM's
+tokenizer ("aﬀecte" was [UNK]). The loader strips the pages and joins them with one blank line,
+and ``Document.pages`` maps each page to its range of the final text.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import logging
 import re
 import threading
 import time
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -27,6 +31,8 @@ from explorer.errors import LoadError
 
 #: A PDF page whose text is mostly (cid:NN) codes / private-use glyphs has a broken font.
 GARBLED_SHARE = 0.30
+#: Latin ligatures (ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ) to their letters, as Unicode's compatibility mapping writes them.
+LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 0xFB07)}
 
 _CID = re.compile(r"\(cid:\d+\)")
 _PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]")
@@ -149,7 +155,7 @@ def _extract(
             failed.append(i + 1)
             first_error = first_error or err
             text = ""
-        text = normalise(text)  # a page of control characters is a page without text
+        text = normalise(text).translate(LIGATURES)  # a page of control characters: no text
         chars += len(text)
         if chars > limits.MAX_TEXT_CHARS:
             warnings.append(

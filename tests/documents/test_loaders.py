@@ -14,7 +14,7 @@ from explorer.documents.decoding import decode_text, normalise
 from explorer.documents.loaders import detect_kind, load_bytes, load_path
 from explorer.documents.samples import DEFAULT_SAMPLE, SAMPLES, load_sample, sample_bytes
 from explorer.errors import LoadError
-from tests.support.hostile_inputs import encrypt_pdf, make_pdf, numbered_pages
+from tests.support.hostile_inputs import encrypt_pdf, ligature_pdf, make_pdf, numbered_pages
 
 
 @pytest.fixture(scope="module")
@@ -207,6 +207,18 @@ def test_load_path_reads_like_bytes(tmp_path, five_pages):
     path = tmp_path / "r.pdf"
     path.write_bytes(five_pages)
     assert load_path(path) == load_bytes(five_pages, "r.pdf")
+
+
+def test_pdf_ligature_glyphs_are_read_as_their_letters():
+    """Browsers and word processors draw "fi", "ff", "fl" as one glyph (U+FB01...): read as one
+    character, "ﬁchier" was not the word "fichier" to BM25, to a reader, or to MiniLM ([UNK])."""
+    data = ligature_pdf(["Le \x01chier a\x02ecte l'in\x03uence du \x01ltre.", "Un autre \x01chier."])
+    doc = load_bytes(data, "ligatures.pdf")
+    assert doc.text == "Le fichier affecte l'influence du filtre.\nUn autre fichier."
+    assert [(p.start, p.end) for p in doc.pages] == [(0, len(doc.text))]
+    from explorer.retrieval.lexical import LexicalIndex
+
+    assert LexicalIndex([doc.text]).scores("fichier")[0] > 0
 
 
 # -- text decoding -------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("pypdfium2")
 
 from explorer.documents.cleanup import Cleanup
+from explorer.documents.loaders import load_bytes
 from explorer.documents.samples import load_sample, sample_bytes
 from explorer.lru import ByteLRU
 from explorer.render import pdf_page
@@ -71,6 +72,16 @@ def test_the_outline_is_where_the_text_is(handbook):
     # words hyphenated at a line end in the PDF are one word in the text: two lines outlined
     cut = doc.text.index("superin-")
     assert len(chunk_boxes(handbook, doc, 1, cut, cut + len("superin-\ntendent"))) == 2
+
+
+def test_a_word_drawn_with_a_ligature_glyph_is_outlined():
+    from tests.support.hostile_inputs import ligature_pdf
+
+    data = ligature_pdf(["Le \x01chier a\x02ecte l'in\x03uence du \x01ltre."])
+    doc = load_bytes(data, "ligatures.pdf")  # "fichier": two letters where the page has one glyph
+    start = doc.text.index("affecte")
+    boxes = chunk_boxes(data, doc, 1, start, start + len("affecte l'influence"))
+    assert len(boxes) == 1 and 0 < boxes[0].left < boxes[0].right < 1
 
 
 def test_nothing_is_outlined_where_the_text_is_not(handbook):

@@ -263,6 +263,44 @@ def broken_font_pdf(good_pages: int = 0, broken_pages: int = 2) -> bytes:
     return raw_pdf(objs)
 
 
+_LIGATURE_CMAP = b"""/CIDInit /ProcSet findresource begin
+12 dict begin
+begincmap
+/CMapName /Ligatures def
+/CMapType 2 def
+1 begincodespacerange
+<00> <FF>
+endcodespacerange
+3 beginbfchar
+<01> <FB01>
+<02> <FB00>
+<03> <FB02>
+endbfchar
+1 beginbfrange
+<20> <7E> <0020>
+endbfrange
+endcmap
+CMapName currentdict /CMap defineresource pop
+end
+end"""
+
+
+def ligature_pdf(lines: Sequence[str]) -> bytes:
+    """One page whose font draws "fi", "ff" and "fl" as ligature glyphs mapped to U+FB01, U+FB00
+    and U+FB02 (what browsers' and word processors' PDFs hold): write them in ``lines`` as
+    "\x01", "\x02" and "\x03"."""
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+        _stream(_text_ops(lines)),
+        _stream(_LIGATURE_CMAP),
+    ]
+    return raw_pdf(objs)
+
+
 def cid_text_pdf() -> bytes:
     """A PDF whose text layer literally holds "(cid:NN)" codes (what pdfminer-made OCR layers
     or converters leave when a font has no map)."""
