@@ -231,7 +231,8 @@ def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
             "--vary",
             required=True,
             metavar="P=RANGE",
-            help="parameter and values: chunk_size=100:800:100 (inclusive) or chunk_size=200,400",
+            help="parameter and values: chunk_size=100:800:100 (inclusive) or chunk_size=200,400; "
+            "the parameter alone (chunk_size) tries five values around the configuration's own",
         )
     p.add_argument(
         "--k", type=int, default=5, metavar="K", help="chunks retrieved per question (default 5)"

@@ -71,7 +71,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from explorer.evaluation.evaluate import parse_values, sweep
 
     (base,) = inputs.configs_from_args(args, many=False)
-    param, values = parse_values(args.vary, base.strategy)
+    param, values = _vary(args.vary, base) if "=" not in args.vary else parse_values(args.vary, base.strategy)
     if corpus.use_runner(args):
         rows, questions = corpus.sweep_rows(args, base, param, values)
     else:
@@ -85,6 +85,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     else:
         write(sweep_table(rows, base, len(questions), args.k))
     return 0
+
+
+def _vary(name: str, base: Any) -> tuple[str, list[Any]]:
+    """``--vary PARAM`` alone: five values around ``base``'s own (as the app's sweep offers)."""
+    from explorer.evaluation.sweep_values import suggested_values
+    from explorer.strategies import get_strategy
+
+    param = get_strategy(base.strategy).param(name.strip()).name  # ParamError naming it
+    values = suggested_values([base], param)
+    if not values:
+        raise ParamError(f"--vary {param}: not a number parameter; give its values: {param}=V1,V2,...")
+    return param, values
 
 
 _COLS = (

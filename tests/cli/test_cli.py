@@ -273,6 +273,15 @@ def test_sweep_table_and_json(capsysbinary, txt, tmp_path, fake_ctx):
     assert "error" in rows[0] and rows[1]["chunks"] > rows[2]["chunks"]
 
 
+def test_sweep_of_a_parameter_alone_tries_values_around_the_configurations_own(capsysbinary, txt, tmp_path, fake_ctx):
+    q = _questions(tmp_path)
+    args = _scoring("sweep", txt, q, "--set", "chunk_size=40", "--set", "chunk_overlap=10")
+    rc, out, _ = run_main(capsysbinary, *args, "--vary", "chunk_size", "--k", "1", "-q", "--format", "json")
+    assert rc == 0
+    assert [r["value"] for r in json.loads(out)] == [20, 40, 60, 80]  # 10: not above the overlap
+    assert all("error" not in r for r in json.loads(out))
+
+
 # -- errors: exit 2, one line, no traceback ------------------------------------------------------
 @pytest.mark.parametrize(
     ("argv", "needle"),
@@ -297,6 +306,11 @@ def test_sweep_table_and_json(capsysbinary, txt, tmp_path, fake_ctx):
         (
             ["sweep", "--corpus", "{txt}", "--questions", "{txt}", "--vary", "chunk_size=1:2"],
             "START:STOP:STEP",
+        ),
+        (["sweep", "--corpus", "{txt}", "--questions", "{txt}", "--vary", "nope"], "no parameter 'nope'"),
+        (
+            ["sweep", "--corpus", "{txt}", "--questions", "{txt}", "--vary", "separators"],
+            "--vary separators: not a number parameter",
         ),
         (["chunk"], "no documents: give file paths or --sample NAME"),
         (["frobnicate"], "invalid choice"),
