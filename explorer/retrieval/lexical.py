@@ -57,10 +57,15 @@ sommes êtes été ceci cela ça celui celle ceux celles dont lors quand comme
 """
 
 
+_JAMO = re.compile("[\u1100-\u11ff]")
+
+
 def fold(text: str) -> str:
-    """Case-folded, compatibility-decomposed text with combining marks (accents) removed."""
+    """Case-folded, compatibility-decomposed text with combining marks (accents) removed; Hangul
+    syllables, which decomposition split into letters (jamo), put back together."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", folded) if _JAMO.search(folded) else folded
 
 
 #: Stop words of both languages, folded (so "été" is stored as "ete").
@@ -84,8 +89,30 @@ def _stemmer(language: str) -> Any:
     return stemmers[language]
 
 
+#: Scripts written without spaces between words (Han, kana) or with particles glued to them
+#: (Hangul): their runs become overlapping character pairs.
+_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
 def _words(text: str) -> list[str]:
-    return _WORD.findall(fold(text))
+    """Folded ``\\w+`` words; a run of CJK characters becomes its overlapping character pairs
+    ("字节顺序" → "字节", "节顺", "顺序"), as Lucene's CJK analyser does: ``\\w+`` alone made
+    a whole clause one token, so a Chinese or Japanese question matched nothing."""
+    words = _WORD.findall(fold(text))
+    if not any(_CJK_RUN.search(w) for w in words):
+        return words
+    out: list[str] = []
+    for w in words:
+        at = 0
+        for m in _CJK_RUN.finditer(w):
+            if m.start() > at:
+                out.append(w[at : m.start()])
+            run = m.group()
+            out += [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+            at = m.end()
+        if at < len(w):
+            out.append(w[at:])
+    return out
 
 
 def language_of(word_lists: Iterable[list[str]]) -> str:

@@ -141,6 +141,32 @@ def test_accents_fold_both_ways():
     assert hit.chunk.text == "the electricite price" and hit.score > 0
 
 
+def test_cjk_runs_become_character_pairs():
+    """Chinese and Japanese have no spaces: ``\\w+`` made a whole clause one token, so a question
+    matched nothing. Hangul syllables survive accent folding (decomposed to jamo, put back)."""
+    assert tokenize("没有字节顺序标记。") == ["没有", "有字", "字节", "节顺", "顺序", "序标", "标记"]
+    assert tokenize("Python的用法") == ["python", "的用", "用法"]
+    assert tokenize("検索します") == ["検索", "索し", "しま", "ます"]
+    assert tokenize("我") == ["我"]  # a single character stays a token
+    assert fold("한국어") == "한국어" and tokenize("문장을 검색") == ["문장", "장을", "검색"]
+    assert tokenize("Électricité et gaz") == tokenize_many(["Électricité et gaz"])[0]  # Latin unchanged
+
+
+@pytest.mark.parametrize(
+    ("paras", "question", "want"),
+    [
+        (["天气预报说明天会下雨。", "输入 dd 将该行删除。", "保存文件并退出编辑器。"], "怎样删除一行？", 1),
+        (["ファイルを保存して終了します。", "語句を検索するには / を使います。", "天気がいい。"], "語句を検索する方法は？", 1),
+        (["날씨가 좋습니다.", "파일을 저장하고 종료합니다.", "문장을 검색합니다."], "문장 검색", 2),
+    ],
+    ids=["chinese", "japanese", "korean"],
+)
+def test_bm25_finds_the_chunk_a_cjk_question_asks_for(paras, question, want):
+    idx = build_index([_doc(paras)], PARA_CFG, _ctx(), retriever="bm25")
+    hits = idx.search(question, k=3, retriever="bm25")
+    assert hits[0].chunk.text == paras[want] and hits[0].score > 0 and hits[1].score < hits[0].score
+
+
 def test_stop_words_only_question_gives_zero_scores_in_document_order():
     idx = build_index([_doc(KEYWORD_PARAS)], PARA_CFG, _ctx(), retriever="bm25")
     hits = idx.search("What is the ... of it?", k=3, retriever="bm25")
