@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ORDER = ["sentences", "loaders", "chunking", "embed", "semantic", "app", "chroma_eval"]
+ORDER = ["sentences", "loaders", "encodings", "chunking", "embed", "semantic", "app", "chroma_eval"]
 
 
 def main(argv: list[str]) -> int:
