@@ -209,6 +209,14 @@ def job_bar(show_finished: bool = False) -> None:
         st.fragment(run_every=every)(_job_bar_body)(show_finished)
 
 
+def published(partial: Any) -> tuple:
+    """What a job has published so far, to tell when the page must show more: the keys of its
+    ``partial`` (the configurations answered, beside the keyword stand-ins). Their count alone
+    missed a change: a search starting from the page's stand-ins held two keys, and still two
+    once its first configuration answered (so its hits waited for the last one)."""
+    return tuple(partial) if isinstance(partial, dict) else ()
+
+
 def _poll_every(job: jobs.Job) -> float:
     """Seconds between two looks at the running ``job``: often while it is young and has little
     left to embed, then less."""
@@ -243,7 +251,7 @@ def _job_bar_body(show_finished: bool) -> None:
             _finished_bar(job, s)
         return
     session.bar_live = id(job)
-    done = len(job.partial) if isinstance(job.partial, dict) else 0
+    done = published(job.partial)
     if done != session.bar_partial:
         session.bar_partial = done
         if done and _in_fragment_rerun():

@@ -204,7 +204,7 @@ class Session:
     job: _Slot[Any] = _Slot("_job")
     unclaimed: _Slot[dict[str, Any]] = _Slot("_unclaimed", factory=dict)
     bar_live: _Slot[Any] = _Slot("_bar_live")
-    bar_partial: _Slot[int] = _Slot("_bar_partial", 0)
+    bar_partial: _Slot[tuple] = _Slot("_bar_partial", ())
     warmed: _Slot[Any] = _Slot("_warmed")
     # Explore
     chunk_sel: _Slot[int | None] = _Slot("chunk_sel")

@@ -205,6 +205,7 @@ def test_results_stream_in_as_each_configuration_is_ready(monkeypatch):
     import threading
 
     from explorer.retrieval import search as retrieval
+    from pages.ui.background import published
     from pages.ui.search import STAND_IN_NOTE, split_found
 
     rnd = random.Random(time.time_ns())  # a first configuration no other test embedded
@@ -246,10 +247,12 @@ def test_results_stream_in_as_each_configuration_is_ready(monkeypatch):
     assert job is not None and '"sentence"' in second
     # the page's try made the keyword hits; the job starts from them: one keyword pass in all
     assert len(job.partial["keyword"]) == 2 and len(passes) == 1
+    seeded = published(job.partial)  # what the status bar has seen
     hits, notes = shown()
     assert len(hits) == 2 * 5 and notes == 2 and all("· BM25 **" in h for h in hits)
     gates["fixed"].set()
     wait_for(lambda p: len(split_found(p)[0]) == 1)  # the first configuration's own hits
+    assert published(job.partial) != seeded  # so the bar reruns the page to show them
     assert not job.finished
     hits, notes = shown()
     assert len(hits) == 2 * 5 and notes == 1
