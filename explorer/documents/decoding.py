@@ -20,6 +20,7 @@ import codecs
 import re
 
 from explorer.errors import LoadError
+from explorer.text.measures import CJK_RANGES
 
 #: Share of control characters (after decoding) above which a "text" file is called binary.
 BINARY_CONTROL_SHARE = 0.10
@@ -179,7 +180,7 @@ _WESTERN = frozenset(
     "\u00a0’‘“”«»„‚‹›€£–—…°•·§©®™×¡¿²ªº"
 )
 _LETTERS = re.compile(r"[^\W\d_]")
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK = re.compile(f"[{CJK_RANGES}]")
 
 
 def _reads_western(data: bytes, codec: str) -> bool:

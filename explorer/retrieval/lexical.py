@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer.text.measures import CJK_RANGES
+
 #: BM25 term-frequency saturation and length normalisation (Lucene's and bm25s' defaults).
 BM25_K1 = 1.5
 BM25_B = 0.75
@@ -58,13 +60,20 @@ sommes êtes été ceci cela ça celui celle ceux celles dont lors quand comme
 
 
 _JAMO = re.compile("[\u1100-\u11ff]")
+#: A CJK character (Hangul letters included): text that needs more than Latin-script folding.
+_EAST_ASIAN = re.compile(f"[{CJK_RANGES}]")
+
+
+def _unmarked(text: str) -> str:
+    """Case-folded, compatibility-decomposed text with combining marks (accents) removed."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def fold(text: str) -> str:
-    """Case-folded, compatibility-decomposed text with combining marks (accents) removed; Hangul
-    syllables, which decomposition split into letters (jamo), put back together."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    """:func:`_unmarked` text, with Hangul syllables, which decomposition split into letters
+    (jamo), put back together."""
+    folded = _unmarked(text)
     return unicodedata.normalize("NFC", folded) if _JAMO.search(folded) else folded
 
 
@@ -91,16 +100,17 @@ def _stemmer(language: str) -> Any:
 
 #: Scripts written without spaces between words (Han, kana) or with particles glued to them
 #: (Hangul): their runs become overlapping character pairs.
-_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+_CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
 
 
 def _words(text: str) -> list[str]:
     """Folded ``\\w+`` words; a run of CJK characters becomes its overlapping character pairs
     ("字节顺序" → "字节", "节顺", "顺序"), as Lucene's CJK analyser does: ``\\w+`` alone made
     a whole clause one token, so a Chinese or Japanese question matched nothing."""
+    folded = _unmarked(text)
+    if not _EAST_ASIAN.search(folded):  # one look at the text (the BM25 hot path): Latin text
+        return _WORD.findall(folded)
     words = _WORD.findall(fold(text))
-    if not any(_CJK_RUN.search(w) for w in words):
-        return words
     out: list[str] = []
     for w in words:
         at = 0

@@ -38,6 +38,8 @@ _SCRIPT_RANGES = {
 }
 _SCRIPT_RE = {name: re.compile(f"[{ranges}]") for name, ranges in _SCRIPT_RANGES.items()}
 _CJK_PARTS = ("Han", "Kana", "Hangul")
+#: The characters of CJK text (Han, kana, Hangul), for a regular expression's ``[...]``.
+CJK_RANGES = "".join(_SCRIPT_RANGES[part] for part in _CJK_PARTS)
 
 _STOPWORDS_RAW = {
     "en": "the of and to in is that it for was on are with as be this by at from or have an not which "

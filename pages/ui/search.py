@@ -151,12 +151,11 @@ class Search:
 
         def work(job: Any) -> dict:
             out: dict = {}
-            seeded = isinstance(job.partial, dict) and job.partial.get(KEYWORD_WHOLE)
-            keyword = (
-                job.partial[KEYWORD]
-                if seeded
-                else _keyword_hits(job, docs, configs, questions, options, make, k) if keyword_first else {}
-            )
+            keyword: dict = {}
+            if isinstance(job.partial, dict) and job.partial.get(KEYWORD_WHOLE):
+                keyword = job.partial[KEYWORD]  # made by the page's try
+            elif keyword_first:
+                keyword = _keyword_hits(job, docs, configs, questions, options, make, k)
 
             def answer(config: StrategyConfig, idx: Any) -> None:  # each configuration's hits when ready
                 if isinstance(idx, str):
