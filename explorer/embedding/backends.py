@@ -73,7 +73,9 @@ class OnnxEmbedder(_Registered):
     backend = "onnx"
 
     def __init__(self, spec: ModelSpec, cache: EmbeddingCache | None = None) -> None:
-        super().__init__(spec, "onnx-int8", cache)
+        from explorer.embedding.onnx_backend import graph_id
+
+        super().__init__(spec, graph_id(), cache)
         #: The build's check against float32 (cosines, fusions, size), once :meth:`prepare` ran.
         self.check: dict[str, Any] = {}
         self._graph: Any = None

@@ -14,6 +14,7 @@ from explorer.embedding.bf16 import native_bf16
 from explorer.embedding.cache import EmbeddingCache
 from explorer.embedding.embedder import get_embedder
 from explorer.embedding.fake import FakeEmbedder
+from explorer.embedding.onnx_backend import graph_id
 from explorer.embedding.torch_embedder import SentenceTransformerEmbedder
 from explorer.errors import ModelError
 
@@ -134,7 +135,7 @@ def test_default_embedder_metadata_without_torch():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     first, second = out.stdout.strip().splitlines()
-    backend = "bf16" if native_bf16() else "onnx-int8"
+    backend = "bf16" if native_bf16() else graph_id()
     assert first == f"multilingual-e5-small+{backend} 384 512 5"  # <s> ▁hell o ▁world </s>
     assert second == "False False"
 
