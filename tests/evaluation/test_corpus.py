@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bench.make_corpus import make_corpus
@@ -339,3 +340,31 @@ def test_streaming_with_the_real_model_scores_as_evaluate(tmp_path):
     )
     got, _, _ = _streamed(few, "dense", configs=config, embedder=emb.sharing_model(EmbeddingCache.memory()))
     assert _plain(got) == _plain(expected)
+
+
+def test_streaming_stems_each_document_in_its_language_as_evaluate_does(tmp_path):
+    """German and Spanish documents streamed: their stemmers travel with their words (also
+    through the chunk cache a resumed run reads), and BM25 scores what evaluate scores."""
+    from explorer.evaluation.corpus.store import ChunkCache
+    from explorer.evaluation.corpus.work import DocWork, Part
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    lines = []
+    for lang in ("de", "es"):
+        name = f"vim-tutor-{lang}.txt"
+        (folder / name).write_bytes((ROOT / "bench/data/european" / name).read_bytes())
+        for line in (ROOT / f"bench/data/european/questions-{lang}.jsonl").read_text().splitlines():
+            lines.append(json.dumps({**json.loads(line), "document": name}, ensure_ascii=False))
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("\n".join(lines) + "\n")
+    configs = (StrategyConfig.make("recursive", {"chunk_size": 500, "chunk_overlap": 0}),)
+    expected, _ = _in_memory((folder, questions), "bm25", configs=configs)
+    got, _, _ = _streamed((folder, questions), "bm25", configs=configs)
+    assert _plain(got) == _plain(expected)
+    assert expected[0].scores.hit_rate.mean >= 0.7  # 0.65 when both were stemmed as English (measured)
+
+    cache = ChunkCache(tmp_path / "cache", "k")
+    part = Part(np.array([0]), np.array([5]), np.array([2]), words=[["zeil"]], language="german")
+    cache.save(DocWork(0, "d", "id", "ab" * 20, 5, [part]))
+    assert cache.load("ab" * 20, 1)[0].language == "german"

@@ -496,3 +496,39 @@ def test_real_model_hybrid_on_the_bundled_samples():
     assert "dividende" in hits[0].chunk.text and 0.5 <= hits[0].score <= 1
     rrf = idx.search("Quel dividende le conseil propose-t-il ?", k=3, retriever="rrf")
     assert "dividende" in rrf[0].chunk.text and 1 / 70 < rrf[0].score <= 2 / 61
+
+
+# -- other languages: each document stemmed in its own, questions in the index's ------------
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Die Datei wird mit dem Kommando gespeichert, und der Cursor ist nicht am Ende.", "german"),
+        ("El cursor se mueve con las teclas y los cambios no se guardan en el fichero.", "spanish"),
+        ("Il cursore si sposta con i tasti e le modifiche della riga non sono salvate.", "italian"),
+        ("O cursor é movido com as teclas e as alterações não são salvas no arquivo.", "portuguese"),
+        ("De cursor wordt met de toetsen bewogen en het bestand is niet opgeslagen.", "dutch"),
+        ("Le curseur se déplace avec les touches et les modifications sont perdues.", "french"),
+        ("The cursor is moved with the keys and the changes are not saved.", "english"),
+    ],
+)
+def test_each_text_gets_the_stemmer_of_its_language(text, language):
+    assert language_of([tokenize(text, stop_words=())]) == language
+
+
+def test_a_question_is_stemmed_in_every_language_of_the_index():
+    texts = [
+        "Um eine ganze Zeile zu löschen, tippe dd.",
+        "Die Eingabe von / sucht vorwärts nach dem Ausdruck.",
+        "Um Vim zu verlassen, tippe :q! und die Änderungen sind verworfen.",
+    ]
+    index = LexicalIndex(texts, groups=["de"] * 3)
+    assert index.languages == {"german"}
+    # "Zeilen" meets "Zeile" only through the German stemmer (French and English keep "zeilen")
+    assert "zeil" not in query_tokens("Zeilen") and "zeil" in query_tokens("Zeilen", {"german"})
+    scores = index.scores("Wie lösche ich Zeilen?")
+    assert scores.argmax() == 0 and scores[0] > 0
+    # an index without German documents never stems a question as German (extra stems of
+    # English words matched other English words on Chroma's set)
+    english = LexicalIndex(["The filters are backwashed."], groups=["en"])
+    assert english.languages == {"english"}
+    assert query_tokens("Zeilen gelöscht", english.languages) == query_tokens("Zeilen gelöscht")

@@ -48,6 +48,7 @@ class CorpusIndex:
         self._vocab: dict[str, int] = {}
         self._word_ids: list[np.ndarray] = []
         self._word_lens: list[np.ndarray] = []
+        self._languages: set[str] = set()
         self.size = 0
 
     def add(self, slot: int, part: Part, embed_seconds: float = 0.0) -> None:
@@ -75,6 +76,8 @@ class CorpusIndex:
                 np.array([vocab.setdefault(w, len(vocab)) for ws in words for w in ws], np.int32)
             )
             self._word_lens.append(np.array([len(ws) for ws in words], np.int32))
+            if part.language:
+                self._languages.add(part.language)
         self.size += n
 
     def freeze(self, doc_ids: Sequence[str], names: Sequence[str]) -> FrozenIndex:
@@ -99,7 +102,7 @@ class CorpusIndex:
             for n in lens:
                 corpus.append([words[i] for i in ids[at : at + n]])
                 at += n
-        frozen = FrozenIndex(self.config, chunks, tokens, self._faiss, corpus, llm)
+        frozen = FrozenIndex(self.config, chunks, tokens, self._faiss, corpus, llm, frozenset(self._languages))
         frozen.embed_seconds = self.embed_seconds if frozen.has_vectors else None
         self._reset()
         return frozen
@@ -108,8 +111,9 @@ class CorpusIndex:
 class _WordsIndex(LexicalIndex):
     """:class:`LexicalIndex` over words already tokenised (the same BM25, the same scores)."""
 
-    def __init__(self, corpus: list[list[str]]) -> None:
+    def __init__(self, corpus: list[list[str]], languages: frozenset[str] = frozenset()) -> None:
         self.size = len(corpus)
+        self.languages = languages
         self._bm25 = None
         if any(corpus):
             import bm25s
@@ -130,8 +134,10 @@ class FrozenIndex:
         faiss_index: Any,
         corpus: list[list[str]] | None,
         llm: np.ndarray | None = None,
+        languages: frozenset[str] = frozenset(),
     ) -> None:
         self.config = config
+        self.languages = languages  # the documents' stemmers: a query is stemmed in each
         self.chunks = chunks
         self.tokens = tokens
         self.llm = llm
@@ -160,7 +166,7 @@ class FrozenIndex:
     @cached_property
     def lexical(self) -> LexicalIndex:
         corpus, self._corpus = self._corpus or [], None
-        return _WordsIndex(corpus)
+        return _WordsIndex(corpus, self.languages)
 
     def ensure_vectors(self, progress: Any = None) -> None:
         """Vectors came with the documents."""

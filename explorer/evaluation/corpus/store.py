@@ -152,6 +152,7 @@ class ChunkCache:
                 arrays[f"w{j}"] = np.array(list(vocab), dtype=str) if vocab else np.zeros(0, "U1")
                 arrays[f"i{j}"] = np.array(ids, np.int32)
                 arrays[f"l{j}"] = np.array([len(ws) for ws in p.words], np.int32)
+                arrays[f"g{j}"] = np.array(p.language)
         path = self.path(work.sha)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
         try:
@@ -177,6 +178,7 @@ class ChunkCache:
                         part.words = [
                             [words[i] for i in ids[e - n : e]] for n, e in zip(lens, ends, strict=True)
                         ]
+                        part.language = str(z[f"g{j}"]) if f"g{j}" in z else ""
                     parts.append(part)
                 return parts
         except (OSError, KeyError, ValueError) as err:

@@ -21,7 +21,7 @@ from explorer.documents.document import Document
 from explorer.errors import ParamError
 from explorer.evaluation.corpus.plan import QuestionPlan
 from explorer.evaluation.corpus.sources import Source
-from explorer.retrieval.lexical import tokenize_many
+from explorer.retrieval.lexical import tokenize_with_language
 from explorer.retrieval.ranking import DEFAULT_RETRIEVER
 from explorer.retrieval.vectors import EmbedOptions, embed_texts, embedded_text, preview_vectors
 from explorer.strategies import get_strategy
@@ -123,6 +123,8 @@ class Part:
     llm: np.ndarray | None = None
     vectors: np.ndarray | None = None
     words: list[list[str]] | None = None
+    #: the language whose stemmer ``words`` got (:func:`~explorer.retrieval.lexical.language_of`)
+    language: str = ""
     texts: list[str] | None = None
     chunks: list[Chunk] | None = None
 
@@ -172,7 +174,7 @@ def process_document(source: Source, spec: WorkSpec, ctx: Context) -> DocWork:
         if llm is not None:
             part.llm = np.array(llm.count_batch([c.text for c in chunks]) if chunks else [], np.int64)
         if spec.lexical:
-            part.words = tokenize_many(texts)  # one stemmer per document, for its language
+            part.words, part.language = tokenize_with_language(texts)  # one stemmer per document
         if spec.embeds:
             if spec.mode == "preview":
                 part.chunks = chunks
