@@ -23,12 +23,14 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from explorer.text.measures import CJK_RANGES
+from explorer.text.measures import STOPWORDS as STOPWORDS_BY_LANGUAGE
 
 #: BM25 term-frequency saturation and length normalisation (Lucene's and bm25s' defaults).
 BM25_K1 = 1.5
@@ -59,46 +61,19 @@ tu un une vos votre vous y a ai as avons avez ont avait avaient sera seront sera
 sommes êtes été ceci cela ça celui celle ceux celles dont lors quand comme
 """
 
-# Function words of the other languages with a Snowball stemmer here: they only pick a
-# document's stemmer (they are not removed from its words, unlike the two lists above).
-_GERMAN = """
-der die das den dem des ein eine einer eines einem einen und oder nicht ist sind war waren wird
-werden wurde mit von zu zum zur auf für aus bei nach über unter durch gegen ohne auch noch nur
-schon sich ich du er sie wir ihr sein ihre ihren kann können muss müssen soll wenn dass als wie
-wo wer diese dieser dieses jede jeder kein keine wieder
-"""
-_SPANISH = """
-el la los las un una unos unas y o pero que de del al en con por para sin sobre entre es son
-era fue ser estar está están hay se lo le les me te nos su sus mi mis tu este esta estos estas
-ese esa como cuando donde muy más también ya no si porque cual qué
-"""
-_ITALIAN = """
-il lo la i gli le un uno una e ed o ma che di del della dei degli delle al alla ai agli in nel
-nella con per su sul sulla tra fra è sono era essere ha hanno non si ci mi ti questo questa
-quello quella come quando dove anche più molto perché
-"""
-_PORTUGUESE = """
-o a os as um uma uns umas e ou mas que de do da dos das em no na nos nas com por para sem sobre
-é são era ser estar está não se lhe me te seu sua seus suas este esta isso como quando onde
-muito mais também já porque
-"""
-_DUTCH = """
-de het een en of maar dat die dit deze van in op aan met voor door naar bij uit over onder is
-zijn was waren wordt worden werd niet geen ook nog al er hij zij ze wij we jij je ik u hun mijn
-haar als dan wanneer waar wat wie hoe omdat
-"""
-_FUNCTION_WORDS = {
-    "english": _ENGLISH,
-    "french": _FRENCH,
-    "german": _GERMAN,
-    "spanish": _SPANISH,
-    "italian": _ITALIAN,
-    "portuguese": _PORTUGUESE,
-    "dutch": _DUTCH,
+#: Languages whose Snowball stemmer a document can get, by their code in
+#: :data:`explorer.text.measures.STOPWORDS` (the function words that pick one); English and
+#: French first (a tie goes to the first), and a question is always stemmed as both of them.
+STEMMERS = {
+    "en": "english",
+    "fr": "french",
+    "de": "german",
+    "es": "spanish",
+    "it": "italian",
+    "pt": "portuguese",
+    "nl": "dutch",
 }
-#: Languages whose Snowball stemmer a document can get; English and French first (a tie goes
-#: to the first), and a question is always stemmed as both of them.
-LANGUAGES = tuple(_FUNCTION_WORDS)
+LANGUAGES = tuple(STEMMERS.values())
 ALWAYS_STEMMED = ("french", "english")
 
 _JAMO = re.compile("[\u1100-\u11ff]")
@@ -125,14 +100,18 @@ STOP_WORDS: frozenset[str] = frozenset(
 )
 
 
-def _exclusive() -> dict[str, frozenset[str]]:
-    """Each language's function words that no other listed language has, folded."""
-    words = {lang: frozenset(fold(w) for w in text.split()) for lang, text in _FUNCTION_WORDS.items()}
-    return {lang: own - frozenset().union(*(o for k, o in words.items() if k != lang)) for lang, own in words.items()}
 
 
-#: Exclusive function words of each language, folded: they decide which stemmer a text gets.
-_ONLY = _exclusive()
+def _own_words() -> dict[str, frozenset[str]]:
+    """Each language's own function words, folded; a word two languages share once folded (the
+    Italian "è" and the Portuguese "é" both become "e") belongs to neither."""
+    folded = {STEMMERS[code]: frozenset(map(fold, words)) for code, words in STOPWORDS_BY_LANGUAGE.items()}
+    seen = Counter(w for words in folded.values() for w in words)
+    return {lang: frozenset(w for w in words if seen[w] == 1) for lang, words in folded.items()}
+
+
+#: Each language's own function words, folded: they decide which stemmer a text gets.
+_ONLY = _own_words()
 _local = threading.local()  # a PyStemmer stemmer is not thread-safe: one set per thread
 
 

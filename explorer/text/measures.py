@@ -6,8 +6,8 @@ here, below both.
 - *Script*: letters are counted by Unicode block (Latin, CJK = Han + kana + Hangul, Arabic,
   Cyrillic, Greek, Hebrew, Devanagari, Thai); the dominant script is the one with most letters.
 - *Language* (a guess, shown as such): for Latin text, the share of words that are common
-  function words of English, French, German or Spanish (words shared by two of the lists do
-  not count); the best list wins if it covers at least 8% of the words and clearly beats the
+  function words of English, French, German, Spanish, Italian, Portuguese or Dutch (words
+  shared by two of the lists do not count; BM25 picks each document's stemmer with them too); the best list wins if it covers at least 8% of the words and clearly beats the
   runner-up, else ``other``. For CJK text: ``ja`` if kana are present, ``ko`` for Hangul, else
   ``zh``. Other scripts: ``other``.
 - Large texts are measured on a sample of evenly spaced windows (``SAMPLE_CHARS`` in all).
@@ -50,6 +50,12 @@ _STOPWORDS_RAW = {
     "wird bei oder aus wie nach werden sind hat wurde noch kann",
     "es": "el la los las de que y en del se por un una para con su al es lo como más pero sus ya este "
     "esta porque también fue son entre cuando muy sin sobre",
+    "it": "il lo la i gli le di del della dei delle che e è in un una per con non sono si anche come "
+    "più questo questa nel nella alla al ma ha hanno essere perché molto quando dove",
+    "pt": "o a os as de do da dos das que e em um uma para com não se por é são mais como mas seu sua "
+    "no na nos nas ao este esta isso quando também muito onde",
+    "nl": "de het een en van in is dat op te zijn met voor niet aan er ook als bij maar om door naar "
+    "dan wordt worden deze die dit hij zij wij werd geen nog wat",
 }
 _ALL = Counter(w for words in _STOPWORDS_RAW.values() for w in set(words.split()))
 #: Function words that belong to one list only (``de``, ``la``, ``en``... are ambiguous).
@@ -86,7 +92,8 @@ def dominant_script(text: str) -> tuple[str, float]:
 
 
 def guess_language(text: str, script: str | None = None) -> str:
-    """``en``/``fr``/``de``/``es``/``zh``/``ja``/``ko`` or ``other`` (see the module docstring)."""
+    """``en``/``fr``/``de``/``es``/``it``/``pt``/``nl``/``zh``/``ja``/``ko`` or ``other`` (see the
+    module docstring)."""
     text = sample(text)
     if script is None:
         script = dominant_script(text)[0]
