@@ -153,14 +153,26 @@ def _words(text: str) -> list[str]:
     return out
 
 
+#: Share of a text's words its language's own function words must reach to pick that language's
+#: stemmer. Measured: 8.6-18.6 % in the French, German, Spanish and English sets of bench/, at
+#: most 3.2 % for a language the text is not in; a Russian text's stray Latin letters ("o", "a",
+#: "com") made 0.6 % Portuguese, and that chose the Portuguese stemmer before this floor.
+LANGUAGE_MIN_SHARE = 0.02
+
+
 def language_of(word_lists: Iterable[list[str]]) -> str:
     """The language of :data:`LANGUAGES` whose exclusive function words the folded words hold
-    most; English when none (a tie goes to the language listed first)."""
+    most (a tie goes to the language listed first); English when that language's words are under
+    :data:`LANGUAGE_MIN_SHARE` of all the words (a text in none of them: English stemming leaves
+    other scripts as they are)."""
     counts = dict.fromkeys(LANGUAGES, 0)
+    total = 0
     for words in word_lists:
+        total += len(words)
         for lang, only in _ONLY.items():
             counts[lang] += sum(map(only.__contains__, words))
-    return max(LANGUAGES, key=lambda lang: (counts[lang], -LANGUAGES.index(lang)))
+    best = max(LANGUAGES, key=lambda lang: (counts[lang], -LANGUAGES.index(lang)))
+    return best if counts[best] >= LANGUAGE_MIN_SHARE * total else STEMMERS["en"]
 
 
 def tokenize_many(texts: Sequence[str]) -> list[list[str]]:

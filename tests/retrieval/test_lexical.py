@@ -23,6 +23,7 @@ from explorer.evaluation.questions import Question
 from explorer.retrieval.lexical import (
     BM25_B,
     BM25_K1,
+    LANGUAGE_MIN_SHARE,
     STOP_WORDS,
     LexicalIndex,
     fold,
@@ -513,6 +514,24 @@ def test_real_model_hybrid_on_the_bundled_samples():
 )
 def test_each_text_gets_the_stemmer_of_its_language(text, language):
     assert language_of([tokenize(text, stop_words=())]) == language
+
+
+def test_a_text_in_none_of_the_languages_is_not_stemmed_as_one_of_them():
+    """A Russian text naming the Latin key "o" once holds one Portuguese function word and no
+    other: too few (under LANGUAGE_MIN_SHARE of its words) to stem it as Portuguese."""
+    russian = (
+        "Чтобы открыть новую строку под курсором и перейти в режим вставки, нажмите клавишу o. "
+        "Затем наберите текст и нажмите клавишу выхода, чтобы вернуться в обычный режим. "
+        "Переместите курсор на строку ниже, отмеченную стрелкой, и повторите это упражнение "
+        "несколько раз, пока команда не станет привычной. Обратите внимание, что после выхода "
+        "из режима вставки курсор остаётся на последнем набранном символе, а сама строка "
+        "сохраняется в буфере до тех пор, пока вы не запишете файл на диск командой записи. "
+        "Если вы ошиблись, отмените последнее изменение и попробуйте ещё раз с самого начала."
+    )
+    words = tokenize(russian, stop_words=())
+    assert "o" in words and len(words) > 1 / LANGUAGE_MIN_SHARE
+    assert language_of([words]) == "english"
+    assert language_of([["o", "cursor", "com", "as", "teclas"]]) == "portuguese"
 
 
 def test_a_question_is_stemmed_in_every_language_of_the_index():

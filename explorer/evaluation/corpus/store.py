@@ -25,8 +25,10 @@ import numpy as np
 from explorer.errors import LoadError, ParamError
 from explorer.evaluation.corpus.work import DocWork, Part, WorkSpec
 
-#: Bumped when what a line or a cache file holds changes (older files are then refused).
-FORMAT = 1
+#: Bumped when what a line or a cache file holds changes (older files are then refused). 2: BM25
+#: words are stemmed in each document's language (9b66aba) and only past a floor of its own
+#: function words (``LANGUAGE_MIN_SHARE``); format-1 files hold words stemmed otherwise.
+FORMAT = 2
 
 
 def run_key(spec: WorkSpec, model: str, questions_sha: str) -> str:
@@ -88,7 +90,7 @@ class ResultsFile:
             if i == 0 and (rec.get("kind") != "run" or rec.get("key") != self.key):
                 raise ParamError(
                     f"--out {str(self.path)!r} holds a run with other settings (configurations, options, "
-                    "model, retriever, clean-up or questions): give another --out to start a new run"
+                    "model, retriever, clean-up or questions) or by an older version: give another --out to start a new run"
                 )
             if rec.get("kind") == "document":
                 self.finished[rec["source"]] = rec
