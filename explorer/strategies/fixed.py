@@ -45,9 +45,12 @@ class FixedStrategy(Strategy[FixedParams]):
         kept: list[tuple[int, int]] = []
         for a, b in bounds:
             s, e = trim(text, a, b)
-            if e <= s or (kept and (e <= kept[-1][1] or s <= kept[-1][0])):
+            if e <= s or (kept and e <= kept[-1][1]):
                 continue  # whitespace-only window, or nothing new beyond the previous chunk
-            kept.append((s, e))
+            if kept and s == kept[-1][0]:  # trimmed to the previous chunk's start, reaching further:
+                kept[-1] = (s, e)  # it replaces that chunk (skipping it lost the text past its end)
+            else:
+                kept.append((s, e))
         lengths = length.slices(text, kept)
         unbreakable = f"{UNBREAKABLE}: one {p.length} unit is longer than chunk_size"
         spans = [

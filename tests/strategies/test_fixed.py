@@ -22,6 +22,16 @@ def test_no_redundant_tail():
     assert [(c.start, c.end) for c in cs] == [(0, 6), (4, 10)]
 
 
+def test_a_window_trimmed_to_the_previous_start_replaces_it_and_loses_nothing():
+    """Size 3, overlap 1 on "on\n\nThe": the window "\n\nT" trims to "T" and the next, "The",
+    trims to the same start; it was skipped as a repeat, and "he" was in no chunk."""
+    d = doc("# Pump station\n\nThe pump")
+    cs = chunk_document(d, "fixed", {"chunk_size": 3, "chunk_overlap": 1})
+    assert not invariant_errors(d, cs, 3)
+    assert (16, 19) in [(c.start, c.end) for c in cs] and (16, 17) not in [(c.start, c.end) for c in cs]
+    assert len({c.start for c in cs}) == len(cs)  # one chunk per start (hits are keyed by it)
+
+
 def test_overlap_must_be_smaller():
     with pytest.raises(ParamError, match="chunk_overlap=5 must be smaller than chunk_size=5"):
         chunk_document(doc("abc"), "fixed", {"chunk_size": 5, "chunk_overlap": 5})
