@@ -118,7 +118,8 @@ if query:
         ):
             with col:
                 res = found.get(config) or stand_ins[config]
-                search.hits_column(cfg["id"], config, res, ref, docs, finder.retriever, config not in found)
+                stand_in = config not in found
+                search.hits_column(cfg["id"], config, res, ref, docs, finder.retriever, stand_in, query["question"])
 
 # -- kept questions --------------------------------------------------------------------------
 st.divider()

@@ -120,6 +120,7 @@ CSS = """<style>
 .ce-facts{display:flex;gap:0.6rem 2.4rem;flex-wrap:wrap;margin:0.15rem 0 0.35rem 0}
 .ce-fact-l{font-size:0.78rem;opacity:.7;line-height:1.3}
 .ce-fact-v{font-size:1.12rem;font-weight:600;line-height:1.4}
+.ce-term{font-weight:700;text-decoration:underline 2px #0072B2;text-underline-offset:2px}
 .ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;
   max-height:var(--ce-h,260px);overflow-y:auto}
 """ + UNREAD_CSS + "</style>"
@@ -310,31 +311,6 @@ class _ChunkView:
                 reason = html.escape(f"End of chunk {self.chunks[p].index}: {self.chunks[p].reason}")
                 out.append(f'<span class="ce-end" title="{reason}"></span>')
         return out
-
-
-def render_snippet(
-    text: str,
-    start: int,
-    end: int,
-    marks: Sequence[tuple[int, int]] = (),
-    max_chars: int = 4_000,
-    height: int = 260,
-    with_css: bool = False,
-) -> str:
-    """Escaped HTML of ``text[start:end]`` (capped) with ``marks`` highlighted, e.g. the part of
-    a retrieved chunk that is in the expected answer."""
-    hi = min(end, start + max_chars)
-    out: list[str] = [CSS] if with_css else []
-    out.append(f'<div class="ce-snip" style="--ce-h:{int(height)}px">')
-    for seg in segments([], start, hi, marks):
-        piece = html.escape(text[seg.start : seg.end])
-        out.append(
-            f'<span class="ce-ans" title="In the expected answer">{piece}</span>' if seg.marked else piece
-        )
-    if hi < end:
-        out.append(f'<span class="ce-more"> … (+{end - hi:,} characters)</span>')
-    out.append("</div>")
-    return "".join(out)
 
 
 @dataclass

@@ -178,6 +178,11 @@ class StrategyIndex:
             self.ensure_vectors()
             return self._index
 
+    def stemmed_languages(self) -> frozenset[str]:
+        """The languages BM25 stems these documents in, once its index is built (before that,
+        none: a query is then stemmed as French and English only)."""
+        return self._lexical.languages if self._lexical is not None else frozenset()
+
     @property
     def lexical(self) -> LexicalIndex:
         """BM25 over :attr:`texts` (what is embedded, so enrichment options apply to both)."""

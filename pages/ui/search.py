@@ -14,8 +14,10 @@ import streamlit as st
 
 from explorer.documents.document import Document
 from explorer.errors import Cancelled, ExplorerError
-from explorer.render.html import render_chunks, render_snippet
+from explorer.render.html import render_chunks
 from explorer.render.layout import MAX_RENDER_CHARS
+from explorer.render.snippet import render_snippet
+from explorer.retrieval.lexical import matched_spans
 from explorer.strategies.config import StrategyConfig
 from pages.ui.compute import index_all, index_key
 from pages.ui.configs import config_labels, labels_for
@@ -271,6 +273,8 @@ def cost_table(
         st.caption(COST_HELP)
 
 
+#: Characters of a hit shown on its card (a scrolling box; Show in Explore has the rest).
+HIT_CHARS = 1200
 #: What a hit's score is, by retriever.
 SCORE_NAMES = {"dense": "cosine", "bm25": "BM25", "hybrid": "fused score", "rrf": "RRF score"}
 #: Decimals a hit's score is shown with (an RRF score is about 0.016 to 0.033).
@@ -289,9 +293,11 @@ def hits_column(
     docs: Sequence[Document],
     retriever: str,
     stand_in: bool = False,
+    question: str = "",
 ) -> None:
     """One configuration's top k (or its error), scored against ``ref`` when there is one;
-    ``stand_in``: keyword hits shown until ``retriever`` answers, and said to be."""
+    ``stand_in``: keyword hits shown until ``retriever`` answers, and said to be; the words of
+    ``question`` that keyword search matches are underlined in each hit."""
     st.markdown(f"**{md(config_labels().get(cfg_id) or labels_for([config])[config])}**")
     if isinstance(res, str):
         st.error(md(res), icon=":material/error:")
@@ -304,7 +310,8 @@ def hits_column(
         sc = scores_of(ref, hits)
         first = f"rank {round(1 / sc.rr)}" if sc.rr else "not retrieved"
         st.caption(f"Recall **{sc.recall:.0%}** · IoU **{sc.iou:.1%}** · first hit: **{first}**")
-    st.caption(f"{len(idx):,} chunks indexed")
+    st.caption(f"{len(idx):,} chunks indexed" + (" · the question's words **underlined**" if question else ""))
+    languages = idx.stemmed_languages()
     by_id = {d.id: d for d in docs}
     for h in hits:
         ch = h.chunk
@@ -320,7 +327,8 @@ def hits_column(
                 if e > s:
                     marks.append((s, e))
             text = by_id[ch.doc_id].text
-            st.html(render_snippet(text, ch.start, ch.end, marks=marks, max_chars=1200, height=180))
+            terms = matched_spans(text, ch.start, min(ch.end, ch.start + HIT_CHARS), question, languages)
+            st.html(render_snippet(text, ch.start, ch.end, marks, HIT_CHARS, height=180, terms=terms))
             st.button(
                 "Show in Explore",
                 key=W.SHOW_HIT(cfg_id, h.rank),

@@ -580,6 +580,13 @@ def test_retrieve_top_k_per_configuration_with_expected_answer():
     assert len(hits) == 2 * k
     scored = [c.value for c in at.caption if c.value.startswith("Recall")]
     assert len(scored) == 2
+    # the question's words, as keyword search matches them (stemmed), underlined in the hits;
+    # its stop words ("how", "do", "I", "it") are not
+    cards = [h.value for h in at.html if 'class="ce-snip"' in h.value]
+    assert len(cards) == 2 * k
+    terms = {t.lower() for c in cards for t in re.findall(r'class="ce-term"[^>]*>([^<]*)<', c)}
+    assert "install" in terms and all(t.startswith("instal") for t in terms), terms
+    assert any("the question's words" in c.value for c in at.caption)
     # keep it, then re-run all kept questions
     next(b for b in at.button if b.label == "Keep the question").click().run()
     assert len(at.session_state["questions"]) == 1

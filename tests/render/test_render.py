@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import itertools
 import re
 from html.parser import HTMLParser
@@ -9,8 +10,9 @@ from html.parser import HTMLParser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.render.html import PALETTE, chunk_tooltip, color_of, render_chunks, render_snippet, tint
+from explorer.render.html import PALETTE, chunk_tooltip, color_of, render_chunks, tint
 from explorer.render.layout import MAX_RENDER_CHARS, chunk_at, chunks_in, holders, segments, window_around
+from explorer.render.snippet import render_snippet
 from explorer.text.chunk import Chunk
 
 
@@ -191,6 +193,17 @@ def test_snippet_marks_and_escapes():
     out = render_snippet(text, 0, len(text), marks=[(4, 12)])
     assert "&lt;answer&gt;" in out and "<answer>" not in out
     assert re.findall(r'class="ce-ans"[^>]*>([^<]*)<', out) == ["&lt;answer&gt;"]
+
+
+def test_snippet_underlines_terms_inside_and_outside_the_answer():
+    text = "Les <paquets> sont installés ; le paquet reste."
+    a, b = text.index("<paquets>") + 1, text.index(">")
+    c = text.index("paquet reste")
+    out = render_snippet(text, 0, len(text), marks=[(0, b + 1)], terms=[(a, b), (c, c + 6)])
+    assert re.findall(r'class="ce-term"[^>]*>([^<]*)<', out) == ["paquets", "paquet"]
+    assert '<span class="ce-ans" title="In the expected answer"><b class="ce-term"' in out  # in both
+    assert "&lt;" in out and "<paquets>" not in out
+    assert re.sub(r"<[^>]+>", "", out) == html.escape(text)  # every character once, in order
 
 
 class _Offsets(HTMLParser):

@@ -28,6 +28,7 @@ from explorer.retrieval.lexical import (
     LexicalIndex,
     fold,
     language_of,
+    matched_spans,
     query_tokens,
     tokenize,
     tokenize_many,
@@ -551,3 +552,29 @@ def test_a_question_is_stemmed_in_every_language_of_the_index():
     english = LexicalIndex(["The filters are backwashed."], groups=["en"])
     assert english.languages == {"english"}
     assert query_tokens("Zeilen gelöscht", english.languages) == query_tokens("Zeilen gelöscht")
+
+
+# -- the question's words in a hit ------------------------------------------------------------
+def test_matched_spans_are_the_words_bm25_matches_at_their_offsets():
+    text = "Pré-requis : les PAQUETS installés. Électricité du paquet; the filters were installing."
+    spans = matched_spans(text, 0, len(text), "Quel paquet installer ? electricite, filter", ["english"])
+    assert [text[s:e] for s, e in spans] == ["PAQUETS", "installés", "Électricité", "paquet", "filters", "installing"]
+    assert matched_spans(text, 0, len(text), "le la les du ?") == []  # stop words only
+    at = text.index("PAQUETS")
+    assert matched_spans(text, at, at + 30, "paquet") == [(at, at + 7)]  # only inside [start, end)
+    assert matched_spans(text, at + 1, at + 30, "paquet") == []  # "AQUETS": not the word BM25 sees
+    cjk = "字节顺序很重要。用 dd 删除一行。"
+    assert [cjk[s:e] for s, e in matched_spans(cjk, 0, len(cjk), "如何删除一行？")] == ["删除一行"]
+
+
+def test_a_chunk_has_matched_words_exactly_when_its_bm25_score_is_positive():
+    """The marks tell the same story as the score: on the French set's man page in 300-character
+    pieces, a piece has a marked word if and only if BM25 scores it above 0."""
+    text = (ROOT / "bench" / "data" / "french" / "man-grep.txt").read_text()[:30_000]
+    pieces = [(i, min(i + 300, len(text))) for i in range(0, len(text), 300)]
+    index = LexicalIndex([text[s:e] for s, e in pieces])
+    for question in ("Comment ignorer la casse des motifs ?", "Quel code de sortie en cas d'erreur ?"):
+        scores = index.scores(question)
+        marked = [bool(matched_spans(text, s, e, question, index.languages)) for s, e in pieces]
+        assert marked == [bool(x > 0) for x in scores]
+        assert 0 < sum(marked) < len(pieces)

@@ -28,7 +28,8 @@ from explorer.documents.loaders import load_bytes
 from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ExplorerError, LimitError
 from explorer.limits import MAX_CHUNKS
-from explorer.render.html import facts, legend, render_chunks, render_snippet
+from explorer.render.html import facts, legend, render_chunks
+from explorer.render.snippet import render_snippet
 from explorer.strategies import all_strategies, get_strategy
 from explorer.strategies.context import Context
 from explorer.strategies.invariants import invariant_errors
