@@ -111,6 +111,18 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     return inputs.EXIT_CHECK_FAILED if bad else 0
 
 
+def _hits_json(hits: list, question: str, texts: dict[str, str], languages: frozenset[str]) -> list[dict]:
+    """Each hit as JSON, with ``matched``: the offsets of the question's words in it, as BM25
+    matches them (what the app underlines)."""
+    from explorer.retrieval.lexical import matched_spans
+
+    out = []
+    for h in hits:
+        c = h.chunk
+        out.append(h.to_dict() | {"matched": matched_spans(texts[c.doc_id], c.start, c.end, question, languages)})
+    return out
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from explorer.retrieval.ranking import retrieve
     from explorer.retrieval.search import build_index
@@ -124,6 +136,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     ctx = inputs.make_context(args.model, progress, args.int8, args.backend)
     docs = inputs.load_docs(args.paths, args.cleanup, args.samples)
     qv = None if args.retriever == "bm25" else ctx.get_embedder().encode_queries([args.question])
+    texts = {d.id: d.text for d in docs}
     out = []
     for config in configs:
         progress.step(config.display)
@@ -135,7 +148,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 "config": config.to_dict(),
                 "retriever": args.retriever,
                 "chunks": len(index.chunks),
-                "hits": [h.to_dict() for h in hits],
+                "hits": _hits_json(hits, args.question, texts, index.stemmed_languages()),
             }
         )
     write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")

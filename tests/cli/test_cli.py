@@ -209,8 +209,13 @@ def test_compare_groups_sets_per_strategy(capsysbinary, txt, fake_ctx):
     for d in data:
         for i, h in enumerate(d["hits"], 1):
             assert h["rank"] == i
-            assert {"rank", "score", "document", "start", "end", "text"} <= set(h)
+            assert {"rank", "score", "document", "start", "end", "text", "matched"} <= set(h)
             assert TEXT[h["start"] : h["end"]] == h["text"]
+            # the question's words in the hit, at their offsets in the document
+            words = [TEXT[s:e].lower() for s, e in h["matched"]]
+            assert all(h["start"] <= s < e <= h["end"] for s, e in h["matched"])
+            assert set(words) <= {"second", "paragraph", "paragraphs", "words", "word"}, words
+    assert any(h["matched"] for d in data for h in d["hits"])
 
 
 def _questions(tmp_path) -> Path:
