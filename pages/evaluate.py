@@ -90,6 +90,7 @@ else:
     evaluation.suggest_sweep_values(pairs, param)
     spec = sc[1].text_input(
         "Values",
+        session.shown(W.SWEEP_VALUES),
         key=W.SWEEP_VALUES,
         help="START:STOP:STEP (inclusive) or a list: 200,400,800. Filled in with values around the "
         "configurations' own, valid for each of them.",

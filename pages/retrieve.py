@@ -40,6 +40,7 @@ def _configs() -> list:
 
 q = st.text_input(
     "Question",
+    session.shown(W.QUESTION),
     placeholder="e.g. How often are the filters backwashed?",
     key=W.QUESTION,
     on_change=search.submit,
@@ -47,6 +48,7 @@ q = st.text_input(
 )
 st.text_area(
     "Expected answer (optional)",
+    session.shown(W.ANSWER),
     height=80,
     placeholder="Paste the passage of the document that answers the question (line breaks and "
     "hyphens at line ends do not matter), or select it in the text below.",

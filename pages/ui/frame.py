@@ -51,6 +51,7 @@ def run() -> None:
         page.run()
     finally:
         session.in_frame = False
+        session.seeded_now.clear()
         url.sync()
 
 

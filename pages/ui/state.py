@@ -180,6 +180,8 @@ class Session:
     # set up once per session (pages.ui.frame)
     ready: _Slot[bool] = _Slot("_ready", False)
     in_frame: _Slot[bool] = _Slot("_in_frame", False)
+    # widget keys :meth:`Session.seed` set in this run (the frame empties it when a run ends)
+    seeded_now: _Slot[set[str]] = _Slot("_seeded_now", factory=set)
     notices: _Slot[list[str]] = _Slot("notices", factory=list)
     cache_notice_said: _Slot[bool] = _Slot("_cache_notice", False)
     goto: _Slot[str | None] = _Slot("goto")
@@ -255,6 +257,17 @@ class Session:
     def seed(self, key: str, value: Any) -> None:
         """Set the value the widget ``key`` shows when it is drawn next (in this run)."""
         st.session_state[key] = value
+        self.seeded_now.add(key)
+
+    def shown(self, key: str) -> Any:
+        """The ``value=`` to draw a text box seeded once (the question, the sweep's values) with:
+        its value, as the default a browser shows when it holds none for the box; None in the run
+        that seeded it (Streamlit sends the value then, and warns of a default beside it).
+
+        Why: Streamlit sends a seeded value in the run that set it only. When a rerun overtook
+        that run before the browser drew it, a link opened in a fresh browser showed its search's
+        results under an empty question box (4 of 12 links in Chromium, 2026-12-04)."""
+        return None if key in self.seeded_now else self.widget(key)
 
     def forget_params(self, cid: Any) -> None:
         """Drop the parameter widgets of configuration ``cid`` (its strategy changed or it went)."""

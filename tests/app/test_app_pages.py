@@ -883,6 +883,24 @@ def test_link_reproduces_the_view_and_bad_links_are_reported():
     assert "chunk_size" in warnings and "nope" in warnings
 
 
+def test_seeded_boxes_carry_their_value_as_the_default_after_the_run_that_set_them():
+    """The question from a link, and the sweep's suggested values, are set in one run; every
+    later run draws their box with that value as its default, so a browser that never drew the
+    first run (a rerun overtook it) still shows them rather than an empty box."""
+    question = "How often are the filters backwashed?"
+    at = start("retrieve", {"q": question})
+    ok(at)
+    box = at.text_input(key="w.question")
+    assert box.value == question and box.proto.set_value  # the run that set it sends it
+    at.run()
+    box = at.text_input(key="w.question")
+    assert box.value == question and not box.proto.set_value and box.proto.default == question
+    at.switch_page("pages/evaluate.py").run()
+    at.run()
+    values = at.text_input(key="w.sweep_values")
+    assert values.value and values.proto.default == values.value
+
+
 def test_link_document_by_file_name_and_unknown_document_is_said():
     """``doc=`` written by hand: a sample's file name or stem opens it; a document that is not
     loaded opens the default one and says so (escaped), instead of switching silently."""
