@@ -266,7 +266,7 @@ class Session:
 
         Why: Streamlit sends a seeded value in the run that set it only. When a rerun overtook
         that run before the browser drew it, a link opened in a fresh browser showed its search's
-        results under an empty question box (4 of 12 links in Chromium, 2026-12-04)."""
+        results under an empty question box (7 of 12 links in Chromium, 2026-12-04)."""
         return None if key in self.seeded_now else self.widget(key)
 
     def forget_params(self, cid: Any) -> None:
