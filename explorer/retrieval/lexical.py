@@ -194,17 +194,28 @@ def tokenize_with_language(texts: Sequence[str]) -> tuple[list[list[str]], str]:
 def tokenize_groups(texts: Sequence[str], groups: Sequence[Hashable]) -> tuple[list[list[str]], frozenset[str]]:
     """:func:`tokenize_many` of each group's texts (a group: a document), in the texts' order,
     and the languages the groups were stemmed in."""
-    members: dict[Hashable, list[int]] = {}
-    for i, g in enumerate(groups):
-        members.setdefault(g, []).append(i)
     out: list[list[str]] = [[] for _ in texts]
     languages = set()
-    for ids in members.values():
+    for ids in _members(groups):
         tokens, language = tokenize_with_language([texts[i] for i in ids])
         languages.add(language)
         for i, words in zip(ids, tokens, strict=True):
             out[i] = words
     return out, frozenset(languages)
+
+
+def group_languages(texts: Sequence[str], groups: Sequence[Hashable]) -> frozenset[str]:
+    """The languages :func:`tokenize_groups` would stem these groups in, without stemming: what
+    a question is stemmed in to mark its words in a hit when no BM25 index was built (dense)."""
+    return frozenset(language_of(_words(texts[i]) for i in ids) for ids in _members(groups))
+
+
+def _members(groups: Sequence[Hashable]) -> list[list[int]]:
+    """Indices of each group's items, groups in order of first appearance."""
+    members: dict[Hashable, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    return list(members.values())
 
 
 def tokenize(text: str, stop_words: Iterable[str] | None = None) -> list[str]:

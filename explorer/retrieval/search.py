@@ -28,7 +28,7 @@ import numpy as np
 from explorer import limits
 from explorer.documents.document import Document
 from explorer.lru import ByteLRU
-from explorer.retrieval.lexical import LexicalIndex
+from explorer.retrieval.lexical import LexicalIndex, group_languages
 from explorer.retrieval.ranking import (
     DEFAULT_RETRIEVER,
     Hit,
@@ -103,6 +103,7 @@ class StrategyIndex:
         self._vectors: np.ndarray | None = None
         self._index: Any = None
         self._lexical: LexicalIndex | None = None
+        self._languages: frozenset[str] | None = None
         #: Seconds the vectors took when this index made them (None: given, or not made yet),
         #: how many distinct texts the model embedded then (0: all from the cache), and whether
         #: that time includes loading the model (it loads on its first text).
@@ -179,9 +180,13 @@ class StrategyIndex:
             return self._index
 
     def stemmed_languages(self) -> frozenset[str]:
-        """The languages BM25 stems these documents in, once its index is built (before that,
-        none: a query is then stemmed as French and English only)."""
-        return self._lexical.languages if self._lexical is not None else frozenset()
+        """The languages BM25 stems these documents in (read from its index when built, else
+        found without building it: a dense search marks a German hit's words by their stems too)."""
+        if self._lexical is not None:
+            return self._lexical.languages
+        if self._languages is None:
+            self._languages = group_languages(self.texts, [c.doc_id for c in self.chunks])
+        return self._languages
 
     @property
     def lexical(self) -> LexicalIndex:

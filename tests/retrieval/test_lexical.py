@@ -578,3 +578,53 @@ def test_a_chunk_has_matched_words_exactly_when_its_bm25_score_is_positive():
         marked = [bool(matched_spans(text, s, e, question, index.languages)) for s, e in pieces]
         assert marked == [bool(x > 0) for x in scores]
         assert 0 < sum(marked) < len(pieces)
+
+
+def test_a_dense_index_knows_its_languages_without_building_bm25():
+    """A hit found by dense marks a German document's words by their German stems, as under
+    hybrid: the index finds the languages BM25 would stem in, and builds no BM25 index for it."""
+    german = _doc(["Um eine ganze Zeile zu löschen, tippe dd.", "Die Eingabe von / sucht vorwärts nach dem Ausdruck."], "de.txt")
+    french = _doc(["Le curseur se déplace avec les touches et les modifications sont perdues."], "fr.txt")
+    idx = build_index([german, french], PARA_CFG, _ctx(), retriever="dense")
+    assert idx.stemmed_languages() == {"german", "french"}
+    assert idx._lexical is None  # found without building BM25
+    assert idx.stemmed_languages() == idx.lexical.languages  # the same once it is built
+    text = german.text
+    spans = matched_spans(text, 0, len(text), "Wie lösche ich Zeilen?", idx.stemmed_languages())
+    assert [text[s:e] for s, e in spans] == ["Zeile", "löschen"]
+
+
+
+PREFIX_QUESTIONS = (
+    "Comment ignorer la casse des motifs ?",
+    "Quel code de sortie en cas d'erreur ?",
+    "Comment afficher les numéros de ligne ?",
+    "Comment chercher dans tous les fichiers d'un répertoire ?",
+    "Que fait l'option contexte ?",
+    "Comment compter les lignes qui correspondent ?",
+)
+
+
+def _assert_larger_k_keeps_the_first_hits(ctx: Context, retriever: str) -> None:
+    text = (ROOT / "bench" / "data" / "french" / "man-grep.txt").read_text()
+    cfg = StrategyConfig.make("recursive", {"chunk_size": 300, "chunk_overlap": 0})
+    idx = build_index([Document("man-grep.txt", "text", text)], cfg, ctx, retriever=retriever)
+    assert len(idx) > 4 * 20
+    many = idx.search_many(PREFIX_QUESTIONS, 20, retriever=retriever)
+    for k in (1, 5, 12):
+        few = idx.search_many(PREFIX_QUESTIONS, k, retriever=retriever)
+        assert [[(h.chunk.start, h.score) for h in hs] for hs in few] == [
+            [(h.chunk.start, h.score) for h in hs[:k]] for hs in many
+        ]
+
+
+@pytest.mark.parametrize("retriever", ["hybrid", "rrf"])
+def test_a_larger_top_k_keeps_the_first_hits(retriever):
+    """Moving the Top k slider from 5 to 20 adds hits below the first ones and never reorders
+    them: the fused candidates do not depend on k (up to HYBRID_CANDIDATES)."""
+    _assert_larger_k_keeps_the_first_hits(_ctx(), retriever)
+
+
+@pytest.mark.model
+def test_a_larger_top_k_keeps_the_first_hits_with_the_real_model():
+    _assert_larger_k_keeps_the_first_hits(Context(), "hybrid")
