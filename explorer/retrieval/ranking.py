@@ -47,20 +47,44 @@ def check_retriever(retriever: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Evidence:
+    """Where a fused retriever's hit stood in each of the rankings it fused: its cosine and BM25
+    score, and its 1-based place in the dense and the BM25 ranking (``None``: not among that
+    ranking's candidates, or no question word in it for BM25). Why: a fused rank says nothing of
+    its parts; with them a reader sees that a chunk dense ranked first fell for want of the
+    question's words."""
+
+    cosine: float
+    dense_rank: int | None
+    bm25: float
+    bm25_rank: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cosine": round(self.cosine, 6),
+            "dense_rank": self.dense_rank,
+            "bm25": round(self.bm25, 6),
+            "bm25_rank": self.bm25_rank,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Hit:
     """One retrieved chunk: 1-based ``rank`` and the retriever's ``score``: cosine similarity for
     dense, the BM25 score for bm25 (0 when no question word occurs in the chunk), the fused
     score for hybrid (0 to 1: half the cosine's and half the BM25 score's place between the
     lowest and the highest among the candidates, see :func:`hybrid_hits`), the sum of
-    ``1 / (60 + rank)`` over the two rankings for rrf (:func:`rrf_hits`)."""
+    ``1 / (60 + rank)`` over the two rankings for rrf (:func:`rrf_hits`); those two also carry
+    their :class:`Evidence`."""
 
     rank: int
     score: float
     chunk: Chunk
+    evidence: Evidence | None = None
 
     def to_dict(self) -> dict[str, Any]:
         c = self.chunk
-        return {
+        d = {
             "rank": self.rank,
             "score": round(self.score, 6),
             "document": c.doc_name,
@@ -68,6 +92,7 @@ class Hit:
             "end": c.end,
             "text": c.text,
         }
+        return d if self.evidence is None else d | {"evidence": self.evidence.to_dict()}
 
 
 def check_k(k: int) -> None:
@@ -154,8 +179,8 @@ def hybrid_hits(
     0.898 against 0.922 / 0.883; the same conclusion as Bruch, Gai & Ingber, *An Analysis of
     Fusion Functions for Hybrid Retrieval* (ACM TOIS, 2023)."""
 
-    def fuse(rows: np.ndarray, cosines: Callable[[], np.ndarray], bm25: np.ndarray, _ranks: Any) -> np.ndarray:
-        fused = (1 - HYBRID_BM25_WEIGHT) * _unit_range(cosines())
+    def fuse(rows: np.ndarray, cosines: np.ndarray, bm25: np.ndarray, _places: Any) -> np.ndarray:
+        fused = (1 - HYBRID_BM25_WEIGHT) * _unit_range(cosines)
         return fused + HYBRID_BM25_WEIGHT * _unit_range(bm25)
 
     return _fused_hits(index, questions, query_vectors, k, fuse)
@@ -177,10 +202,9 @@ def rrf_hits(
     word), so a question of only stop words ranks as dense does. Equal fused scores: earlier
     chunk first."""
 
-    def fuse(rows: np.ndarray, _cosines: Callable[[], np.ndarray], _bm25: np.ndarray, ranks: Any) -> np.ndarray:
+    def fuse(rows: np.ndarray, _cosines: np.ndarray, _bm25: np.ndarray, places: Any) -> np.ndarray:
         fused = np.zeros(len(rows))
-        for ranking in ranks:
-            place = {row: r for r, row in enumerate(ranking, 1)}
+        for place in places:
             fused += [1.0 / (RRF_K + place[row]) if row in place else 0.0 for row in rows.tolist()]
         return fused
 
@@ -192,12 +216,13 @@ def _fused_hits(
     questions: Sequence[str],
     query_vectors: np.ndarray,
     k: int,
-    fuse: Callable[[np.ndarray, Callable[[], np.ndarray], np.ndarray, Any], np.ndarray],
+    fuse: Callable[[np.ndarray, np.ndarray, np.ndarray, Any], np.ndarray],
     epsilon: float = TIE_EPSILON,
 ) -> list[list[Hit]]:
-    """Top-``k`` of ``fuse(rows, cosines(), bm25 scores, (dense rows, BM25 rows) best first)`` over
+    """Top-``k`` of ``fuse(rows, their cosines, their BM25 scores, (dense, BM25) places)`` over
     the union of each ranking's top ``max(k, HYBRID_CANDIDATES)`` candidates (BM25's with a
-    score above 0); equal fused scores (within ``epsilon``): earlier chunk first."""
+    score above 0; a place maps a row to its 1-based rank in that ranking); equal fused scores
+    (within ``epsilon``): earlier chunk first. Each hit carries its :class:`Evidence`."""
     n = len(index)
     if n == 0:
         return [[] for _ in questions]
@@ -209,14 +234,19 @@ def _fused_hits(
     for question, vector, dense_hits in zip(questions, query_vectors, dense, strict=True):
         bm25 = lexical.scores(question)
         lexical_hits = [h for h in _top_by_scores(index, bm25, fetch) if h.score > 0]
-        ranks = tuple([position[(h.chunk.doc_id, h.chunk.start)] for h in hs] for hs in (dense_hits, lexical_hits))
+        places = tuple(
+            {position[(h.chunk.doc_id, h.chunk.start)]: h.rank for h in hs} for hs in (dense_hits, lexical_hits)
+        )
         chunks = {position[(h.chunk.doc_id, h.chunk.start)]: h.chunk for h in (*dense_hits, *lexical_hits)}
         rows = np.fromiter(chunks, dtype=np.int64, count=len(chunks))
-        # the candidates' cosines only when the fusion reads them (RRF reads ranks alone)
-        fused = fuse(rows, lambda v=vector, r=rows: index.dense_scores(v, r), bm25[rows], ranks)
-        hits = [Hit(0, float(f), chunks[int(r)]) for r, f in zip(rows, fused, strict=True)]
+        cosines = index.dense_scores(vector, rows)
+        fused = fuse(rows, cosines, bm25[rows], places)
+        hits = [
+            Hit(0, float(f), chunks[row], Evidence(float(c), places[0].get(row), float(bm25[row]), places[1].get(row)))
+            for row, f, c in zip(rows.tolist(), fused, cosines, strict=True)
+        ]
         top = _break_ties(hits, position, epsilon)[:k]
-        out.append([Hit(r, h.score, h.chunk) for r, h in enumerate(top, 1)])
+        out.append([Hit(r, h.score, h.chunk, h.evidence) for r, h in enumerate(top, 1)])
     return out
 
 

@@ -18,6 +18,7 @@ from explorer.render.html import render_chunks
 from explorer.render.layout import MAX_RENDER_CHARS
 from explorer.render.snippet import render_snippet
 from explorer.retrieval.lexical import matched_spans
+from explorer.retrieval.ranking import HYBRID_CANDIDATES, Evidence
 from explorer.strategies.config import StrategyConfig
 from pages.ui.compute import index_all, index_key
 from pages.ui.configs import config_labels, labels_for
@@ -281,6 +282,17 @@ SCORE_NAMES = {"dense": "cosine", "bm25": "BM25", "hybrid": "fused score", "rrf"
 SCORE_DIGITS = {"hybrid": 4, "rrf": 5}
 
 
+def evidence_line(ev: Evidence) -> str:
+    """A fused hit's place in each ranking, as its card says it: "dense #2 · cosine 0.874 · BM25
+    #1 · 7.31" (no place: below the candidates fused, or no question word for BM25)."""
+    dense = f"dense #{ev.dense_rank}" if ev.dense_rank else f"dense below #{HYBRID_CANDIDATES}"
+    if ev.bm25_rank:
+        bm25 = f"BM25 #{ev.bm25_rank} · {ev.bm25:.2f}"
+    else:
+        bm25 = "BM25: no question word" if ev.bm25 <= 0 else f"BM25 below #{HYBRID_CANDIDATES} · {ev.bm25:.2f}"
+    return f"{dense} · cosine {ev.cosine:.3f} · {bm25}"
+
+
 #: What stands in for a configuration's results while its chunks are embedded.
 STAND_IN_NOTE = "Keyword (BM25) results until this configuration's chunks are embedded: {retriever} results then replace them."
 
@@ -319,7 +331,8 @@ def hits_column(
             page = f" · p. {ch.pages[0]}" if ch.pages else ""
             st.markdown(
                 f"**#{h.rank}** · {SCORE_NAMES.get(retriever, 'score')} **{h.score:.{SCORE_DIGITS.get(retriever, 3)}f}**  \n"
-                f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
+                + (f":gray[{evidence_line(h.evidence)}]  \n" if h.evidence is not None else "")
+                + f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
             )
             marks = []
             if ref is not None and ref[0] == ch.doc_id:

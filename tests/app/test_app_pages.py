@@ -930,11 +930,18 @@ def test_retrieve_and_semantic_on_the_real_model(monkeypatch):
     # hybrid by default: normalised cosine and BM25 averaged, 0 to 1 (1: first in both)
     fused = [float(re.search(r"fused score \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
     assert fused == sorted(fused, reverse=True) and 0.5 <= fused[0] <= 1 and fused[-1] >= 0
+    # each fused hit says where it stood in each ranking ("dense #2 · cosine 0.874 · BM25 #1 · 7.31")
+    parts = [re.search(r"dense #(\d+) · cosine ([0-9.]+) · (BM25 #\d+|BM25: no question word)", h) for h in hits[:5]]
+    assert all(parts), hits[:5]
     at.segmented_control(key="w.retriever").set_value("dense").run()
     ok(at)
     hits = [m.value for m in at.markdown if m.value.startswith("**#")]
     cosines = [float(re.search(r"cosine \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
     assert cosines == sorted(cosines, reverse=True) and cosines[0] > 0.2
+    # the hybrid hit dense ranked first says so, with the cosine the dense card shows
+    first = next(p for p in parts if p.group(1) == "1")
+    assert float(first.group(2)) == pytest.approx(cosines[0], abs=1e-3)
+    assert not any("dense #" in h for h in hits)  # a dense card has no parts to show
     at.switch_page("pages/semantic.py").run()
     ok(at)
     assert count(metric(at, "Sentences")) > 10
@@ -1124,3 +1131,12 @@ def test_the_token_limit_counts_the_passage_prefix():
     help_text = next(m for m in at.metric if m.label == "Over token limit").proto.help
     assert "510 tokens a chunk can use of the model's 512-token input" in help_text
     assert "passage prefix takes 2" in help_text
+
+
+def test_a_fused_hit_names_its_place_in_each_ranking():
+    from explorer.retrieval.ranking import Evidence
+    from pages.ui.search import evidence_line
+
+    assert evidence_line(Evidence(0.8741, 2, 7.3112, 1)) == "dense #2 · cosine 0.874 · BM25 #1 · 7.31"
+    assert evidence_line(Evidence(0.61, None, 0.0, None)) == "dense below #50 · cosine 0.610 · BM25: no question word"
+    assert evidence_line(Evidence(0.9, 1, 1.25, None)) == "dense #1 · cosine 0.900 · BM25 below #50 · 1.25"

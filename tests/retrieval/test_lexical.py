@@ -33,7 +33,7 @@ from explorer.retrieval.lexical import (
     tokenize,
     tokenize_many,
 )
-from explorer.retrieval.ranking import HYBRID_BM25_WEIGHT, RETRIEVERS, RRF_K, retrieve
+from explorer.retrieval.ranking import HYBRID_BM25_WEIGHT, HYBRID_CANDIDATES, RETRIEVERS, RRF_K, retrieve
 from explorer.retrieval.search import StrategyIndex, build_index, chunk_documents, compare, get_index
 from explorer.retrieval.vectors import EmbedOptions
 from explorer.strategies.config import StrategyConfig
@@ -628,3 +628,39 @@ def test_a_larger_top_k_keeps_the_first_hits(retriever):
 @pytest.mark.model
 def test_a_larger_top_k_keeps_the_first_hits_with_the_real_model():
     _assert_larger_k_keeps_the_first_hits(Context(), "hybrid")
+
+
+def _assert_evidence_is_each_rankings_own(ctx: Context, retriever: str) -> None:
+    """A fused hit's evidence is the place and score the dense and the BM25 retriever give that
+    chunk themselves (None where the chunk is not among that ranking's candidates)."""
+    text = (ROOT / "bench" / "data" / "french" / "man-grep.txt").read_text()
+    cfg = StrategyConfig.make("recursive", {"chunk_size": 300, "chunk_overlap": 0})
+    idx = build_index([Document("man-grep.txt", "text", text)], cfg, ctx, retriever=retriever)
+    pool = HYBRID_CANDIDATES
+    for question in PREFIX_QUESTIONS:
+        dense = {h.chunk.start: h for h in idx.search(question, pool, retriever="dense")}
+        bm25 = {h.chunk.start: h for h in idx.search(question, pool, retriever="bm25") if h.score > 0}
+        hits = idx.search(question, 10, retriever=retriever)
+        assert len(hits) == 10
+        for h in hits:
+            ev, start = h.evidence, h.chunk.start
+            assert ev is not None and (start in dense or start in bm25)
+            assert ev.dense_rank == (dense[start].rank if start in dense else None)
+            assert ev.bm25_rank == (bm25[start].rank if start in bm25 else None)
+            if start in dense:
+                assert ev.cosine == pytest.approx(dense[start].score, abs=1e-5)
+            if start in bm25:
+                assert ev.bm25 == pytest.approx(bm25[start].score)
+        assert hits[0].to_dict()["evidence"] == hits[0].evidence.to_dict()
+    assert all(h.evidence is None for h in idx.search(PREFIX_QUESTIONS[0], 5, retriever="dense"))
+    assert "evidence" not in idx.search(PREFIX_QUESTIONS[0], 5, retriever="bm25")[0].to_dict()
+
+
+@pytest.mark.parametrize("retriever", ["hybrid", "rrf"])
+def test_a_fused_hit_carries_its_place_in_each_ranking(retriever):
+    _assert_evidence_is_each_rankings_own(_ctx(), retriever)
+
+
+@pytest.mark.model
+def test_a_fused_hit_carries_its_place_in_each_ranking_with_the_real_model():
+    _assert_evidence_is_each_rankings_own(Context(), "hybrid")
