@@ -131,7 +131,7 @@ class Run:
                 job.step,
                 retriever=retriever,
             )
-            return results, {"questions": len(qs), "k": k, "retriever": retriever}
+            return results, {"questions": len(qs), "k": k, "retriever": retriever, "asked": [q.text for q in qs]}
 
         n = len(configs)
         start_job(
@@ -243,6 +243,33 @@ def results(results: list, meta: dict) -> None:
     st.plotly_chart(
         score_bars(results, metric, METRICS[metric], [names[r.config] for r in results]), key=W.EVAL_CHART
     )
+    if meta.get("asked") and all(len(r.scores.questions) == len(meta["asked"]) for r in results):
+        per_question(results, meta["asked"], [names[r.config] for r in results])
+
+
+def per_question(results: list, asked: list[str], names: list[str]) -> None:
+    """Each question's first hit and recall under every configuration: which questions a
+    configuration misses, and where the configurations disagree (sortable, downloadable)."""
+    st.markdown("**Per question**")
+    rows = per_question_rows(results, asked, names)
+    missed = " · ".join(f"{md(n)}: {sum(r[f'{n} · first hit'] is None for r in rows)} of {len(rows)}" for n in names)
+    st.caption(
+        "**first hit**: the rank of the first chunk in the top k that overlaps the expected "
+        f"answer (None: no chunk in the top k does). Questions missed: {missed}"
+    )
+    hit = {f"{n} · first hit": st.column_config.NumberColumn(format="#%d") for n in names}
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=hit, key=W.EVAL_QUESTIONS)
+
+
+def per_question_rows(results: list, asked: list[str], names: list[str]) -> list[dict[str, Any]]:
+    """One row per question: its text, then each configuration's first-hit rank (None for a
+    miss) and recall in %."""
+    rows: list[dict[str, Any]] = [{"question": q} for q in asked]
+    for r, name in zip(results, names, strict=True):
+        for row, q in zip(rows, r.scores.questions, strict=True):
+            row[f"{name} · first hit"] = round(1 / q.rr) if q.rr else None
+            row[f"{name} · recall %"] = round(100 * q.recall, 1)
+    return rows
 
 
 def sweep_results(sw: dict, k: int) -> None:

@@ -124,6 +124,7 @@ class W:
     EVAL_RUN = "w.eval_run"
     EVAL_TABLE = "w.eval_table"
     EVAL_METRIC = "w.eval_metric"
+    EVAL_QUESTIONS = "w.eval_questions"
     EVAL_CHART = "w.eval_chart"
     SWEEP_PARAM = "w.sweep_param"
     SWEEP_VALUES = "w.sweep_values"

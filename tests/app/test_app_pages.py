@@ -11,6 +11,7 @@ import json
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -789,6 +790,15 @@ def test_evaluate_question_file_runs_every_configuration():
     ok(at)
     table = at.dataframe[0]  # the results table
     assert len(table.value) == 2
+    # per question: each configuration's first hit and recall, as the scores say
+    per_q = at.dataframe[1].value
+    assert list(per_q["question"]) == ["Quel est le chiffre d'affaires ?", "Et les effectifs ?"]
+    for r in at.session_state["eval_results"]:
+        name = next(c for c in per_q.columns if c.endswith(" · first hit") and r.config.strategy in c)
+        want = [round(1 / q.rr) if q.rr else None for q in r.scores.questions]
+        assert [None if pd.isna(x) else int(x) for x in per_q[name]] == want
+        assert list(per_q[name.replace("first hit", "recall %")]) == [round(100 * q.recall, 1) for q in r.scores.questions]
+    assert any("Questions missed:" in c.value for c in at.caption)
     at.text_input(key="w.sweep_values").set_value("300,600")
     at.button(key="w.sweep_run").click().run()
     ok(at)
