@@ -299,3 +299,46 @@ def ranked_hits(index: StrategyIndex, query_vectors: Any, k: int) -> list[list[H
         top = _break_ties(list(hits), position)[:k]
         out.append([replace(h, rank=r) for r, h in enumerate(top, 1)])
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerPlaces:
+    """Where the best chunk overlapping an expected answer stands in the dense and in the BM25
+    ranking of every chunk (1-based, the tie rule of the retrievers; ``None``: that ranking was
+    not built, or, for BM25, no overlapping chunk holds a question word). Why: "not retrieved"
+    says nothing of how far the answer was, nor which of the two rankings lost it."""
+
+    dense_rank: int | None
+    bm25_rank: int | None
+
+
+def answer_places(
+    index: StrategyIndex, question: str, ref: tuple[str, int, int], query_vector: np.ndarray | None = None
+) -> AnswerPlaces | None:
+    """:class:`AnswerPlaces` of the answer ``ref`` = (document id, start, end) in ``index`` (None
+    when no chunk overlaps it). The
+    dense rank needs ``query_vector`` and the index's vectors; the BM25 rank an index whose BM25
+    was built (neither is built here: a dense search does not pay for BM25, nor BM25 for vectors)."""
+    doc_id, start, end = ref
+    rows = np.array([i for i, c in enumerate(index.chunks) if c.doc_id == doc_id and c.start < end and c.end > start])
+    if not len(rows):
+        return None
+    dense = None
+    if query_vector is not None and index.has_vectors:
+        dense = _place(index.vectors @ np.asarray(query_vector, np.float32), rows)
+    bm25 = None
+    if index.has_lexical:
+        scores = index.lexical.scores(question)
+        bm25 = _place(scores, rows) if scores[rows].max() > 0 else None
+    return AnswerPlaces(dense, bm25)
+
+
+def _place(scores: np.ndarray, rows: np.ndarray) -> int:
+    """1-based rank of the best placed of ``rows`` among all ``scores``: every higher score,
+    and every equal one (within :data:`TIE_EPSILON`) of a chunk that comes earlier, goes first."""
+
+    def place(row: int) -> int:
+        s = scores[row]
+        return int((scores > s + TIE_EPSILON).sum() + (np.abs(scores[:row] - s) <= TIE_EPSILON).sum() + 1)
+
+    return min(place(int(r)) for r in rows)

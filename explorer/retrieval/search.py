@@ -132,6 +132,11 @@ class StrategyIndex:
         self._vectors = vectors
 
     @property
+    def has_lexical(self) -> bool:
+        """Whether the BM25 index is built (by a bm25, hybrid or rrf search)."""
+        return self._lexical is not None
+
+    @property
     def has_vectors(self) -> bool:
         """Whether the chunks are embedded yet (False after a BM25-only build)."""
         return self._vectors is not None

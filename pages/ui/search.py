@@ -18,10 +18,10 @@ from explorer.render.html import render_chunks
 from explorer.render.layout import MAX_RENDER_CHARS
 from explorer.render.snippet import render_snippet
 from explorer.retrieval.lexical import matched_spans
-from explorer.retrieval.ranking import HYBRID_CANDIDATES, Evidence
 from explorer.strategies.config import StrategyConfig
 from pages.ui.compute import index_all, index_key
 from pages.ui.configs import config_labels, labels_for
+from pages.ui.evidence import answer_note, evidence_line
 from pages.ui.gold import answer_ref, holds, show_in_explore
 from pages.ui.model import context_maker
 from pages.ui.safe import clip, err_text, md
@@ -282,17 +282,6 @@ SCORE_NAMES = {"dense": "cosine", "bm25": "BM25", "hybrid": "fused score", "rrf"
 SCORE_DIGITS = {"hybrid": 4, "rrf": 5}
 
 
-def evidence_line(ev: Evidence) -> str:
-    """A fused hit's place in each ranking, as its card says it: "dense #2 · cosine 0.874 · BM25
-    #1 · 7.31" (no place: below the candidates fused, or no question word for BM25)."""
-    dense = f"dense #{ev.dense_rank}" if ev.dense_rank else f"dense below #{HYBRID_CANDIDATES}"
-    if ev.bm25_rank:
-        bm25 = f"BM25 #{ev.bm25_rank} · {ev.bm25:.2f}"
-    else:
-        bm25 = "BM25: no question word" if ev.bm25 <= 0 else f"BM25 below #{HYBRID_CANDIDATES} · {ev.bm25:.2f}"
-    return f"{dense} · cosine {ev.cosine:.3f} · {bm25}"
-
-
 #: What stands in for a configuration's results while its chunks are embedded.
 STAND_IN_NOTE = "Keyword (BM25) results until this configuration's chunks are embedded: {retriever} results then replace them."
 
@@ -321,7 +310,7 @@ def hits_column(
     if ref is not None:
         sc = scores_of(ref, hits)
         first = f"rank {round(1 / sc.rr)}" if sc.rr else "not retrieved"
-        st.caption(f"Recall **{sc.recall:.0%}** · IoU **{sc.iou:.1%}** · first hit: **{first}**")
+        st.caption(f"Recall **{sc.recall:.0%}** · IoU **{sc.iou:.1%}** · first hit: **{first}**" + answer_note(idx, question, ref))
     st.caption(f"{len(idx):,} chunks indexed" + (" · the question's words **underlined**" if question else ""))
     languages = idx.stemmed_languages()
     by_id = {d.id: d for d in docs}

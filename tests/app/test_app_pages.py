@@ -581,6 +581,8 @@ def test_retrieve_top_k_per_configuration_with_expected_answer():
     assert len(hits) == 2 * k
     scored = [c.value for c in at.caption if c.value.startswith("Recall")]
     assert len(scored) == 2
+    # where the dense and BM25 rankings place the answer's chunk (hybrid builds both)
+    assert all(re.search(r"the answer's chunk: dense #\d+ · (BM25 #\d+|BM25: no question word)", c) for c in scored), scored
     # the question's words, as keyword search matches them (stemmed), underlined in the hits;
     # its stop words ("how", "do", "I", "it") are not
     cards = [h.value for h in at.html if 'class="ce-snip"' in h.value]
@@ -1145,7 +1147,7 @@ def test_the_token_limit_counts_the_passage_prefix():
 
 def test_a_fused_hit_names_its_place_in_each_ranking():
     from explorer.retrieval.ranking import Evidence
-    from pages.ui.search import evidence_line
+    from pages.ui.evidence import evidence_line
 
     assert evidence_line(Evidence(0.8741, 2, 7.3112, 1)) == "dense #2 · cosine 0.874 · BM25 #1 · 7.31"
     assert evidence_line(Evidence(0.61, None, 0.0, None)) == "dense below #50 · cosine 0.610 · BM25: no question word"

@@ -33,7 +33,15 @@ from explorer.retrieval.lexical import (
     tokenize,
     tokenize_many,
 )
-from explorer.retrieval.ranking import HYBRID_BM25_WEIGHT, HYBRID_CANDIDATES, RETRIEVERS, RRF_K, retrieve
+from explorer.retrieval.ranking import (
+    HYBRID_BM25_WEIGHT,
+    HYBRID_CANDIDATES,
+    RETRIEVERS,
+    RRF_K,
+    AnswerPlaces,
+    answer_places,
+    retrieve,
+)
 from explorer.retrieval.search import StrategyIndex, build_index, chunk_documents, compare, get_index
 from explorer.retrieval.vectors import EmbedOptions
 from explorer.strategies.config import StrategyConfig
@@ -664,3 +672,39 @@ def test_a_fused_hit_carries_its_place_in_each_ranking(retriever):
 @pytest.mark.model
 def test_a_fused_hit_carries_its_place_in_each_ranking_with_the_real_model():
     _assert_evidence_is_each_rankings_own(Context(), "hybrid")
+
+
+def _assert_answer_places_are_the_retrievers_ranks(ctx: Context) -> None:
+    text = (ROOT / "bench" / "data" / "french" / "man-grep.txt").read_text()[:40_000]
+    cfg = StrategyConfig.make("recursive", {"chunk_size": 300, "chunk_overlap": 0})
+    idx = build_index([Document("man-grep.txt", "text", text)], cfg, ctx, retriever="hybrid")
+    n = len(idx)
+    emb = ctx.get_embedder()
+    for question in PREFIX_QUESTIONS[:3]:
+        (qv,) = emb.encode_queries([question])
+        dense = {h.chunk.start: h.rank for h in idx.search(question, n, retriever="dense")}
+        bm25 = {h.chunk.start: h.rank for h in idx.search(question, n, retriever="bm25") if h.score > 0}
+        for j in range(0, n, 7):
+            c = idx.chunks[j]
+            ref = (c.doc_id, c.start + 1, c.start + 2)  # inside this chunk only
+            places = answer_places(idx, question, ref, qv)
+            assert places.dense_rank == dense[c.start]
+            assert places.bm25_rank == bm25.get(c.start)
+        # an answer over two chunks: the better placed of them
+        a, b = idx.chunks[3], idx.chunks[4]
+        both = answer_places(idx, question, (a.doc_id, a.end - 1, b.start + 1), qv)
+        assert both.dense_rank == min(dense[a.start], dense[b.start])
+    assert answer_places(idx, "grep", ("other.txt", 0, 10), qv) is None
+    assert answer_places(idx, "le la", ref, qv) == AnswerPlaces(places.dense_rank, None)  # no question word
+    bare = build_index([Document("man-grep.txt", "text", text)], cfg, ctx, retriever="dense")
+    if not bare.has_lexical:  # a dense search does not build BM25 for this
+        assert answer_places(bare, "grep", ref, qv).bm25_rank is None
+
+
+def test_an_answers_place_in_each_ranking():
+    _assert_answer_places_are_the_retrievers_ranks(_ctx())
+
+
+@pytest.mark.model
+def test_an_answers_place_in_each_ranking_with_the_real_model():
+    _assert_answer_places_are_the_retrievers_ranks(Context())

@@ -1,0 +1,34 @@
+"""What a hit card and a scored search say of the two rankings behind them: a fused hit's place
+in the dense and the BM25 ranking, and the expected answer's (core: explorer.retrieval.ranking)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.retrieval.ranking import HYBRID_CANDIDATES, Evidence, answer_places
+
+
+def answer_note(idx: Any, question: str, ref: tuple[str, int, int]) -> str:
+    """" · the answer's chunk: dense #7 · BM25 #23": where the rankings this search built place
+    the best chunk that overlaps the expected answer (explorer.retrieval.ranking.answer_places)."""
+    if not question:
+        return ""
+    qv = idx.ctx.get_embedder().encode_queries([question])[0] if idx.has_vectors else None
+    places = answer_places(idx, question, ref, qv)
+    if places is None:
+        return ""
+    parts = [f"{name} #{rank}" for name, rank in (("dense", places.dense_rank), ("BM25", places.bm25_rank)) if rank]
+    if idx.has_lexical and places.bm25_rank is None:
+        parts.append("BM25: no question word")
+    return f" · the answer's chunk: {' · '.join(parts)}" if parts else ""
+
+
+def evidence_line(ev: Evidence) -> str:
+    """A fused hit's place in each ranking, as its card says it: "dense #2 · cosine 0.874 · BM25
+    #1 · 7.31" (no place: below the candidates fused, or no question word for BM25)."""
+    dense = f"dense #{ev.dense_rank}" if ev.dense_rank else f"dense below #{HYBRID_CANDIDATES}"
+    if ev.bm25_rank:
+        bm25 = f"BM25 #{ev.bm25_rank} · {ev.bm25:.2f}"
+    else:
+        bm25 = "BM25: no question word" if ev.bm25 <= 0 else f"BM25 below #{HYBRID_CANDIDATES} · {ev.bm25:.2f}"
+    return f"{dense} · cosine {ev.cosine:.3f} · {bm25}"
