@@ -9,8 +9,9 @@ from explorer.retrieval.ranking import HYBRID_CANDIDATES, Evidence, answer_place
 
 
 def answer_note(idx: Any, question: str, ref: tuple[str, int, int]) -> str:
-    """" · the answer's chunk: dense #7 · BM25 #23": where the rankings this search built place
-    the best chunk that overlaps the expected answer (explorer.retrieval.ranking.answer_places)."""
+    """The scored caption's tail, " · the answer's chunk: dense #7 · BM25 #23": where the
+    rankings this search built place the best chunk that overlaps the expected answer
+    (explorer.retrieval.ranking.answer_places)."""
     if not question:
         return ""
     qv = idx.ctx.get_embedder().encode_queries([question])[0] if idx.has_vectors else None
