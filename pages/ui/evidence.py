@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.retrieval.ranking import HYBRID_CANDIDATES, Evidence, answer_places
+from explorer.retrieval.ranking import HYBRID_CANDIDATES, HYBRID_FIRST_SLOTS, Evidence, answer_places
 
 
 def answer_note(idx: Any, question: str, ref: tuple[str, int, int]) -> str:
@@ -26,10 +26,12 @@ def answer_note(idx: Any, question: str, ref: tuple[str, int, int]) -> str:
 
 def evidence_line(ev: Evidence) -> str:
     """A fused hit's place in each ranking, as its card says it: "dense #2 · cosine 0.874 · BM25
-    #1 · 7.31" (no place: below the candidates fused, or no question word for BM25)."""
+    #1 · 7.31" (no place: below the candidates fused, or no question word for BM25); BM25's first hit,
+    moved up by hybrid, says so, since its fused score is below the next one's."""
     dense = f"dense #{ev.dense_rank}" if ev.dense_rank else f"dense below #{HYBRID_CANDIDATES}"
     if ev.bm25_rank:
         bm25 = f"BM25 #{ev.bm25_rank} · {ev.bm25:.2f}"
     else:
         bm25 = "BM25: no question word" if ev.bm25 <= 0 else f"BM25 below #{HYBRID_CANDIDATES} · {ev.bm25:.2f}"
-    return f"{dense} · cosine {ev.cosine:.3f} · {bm25}"
+    line = f"{dense} · cosine {ev.cosine:.3f} · {bm25}"
+    return f"{line} · kept in the first {HYBRID_FIRST_SLOTS} as BM25's first hit" if ev.raised else line

@@ -1152,3 +1152,6 @@ def test_a_fused_hit_names_its_place_in_each_ranking():
     assert evidence_line(Evidence(0.8741, 2, 7.3112, 1)) == "dense #2 · cosine 0.874 · BM25 #1 · 7.31"
     assert evidence_line(Evidence(0.61, None, 0.0, None)) == "dense below #50 · cosine 0.610 · BM25: no question word"
     assert evidence_line(Evidence(0.9, 1, 1.25, None)) == "dense #1 · cosine 0.900 · BM25 below #50 · 1.25"
+    assert evidence_line(Evidence(0.31, None, 9.5, 1, raised=True)) == (
+        "dense below #50 · cosine 0.310 · BM25 #1 · 9.50 · kept in the first 5 as BM25's first hit"
+    )

@@ -294,6 +294,39 @@ def test_hybrid_ties_go_to_the_earlier_chunk_and_stop_words_rank_as_dense():
     assert [h.score for h in hybrid] == pytest.approx([0.5, 0.5 * (0.6 - 0.2) / 0.6, 0.0])
 
 
+#: For "zebra": A is dense 1st by far with no question word, B-F hold it once each (equal BM25)
+#: with falling cosines, G holds it four times (BM25 1st) with the lowest cosine. Fused: B-E, then
+#: A and G (0.5 each, A first), then F.
+FIRSTS = ["lions hunt at dusk", "zebra mango", "zebra peach", "zebra plum", "zebra lime", "zebra kiwi", "zebra zebra zebra zebra"]
+FIRSTS_COSINES = [0.95, 0.5, 0.45, 0.4, 0.35, 0.3, 0.0]
+
+
+def test_hybrid_keeps_bm25s_first_hit_in_its_first_five():
+    idx = _index_with_cosines(FIRSTS, FIRSTS_COSINES)
+    scores = [float(x) for x in idx.lexical.scores("zebra")]
+    want = dict(zip(FIRSTS, _fused(FIRSTS_COSINES, scores, list(range(7))), strict=True))
+    a, b, c, d, e, f, g = FIRSTS
+    assert sorted(FIRSTS, key=lambda p: (-round(want[p], 9), FIRSTS.index(p))) == [b, c, d, e, a, g, f]
+    seven = retrieve(idx, ["zebra"], 7, "hybrid", QUERY)[0]
+    # G (BM25 1st) moves up to 5th, A and F one place down; each keeps its own fused score.
+    # A (dense 1st) is not moved: measured, keeping dense's first hit lost more than it gained
+    assert [h.chunk.text for h in seven] == [b, c, d, e, g, a, f]
+    assert [h.score for h in seven] == pytest.approx([want[h.chunk.text] for h in seven])
+    assert [h.rank for h in seven] == list(range(1, 8))
+    assert [h.evidence.raised for h in seven] == [False] * 4 + [True, False, False]
+    assert seven[4].evidence.bm25_rank == 1 and seven[4].to_dict()["evidence"]["raised"] is True
+    assert seven[5].evidence.dense_rank == 1 and not seven[5].evidence.raised
+    # a top k is the first k of a larger one: G is in a top 5, not in a top 4
+    for k in (4, 5, 6):
+        assert [h.chunk.text for h in retrieve(idx, ["zebra"], k, "hybrid", QUERY)[0]] == [h.chunk.text for h in seven[:k]]
+    # reciprocal-rank fusion is left as it is
+    assert not any(h.evidence.raised for h in retrieve(idx, ["zebra"], 7, "rrf", QUERY)[0])
+    # already in the first five: not moved
+    top = _index_with_cosines([g, b, c], [0.0, 0.5, 0.45])
+    hits = retrieve(top, ["zebra"], 3, "hybrid", QUERY)[0]
+    assert {h.chunk.text for h in hits} == {g, b, c} and not any(h.evidence.raised for h in hits)
+
+
 def test_rrf_fuses_the_dense_and_bm25_ranks_by_hand():
     paras = ZEBRA
     idx = _index_with_cosines(paras, [0.1, 0.9, 0.5, 0.3])
@@ -660,6 +693,12 @@ def _assert_evidence_is_each_rankings_own(ctx: Context, retriever: str) -> None:
             if start in bm25:
                 assert ev.bm25 == pytest.approx(bm25[start].score)
         assert hits[0].to_dict()["evidence"] == hits[0].evidence.to_dict()
+        if retriever == "hybrid":  # BM25's first hit is in the first five, raised or not
+            first = [s for s in bm25 if bm25[s].rank == 1]
+            assert set(first) <= {h.chunk.start for h in hits[:5]}
+            assert [h.chunk.start for h in hits if h.evidence.raised] in ([], first)
+        else:
+            assert not any(h.evidence.raised for h in hits)
     assert all(h.evidence is None for h in idx.search(PREFIX_QUESTIONS[0], 5, retriever="dense"))
     assert "evidence" not in idx.search(PREFIX_QUESTIONS[0], 5, retriever="bm25")[0].to_dict()
 
