@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,14 @@ class Question:
 
     text: str
     references: tuple[tuple[str, int, int], ...]
+
+
+class NotLoaded(LoadError):
+    """A question names a document that is not loaded (``name``, as the file spells it)."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
 
 
 class _Docs:
@@ -58,7 +67,7 @@ class _Docs:
             return found[0]
         names = ", ".join(repr(d.name) for d in self.docs) or "none"
         if not found:
-            raise LoadError(f"{where}: document {name!r} is not loaded (loaded: {names})")
+            raise NotLoaded(f"{where}: document {name!r} is not loaded (loaded: {names})", str(name))
         raise LoadError(f"{where}: document {name!r} matches several loaded documents ({names})")
 
 
@@ -232,9 +241,42 @@ def questions_to_jsonl(questions: Sequence[Question], docs: Sequence[Document]) 
     return "".join(line + "\n" for line in lines)
 
 
+@dataclass(frozen=True)
+class QuestionSet:
+    """The questions of a file that could be scored, and, per document the file names but that
+    is not loaded, how many questions were left out for it (when asked to skip those)."""
+
+    questions: tuple[Question, ...]
+    unloaded: tuple[tuple[str, int], ...] = ()  #: (document name as the file gives it, questions)
+
+    @property
+    def left_out(self) -> int:
+        return sum(n for _, n in self.unloaded)
+
+
+#: Document names a message lists at most.
+MAX_NAMES_SAID = 5
+
+
+def unloaded_names(unloaded: Sequence[tuple[str, int]]) -> str:
+    """``'a.txt' (12), 'b.txt' (3)`` for a message: the first :data:`MAX_NAMES_SAID`, each clipped."""
+    said = ", ".join(f"{_clip(n, 60)!r} ({c})" for n, c in unloaded[:MAX_NAMES_SAID])
+    more = len(unloaded) - MAX_NAMES_SAID
+    return said + (f" and {more} more" if more > 0 else "")
+
+
 def load_questions(
     source: str | Path | bytes, docs: Sequence[Document], name: str | None = None
 ) -> list[Question]:
+    """Every question of a file, read against the loaded ``docs`` (:func:`read_questions`; a
+    question about a document that is not loaded is an error, so a benchmark never silently
+    scores fewer questions)."""
+    return list(read_questions(source, docs, name).questions)
+
+
+def read_questions(
+    source: str | Path | bytes, docs: Sequence[Document], name: str | None = None, *, skip_unloaded: bool = False
+) -> QuestionSet:
     """Read a question file against the loaded ``docs``.
 
     Formats (detected from the content): JSONL (or a JSON list) of
@@ -242,6 +284,10 @@ def load_questions(
     ``{"question", "answer": "exact substring", "document"?}``; or Chroma's ``questions_df.csv``
     (columns ``question``, ``references``, ``corpus_id``; ``corpus_id`` is a document's file
     stem). Any problem raises :class:`LoadError` naming the line and the question.
+
+    ``skip_unloaded``: a question that names a document that is not loaded is left out and
+    counted in :attr:`QuestionSet.unloaded` instead (the app, where a user loads a few documents
+    of the corpus a question file covers); LoadError still when no question is left.
     """
     if not docs:
         raise LoadError("load the documents before the questions")
@@ -258,10 +304,24 @@ def load_questions(
         except OSError as err:
             raise LoadError(f"cannot read question file {str(path)!r}: {err.strerror or err}") from None
     lookup = _Docs(docs)
-    out = [_question_from_record(rec, lookup, where) for where, rec in question_records(data, name)]
+    out: list[Question] = []
+    unloaded: Counter[str] = Counter()
+    for where, rec in question_records(data, name):
+        try:
+            out.append(_question_from_record(rec, lookup, where))
+        except NotLoaded as err:
+            if not skip_unloaded:
+                raise
+            unloaded[err.name] += 1
+    if not out and unloaded:
+        loaded = ", ".join(repr(d.name) for d in docs)
+        raise LoadError(
+            f"{name!r}: none of its {unloaded.total()} questions is about a loaded document (it names "
+            f"{unloaded_names(unloaded.most_common())}; loaded: {loaded})"
+        )
     if not out:
         raise LoadError(f"{name!r} holds no questions")
-    return out
+    return QuestionSet(tuple(out), tuple(unloaded.most_common()))
 
 
 def question_records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:

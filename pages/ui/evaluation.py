@@ -11,7 +11,7 @@ import streamlit as st
 from explorer.documents.document import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation import evaluate as evaluate_mod
-from explorer.evaluation.questions import Question, load_questions
+from explorer.evaluation.questions import Question, read_questions, unloaded_names
 from explorer.evaluation.sweep_values import format_values, suggested_values
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
@@ -68,8 +68,17 @@ def file_questions(docs: Sequence[Document]) -> list:
     if session.qfile:
         name, data = session.qfile
         try:
-            questions = load_questions(data, docs, name)
+            got = read_questions(data, docs, name, skip_unloaded=True)
+            questions = list(got.questions)
             st.caption(f"**{md(name)}**: {len(questions):,} questions")
+            if got.left_out:
+                st.info(
+                    md(
+                        f"{got.left_out:,} question(s) about documents that are not loaded are left out: "
+                        f"{unloaded_names(got.unloaded)}. Load them on Documents to score those too."
+                    ),
+                    icon=":material/info:",
+                )
         except ExplorerError as err:
             st.error(md(err_text(err)), icon=":material/error:")
     with st.expander("File formats", icon=":material/help:"):

@@ -520,6 +520,31 @@ def test_labels_are_current_and_tell_configurations_apart():
     assert len(chart["layout"]["annotations"]) == 2  # each value written above its error bar
 
 
+def test_evaluate_leaves_out_questions_about_documents_not_loaded_and_says_which():
+    """A question file for a larger corpus than the one loaded: its other questions are scored,
+    and a note names the documents (and how many questions each) that would score the rest."""
+    lines = [
+        {"question": "How often are the filters backwashed?", "answer": "or after 72 hours in service"},
+        {"question": "Quel chiffre ?", "references": [{"document": "rapport-2023.pdf", "start": 0, "end": 9}]},
+        {"question": "Et la marge ?", "answer": "marge", "document": "rapport-2023.pdf"},
+        {"question": "Where?", "references": [{"document": "gone.txt", "start": 0, "end": 4}]},
+    ]
+    at = start("evaluate")
+    data = "\n".join(json.dumps(x) for x in lines).encode()
+    at.file_uploader[0].set_value(("corpus-questions.jsonl", data, "application/json")).run()
+    ok(at)
+    assert not at.error, [e.value for e in at.error]
+    assert any(c.value.endswith(": 1 questions") for c in at.caption), [c.value for c in at.caption]
+    (note,) = [i.value.replace("\\", "") for i in at.info if "left out" in i.value]  # as read, unescaped
+    assert note == (
+        "3 question(s) about documents that are not loaded are left out: 'rapport-2023.pdf' (2), "
+        "'gone.txt' (1). Load them on Documents to score those too."
+    ), note
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert len(at.dataframe[0].value) == 2  # the two configurations, scored on the one question
+
+
 def test_compare_cohesion_uses_the_embedder():
     at = start("compare")
     at.button(key="w.cmp_sem").click().run()

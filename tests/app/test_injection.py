@@ -305,6 +305,13 @@ QUESTION_FILES = (
     json.dumps([{"question": EVIL, "answer": "Tidepool"}]),
     json.dumps({EVIL: EVIL}),
     f"question,references,corpus_id\n{EVIL},{EVIL},{EVIL}\n",
+    # a scorable question beside one about a document that is not loaded: the note names it
+    "\n".join(
+        [
+            json.dumps({"question": EVIL, "answer": "or after 72 hours in service"}),
+            json.dumps({"question": EVIL, "references": [{"document": EVIL, "start": 0, "end": 5}]}),
+        ]
+    ),
 )
 
 
@@ -315,6 +322,8 @@ def test_question_files_stay_inert(content):
     ext = "csv" if content.startswith("question,") else "jsonl"
     at.file_uploader[0].set_value((f"{EVIL}.{ext}", content.encode(), "application/json")).run()
     assert not at.exception, [e.message for e in at.exception]
+    if "72 hours" in content:  # the note on the question left out is what is checked here
+        assert any("left out" in i.value for i in at.info), [i.value for i in at.info]
     found = problems(at)
     run = [b for b in at.button if b.key == "w.eval_run" and not b.disabled]
     if run:

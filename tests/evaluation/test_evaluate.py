@@ -9,7 +9,7 @@ import pytest
 from explorer import Context, Document, LoadError, ParamError
 from explorer.embedding.fake import FakeEmbedder
 from explorer.evaluation.evaluate import evaluate, parse_values, sweep
-from explorer.evaluation.questions import Question, load_questions, locate_answer
+from explorer.evaluation.questions import Question, QuestionSet, load_questions, locate_answer, read_questions
 from explorer.strategies.config import StrategyConfig
 
 #             0         1         2         3         4         5         6
@@ -97,6 +97,35 @@ def test_chroma_csv_format(doc_a, tmp_path):
 def test_bad_questions_name_the_question(doc_a, doc_b, record, message):
     with pytest.raises(LoadError, match=message):
         load_questions(json.dumps(record).encode(), [doc_a, doc_b])
+
+
+def test_questions_about_documents_not_loaded_are_left_out_when_asked(doc_a, doc_b):
+    """The app loads a few documents of the corpus a question file covers: those questions are
+    left out and counted per document; the CLI (load_questions) still refuses the file."""
+    lines = [
+        {"question": "q1", "references": [{"document": "a.md", "start": 32, "end": 41}]},
+        {"question": "q2", "references": [{"document": "gone.txt", "start": 0, "end": 5}]},
+        {"question": "q3", "answer": "kiwi lemon", "document": "gone.txt"},
+        {"question": "q4", "answer": "kiwi lemon"},
+        {"question": "q5", "references": [{"document": "a.md", "start": 0, "end": 5}, {"document": "other.md", "start": 0, "end": 1}]},
+        {"question": "q6", "references": [{"document": "b", "start": 0, "end": 5}]},
+    ]
+    data = "\n".join(json.dumps(x) for x in lines).encode()
+    got = read_questions(data, [doc_a, doc_b], "q.jsonl", skip_unloaded=True)
+    assert [q.text for q in got.questions] == ["q1", "q4", "q6"]
+    assert got.unloaded == (("gone.txt", 2), ("other.md", 1)) and got.left_out == 3
+    with pytest.raises(LoadError, match=r"q\.jsonl line 2 .*'gone\.txt' is not loaded"):
+        load_questions(data, [doc_a, doc_b], "q.jsonl")
+    # everything loaded: nothing left out, the same questions as load_questions
+    full = read_questions(data[: data.index(b"\n")], [doc_a], skip_unloaded=True)
+    assert full == QuestionSet((Question("q1", ((doc_a.id, 32, 41),)),))
+    # other errors are still errors
+    with pytest.raises(LoadError, match="is not an exact substring"):
+        read_questions(b'{"question": "q", "answer": "zebra"}', [doc_a, doc_b], skip_unloaded=True)
+    # no question left: one message naming what the file asks for and what is loaded
+    only_gone = "\n".join(json.dumps(x) for x in lines[1:3]).encode()
+    with pytest.raises(LoadError, match=r"none of its 2 questions is about a loaded document \(it names 'gone.txt' \(2\); loaded: 'a.md', 'b.txt'\)"):
+        read_questions(only_gone, [doc_a, doc_b], "q.jsonl", skip_unloaded=True)
 
 
 def test_bad_files(doc_a, tmp_path):
