@@ -58,7 +58,7 @@ class Cost:
     @property
     def note(self) -> str:
         if not self.vectors:
-            return "nothing embedded (BM25)"
+            return "BM25: nothing embedded"
         if self.from_cache:
             return "from cache"
         if self.embed_seconds is None:

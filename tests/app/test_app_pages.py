@@ -1028,7 +1028,7 @@ def test_retriever_selector_on_retrieve_and_evaluate():
     assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
     assert emb.stats.requested == before  # BM25: neither chunks nor the question were embedded
     cost = at.table[0].value  # and its cost says so, though the indexes hold vectors
-    assert list(cost["vectors"]) == [0, 0] and set(cost["embedding"]) == {"— (nothing embedded (BM25))"}
+    assert list(cost["vectors"]) == [0, 0] and set(cost["embedding"]) == {"— (BM25: nothing embedded)"}
     at.segmented_control(key="w.retriever").set_value("dense").run()
     ok(at)
     assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5

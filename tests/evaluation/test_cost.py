@@ -104,7 +104,7 @@ def test_bm25_alone_embeds_nothing():
     idx = build_index(DOCS, CFG, ctx(), retriever="bm25")
     cost = cost_of(idx, idx.search_many(["volcano"], k=2, retriever="bm25"), 2)
     assert cost.vectors == 0 and cost.index_bytes == 0 and cost.seconds is None
-    assert cost.note == "nothing embedded (BM25)" and cost.cells()["index size"] == "—"
+    assert cost.note == "BM25: nothing embedded" and cost.cells()["index size"] == "—"
 
 
 def test_bm25_costs_no_vector_even_when_the_shared_index_has_them():
@@ -114,7 +114,7 @@ def test_bm25_costs_no_vector_even_when_the_shared_index_has_them():
     hits = idx.search_many(["volcano"], k=2, retriever="bm25")
     cost = cost_of(idx, hits, 2, retriever="bm25")
     assert cost.vectors == 0 and cost.index_bytes == 0 and cost.seconds is None
-    assert cost.note == "nothing embedded (BM25)"
+    assert cost.note == "BM25: nothing embedded"
     assert cost_of(idx, hits, 2, retriever="hybrid").vectors == len(idx)
 
 
