@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from explorer.documents import uploads
 from explorer.documents.document import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation import evaluate as evaluate_mod
@@ -25,7 +26,7 @@ from pages.ui.model import context_maker
 from pages.ui.safe import clip, err_text, md
 from pages.ui.search import COST_HELP
 from pages.ui.settings import RETRIEVER_LABELS
-from pages.ui.state import W, session
+from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, W, session
 
 METRICS = {
     "recall": "Recall",
@@ -38,6 +39,20 @@ METRICS = {
 
 
 # -- questions ----------------------------------------------------------------------------------
+def take_question_file(name: str, data: bytes) -> None:
+    """Use an uploaded question file, kept on the server when the store is on, so that a reload
+    or a copied link opens Evaluate with it (``qf=``)."""
+    store = uploads.default_store()
+    digest = store.put(name, data) if store is not None else None
+    session.qfile = (uploads.clean_name(name), data)
+    session.qfile_ref = digest[: uploads.REF_CHARS] if digest else ""
+    if store is not None and not digest:
+        session.notices.append(
+            f"{name} is not kept on this server (over the {store.max_bytes // 2**20} MB kept for uploads, "
+            "or the folder cannot be written): a reload or a link will not reopen it."
+        )
+
+
 def file_questions(docs: Sequence[Document]) -> list:
     """The questions of the uploaded file (or the bundled sample questions)."""
     up = st.file_uploader(
@@ -48,13 +63,15 @@ def file_questions(docs: Sequence[Document]) -> list:
         "or Chroma's questions_df.csv.",
     )
     if up is not None:
-        session.qfile = (up.name, up.getvalue())
+        take_question_file(up.name, up.getvalue())
         session.qfile_gen += 1
         st.rerun()
-    if not session.qfile:
-        from explorer.documents.samples import sample_questions
+    from explorer.documents.samples import sample_questions
 
-        sample = sample_questions({d.name for d in docs})
+    sample = sample_questions({d.name for d in docs})
+    if session.qfile_ref == SAMPLE_REF:  # the questions about the samples loaded now (none: no file)
+        session.qfile, session.qfile_ref = ((SAMPLE_FILE, sample), SAMPLE_REF) if sample else (None, "")
+    if not session.qfile:
         n = sample.count(b"\n")
         if n and st.button(
             f"Use the sample questions ({n})",
@@ -62,15 +79,18 @@ def file_questions(docs: Sequence[Document]) -> list:
             key=W.QSAMPLE,
             help="Questions about the bundled samples, each with its answer quoted from the text.",
         ):
-            session.qfile = ("sample-questions.jsonl", sample)
+            session.qfile, session.qfile_ref = (SAMPLE_FILE, sample), SAMPLE_REF
             st.rerun()
     questions: list = []
     if session.qfile:
         name, data = session.qfile
+        if st.button("Use no question file", icon=":material/close:", key=W.QCLEAR, type="tertiary"):
+            session.qfile, session.qfile_ref = None, ""
+            st.rerun()
         try:
             got = read_questions(data, docs, name, skip_unloaded=True)
             questions = list(got.questions)
-            st.caption(f"**{md(name)}**: {len(questions):,} questions")
+            st.caption(f"**{md(name)}**: {len(questions):,} question{'s' if len(questions) != 1 else ''}")
             if got.left_out:
                 st.info(
                     md(

@@ -22,6 +22,9 @@ T = TypeVar("T")
 MIN_K, MAX_K, DEFAULT_K = 1, 20, 5
 
 
+#: The name Evaluate shows the bundled sample questions under, and how a link names them (``qf=``).
+SAMPLE_FILE, SAMPLE_REF = "sample-questions.jsonl", "sample"
+
 class Source(TypedDict):
     """A document the visitor added: a bundled sample (by name) or an upload (its bytes)."""
 
@@ -121,6 +124,7 @@ class W:
     # Evaluate
     EVAL_SRC = "w.eval_src"
     QSAMPLE = "w.qsample"
+    QCLEAR = "w.qclear"
     EVAL_RUN = "w.eval_run"
     EVAL_TABLE = "w.eval_table"
     EVAL_METRIC = "w.eval_metric"
@@ -236,6 +240,8 @@ class Session:
     ret_batch: _Slot[list[dict[str, Any]] | None] = _Slot("ret_batch")
     # Evaluate
     qfile: _Slot[tuple[str, bytes] | None] = _Slot("qfile")
+    #: How the link names the question file: "sample", its upload reference, or "" (not in the link).
+    qfile_ref: _Slot[str] = _Slot("qfile_ref", "")
     qfile_gen: _Slot[int] = _Slot("qfile_gen", 0)
     eval_results: _Slot[list | None] = _Slot("eval_results")
     eval_meta: _Slot[dict[str, Any]] = _Slot("eval_meta", factory=dict)

@@ -1,6 +1,6 @@
 """URL state: the shareable view (samples, uploads, active document, clean-up, model, strategies,
-how chunks are ranked (``retriever=``, ``k=``), the question asked and the kept questions) in the
-link.
+how chunks are ranked (``retriever=``, ``k=``), the question asked, the kept questions and
+Evaluate's question file) in the link.
 
 :func:`restore` reads a link once per session (what it cannot use becomes a notice: the link is
 untrusted, and every notice is made inert for Markdown); :func:`sync` writes the view back after
@@ -8,7 +8,8 @@ every run. Uploads travel as ``up=<hash>`` (the first :data:`~explorer.documents
 hex digits of their sha256): the server keeps the files (:mod:`explorer.documents.uploads`), so a
 reload or a link opened on the same server reopens them; questions travel as ``q=``/``qa=``/``qr=``
 (the last search) and ``kq=`` (one JSON object per kept question), within :data:`MAX_QUESTION_CHARS`
-and :data:`MAX_ANSWER_CHARS`.
+and :data:`MAX_ANSWER_CHARS`; Evaluate's question file as ``qf=sample`` (the bundled questions
+about the loaded samples) or ``qf=<hash>`` (an uploaded file, kept in the same store).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from pages.ui.sources import (
     kept_uploads,
     sample_names,
 )
-from pages.ui.state import DEFAULT_K, MAX_K, MIN_K, ConfigDict, session
+from pages.ui.state import DEFAULT_K, MAX_K, MIN_K, SAMPLE_FILE, SAMPLE_REF, ConfigDict, session
 
 #: More ``samples`` values than this in a link are ignored (there are three samples).
 MAX_SAMPLE_PARAMS = 16
@@ -62,6 +63,7 @@ def restore() -> None:
     _restore_uploads(qp)
     _restore_doc(qp)
     _restore_questions(qp)
+    _restore_question_file(qp)
     for short in (qp.get("clean") or "").split(","):
         if short in CLEANUP_FLAGS:
             session.cleanup[CLEANUP_FLAGS[short][0]] = True
@@ -208,6 +210,25 @@ def _restore_questions(qp: Any) -> None:
         session.notices.append(f"Ignored {bad} kept question(s) in the link that could not be read.")
 
 
+def _restore_question_file(qp: Any) -> None:
+    """Evaluate's question file (``qf=``): the sample questions, or a file read back from the
+    server's store; one notice when it cannot be (the value is never echoed)."""
+    ref = qp.get("qf") or ""
+    if not ref:
+        return
+    if ref == SAMPLE_REF:
+        session.qfile, session.qfile_ref = (SAMPLE_FILE, b""), SAMPLE_REF  # read on Evaluate
+        return
+    store = uploads.default_store()
+    kept = store.get(ref) if store is not None and uploads.valid_ref(ref) else None
+    if kept is None:
+        session.notices.append(
+            "The link names a question file that this server does not keep: upload it again on Evaluate."
+        )
+        return
+    session.qfile, session.qfile_ref = (kept.name, kept.data), ref
+
+
 def _kept_item(raw: str) -> dict[str, Any] | None:
     """A kept question from its link form ``{"q": question, "a": answer, "r": "id:start:end"}``."""
     try:
@@ -314,6 +335,8 @@ def sync() -> None:
     if sem:
         want["sem"] = sem
     want.update(_questions_url())
+    if session.qfile_ref:
+        want["qf"] = session.qfile_ref
     current = {
         k: (st.query_params.get_all(k) if k in _LISTS else st.query_params.get(k)) for k in st.query_params
     }

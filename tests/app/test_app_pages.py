@@ -534,7 +534,7 @@ def test_evaluate_leaves_out_questions_about_documents_not_loaded_and_says_which
     at.file_uploader[0].set_value(("corpus-questions.jsonl", data, "application/json")).run()
     ok(at)
     assert not at.error, [e.value for e in at.error]
-    assert any(c.value.endswith(": 1 questions") for c in at.caption), [c.value for c in at.caption]
+    assert any(c.value.endswith(": 1 question") for c in at.caption), [c.value for c in at.caption]
     (note,) = [i.value.replace("\\", "") for i in at.info if "left out" in i.value]  # as read, unescaped
     assert note == (
         "3 question(s) about documents that are not loaded are left out: 'rapport-2023.pdf' (2), "
@@ -543,6 +543,45 @@ def test_evaluate_leaves_out_questions_about_documents_not_loaded_and_says_which
     at.button(key="w.eval_run").click().run()
     ok(at)
     assert len(at.dataframe[0].value) == 2  # the two configurations, scored on the one question
+
+
+def test_a_question_file_travels_in_the_link_and_a_reload_reopens_it():
+    """An uploaded question file is kept on the server and named in the link (``qf=<hash>``), and
+    the sample questions as ``qf=sample``: a reload or the copied link opens Evaluate with them;
+    "Use no question file" takes it out of the view and the link; a link whose file this server
+    does not keep says so once, without echoing the value."""
+    lines = [{"question": "How often are the filters backwashed?", "answer": "or after 72 hours in service"}] * 2
+    at = start("evaluate")
+    data = "\n".join(json.dumps(x) for x in lines).encode()
+    at.file_uploader[0].set_value(("my questions.jsonl", data, "application/json")).run()
+    ok(at)
+    ref = at.query_params["qf"]
+    ref = ref[0] if isinstance(ref, list) else ref
+    assert re.fullmatch(r"[0-9a-f]{32}", ref), ref
+    again = start("evaluate", query={"qf": ref})  # a reload: a new session, the same link
+    ok(again)
+    assert any(c.value.endswith(": 2 questions") and "my questions" in c.value for c in again.caption)
+    again.button(key="w.eval_run").click().run()
+    ok(again)
+    assert len(again.dataframe[0].value) == 2
+    again.button(key="w.qclear").click().run()
+    assert "qf" not in again.query_params and not any("my questions" in c.value for c in again.caption)
+    assert again.button(key="w.qsample")  # the sample offer is back
+
+    again.button(key="w.qsample").click().run()
+    assert again.query_params["qf"] in ("sample", ["sample"])
+    sample = start("evaluate", query={"qf": "sample"})
+    ok(sample)
+    assert any("sample-questions.jsonl" in c.value.replace("\\", "") and "10 questions" in c.value for c in sample.caption)
+
+    for bad in ("0" * 32, "../../etc/passwd", "[x](javascript:alert(1))"):
+        gone = start(query={"qf": bad})  # the first page shows what the link could not restore
+        ok(gone)
+        said = [w.value.replace("\\", "") for w in gone.warning]
+        assert sum("question file that this server does not keep" in x for x in said) == 1, said
+        assert not any(bad in x for x in said)
+        gone.switch_page("pages/evaluate.py").run()
+        assert gone.button(key="w.qsample") and not gone.warning
 
 
 def test_compare_cohesion_uses_the_embedder():

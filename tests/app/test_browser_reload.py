@@ -1,5 +1,5 @@
-"""In a real browser: a reload (F5) or the link in a fresh browser keeps an uploaded file and the
-question; a typed expected answer with a line break where the PDF has a space (and a hyphen at
+"""In a real browser: a reload (F5) or the link in a fresh browser keeps an uploaded file, the
+question and Evaluate's question file; a typed expected answer with a line break where the PDF has a space (and a hyphen at
 the line end) is scored on Retrieve; the Export page's CLI line runs in a fresh shell.
 
 Runs on the app's fake embedder (``CHUNK_EXPLORER_FAKE_EMBEDDER=1``): what is checked here is
@@ -85,6 +85,37 @@ def test_reload_and_a_fresh_browser_keep_the_upload_and_the_question(server, bro
     context.close()
     watch.assert_clean()
     assert not watch.page_errors, watch.page_errors
+    assert "Traceback" not in server.log_tail(20_000)
+
+
+def test_reload_and_a_fresh_browser_keep_evaluates_question_file(server, browser, tmp_path):
+    """The question file uploaded on Evaluate comes back after F5 and in a fresh browser."""
+    from playwright.sync_api import expect
+
+    context, page = bu.new_page(browser)
+    page.goto(server.url)
+    bu.settle(page)
+    bu.nav(page, "Evaluate")
+    path = tmp_path / "plant questions.jsonl"
+    rows = [{"question": "How often are the filters backwashed?", "answer": "or after 72 hours in service"}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with page.expect_file_chooser() as chooser:
+        page.locator('[data-testid="stMain"] [data-testid="stFileUploaderDropzone"] button').first.click()
+    chooser.value.set_files(str(path))
+    said = page.get_by_text("plant questions.jsonl: 1 question")
+    expect(said).to_be_visible(timeout=60_000)
+    page.wait_for_url(re.compile(r"[?&]qf=[0-9a-f]{32}"), timeout=30_000)
+    page.reload()
+    bu.heading(page, "Evaluate").wait_for()
+    expect(said).to_be_visible(timeout=60_000)
+    bu.settle(page)
+    bu.screenshot(page, "reload-keeps-question-file.png")
+    fresh, other = bu.new_page(browser)
+    other.goto(page.url)
+    bu.heading(other, "Evaluate").wait_for()
+    expect(other.get_by_text("plant questions.jsonl: 1 question")).to_be_visible(timeout=60_000)
+    fresh.close()
+    context.close()
     assert "Traceback" not in server.log_tail(20_000)
 
 

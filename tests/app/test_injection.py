@@ -246,6 +246,7 @@ LINK_VALUES = {
     "qa": EVIL,
     "qr": EVIL,
     "kq": json.dumps({"q": EVIL, "a": EVIL, "r": EVIL}),
+    "qf": EVIL,
     "sem": json.dumps({"s": "semantic", "p": {"breakpoint_mode": EVIL}}),
 }
 CFG_VALUES = [
