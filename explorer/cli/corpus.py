@@ -97,10 +97,12 @@ def _questions_sha(path: str) -> str:
 
 def run(args: argparse.Namespace, configs: Sequence[Any]) -> tuple[list, list]:
     """Run ``configs`` over the corpus of ``args``: (results, questions) as ``evaluate`` gives."""
+    from explorer.cli.output import SKIP_HINT, say_left_out
     from explorer.evaluation.corpus.plan import QuestionPlan
     from explorer.evaluation.corpus.runner import run_corpus
     from explorer.evaluation.corpus.sources import list_sources
     from explorer.evaluation.corpus.work import WorkSpec
+    from explorer.evaluation.questions import NotLoaded
     from explorer.retrieval.vectors import EmbedOptions
 
     if args.k < 1:
@@ -110,7 +112,11 @@ def run(args: argparse.Namespace, configs: Sequence[Any]) -> tuple[list, list]:
     sources = list_sources(args.corpus, args.samples)
     if not sources:
         raise ParamError("no documents: give --corpus FILES, FOLDERS or PATTERNS, or --sample NAME")
-    plan = QuestionPlan.read(args.questions, [s.name for s in sources])
+    try:
+        plan = QuestionPlan.read(args.questions, [s.name for s in sources], skip_unloaded=args.skip_unloaded)
+    except NotLoaded as err:
+        raise LoadError(f"{err}{SKIP_HINT}") from None
+    say_left_out(plan.unloaded)
     mode = "preview" if args.preview else "exact"
     spec = WorkSpec(tuple(configs), plan, options, inputs.parse_cleanup(args.cleanup), args.retriever, mode)
     engine = args.engine or "local"

@@ -94,3 +94,19 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
     sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
     return "\n".join([line(header), sep, *(line(r) for r in rows)]) + "\n"
+
+
+def say_left_out(unloaded: Sequence[tuple[str, int]]) -> None:
+    """The note of ``--skip-unloaded`` on stderr: how many questions, about which documents."""
+    from explorer.evaluation.questions import unloaded_names
+
+    if unloaded:
+        n = sum(c for _, c in unloaded)
+        sys.stderr.write(
+            f"note: --skip-unloaded: {n:,} question(s) about documents not given are left out: "
+            f"{unloaded_names(unloaded)}\n"
+        )
+
+
+#: Appended to a "document ... is not loaded" error of evaluate and sweep.
+SKIP_HINT = " (--skip-unloaded scores the questions about the documents given)"

@@ -218,13 +218,7 @@ def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
         "('docs/**/*.md'); or --sample NAME. Over 200 documents they are streamed (see --out)",
     )
     _add_sample_arg(p)
-    p.add_argument(
-        "--questions",
-        required=True,
-        metavar="FILE",
-        help="JSONL {question, references:[{document?, start, end}]} or {question, answer}, "
-        "or Chroma's questions_df.csv",
-    )
+    _add_question_args(p)
     _add_strategy_args(p, many=name == "evaluate")
     if name == "sweep":
         p.add_argument(
@@ -265,6 +259,22 @@ def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
     _add_model_arg(p)
     _add_progress_arg(p)
     p.set_defaults(func=cmd_evaluate if name == "evaluate" else cmd_sweep)
+
+
+def _add_question_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--questions",
+        required=True,
+        metavar="FILE",
+        help="JSONL {question, references:[{document?, start, end}]} or {question, answer}, "
+        "or Chroma's questions_df.csv",
+    )
+    p.add_argument(
+        "--skip-unloaded",
+        action="store_true",
+        help="score only the questions about the documents given, and say on stderr how many "
+        "were left out, per document (without it, a question about another document is an error)",
+    )
 
 
 def _add_corpus_run_args(p: argparse.ArgumentParser) -> None:

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from explorer.cli import corpus, inputs
-from explorer.cli.output import markdown_table, progress_line, write
-from explorer.errors import ParamError
+from explorer.cli.output import SKIP_HINT, markdown_table, progress_line, say_left_out, write
+from explorer.errors import LoadError, ParamError
 
 
 def _eval_setup(args: argparse.Namespace):
-    from explorer.evaluation.questions import load_questions
+    from explorer.evaluation.questions import NotLoaded, read_questions
     from explorer.retrieval.vectors import EmbedOptions
 
     if args.k < 1:
@@ -40,8 +40,13 @@ def _eval_setup(args: argparse.Namespace):
             f"vectors; {how}, bench/bench_late.py); run without --preview for exact ones\n"
         )
     docs = inputs.load_docs(args.corpus, args.cleanup, args.samples)
-    questions = load_questions(args.questions, docs)
-    return options, progress, ctx, docs, questions
+    try:
+        got = read_questions(args.questions, docs, skip_unloaded=args.skip_unloaded)
+    except NotLoaded as err:
+        raise LoadError(f"{err}{SKIP_HINT}") from None
+    say_left_out(got.unloaded)
+    return options, progress, ctx, docs, list(got.questions)
+
 
 
 def _mode_args(args: argparse.Namespace) -> dict[str, Any]:

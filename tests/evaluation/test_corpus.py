@@ -243,6 +243,30 @@ def test_cli_streams_to_the_same_json(capsysbinary, corpus, tmp_path, fake_cli):
     assert _plain(json.loads(streamed)) == _plain(json.loads(plain))
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["in-memory", "streamed"])
+def test_cli_skip_unloaded_scores_the_rest_and_says_what_it_left_out(capsysbinary, corpus, tmp_path, fake_cli, streamed):
+    """A question file for a larger corpus: without --skip-unloaded one error line that names
+    the flag; with it, the scores of the file's other questions, and a note per document."""
+    extra = [
+        {"question": "x?", "references": [{"document": "elsewhere.txt", "start": 0, "end": 5}]},
+        {"question": "y?", "answer": "anything", "document": "elsewhere.txt"},
+        {"question": "z?", "references": [{"document": "doc_00002.txt", "start": 0, "end": 5}, {"document": "gone.md", "start": 0, "end": 5}]},
+    ]
+    bigger = tmp_path / "bigger.jsonl"
+    bigger.write_text(corpus[1].read_text() + "".join(json.dumps(r) + "\n" for r in extra))
+    args = ["--corpus", str(corpus[0]), "--format", "json", "--retriever", "bm25", "-q"]
+    args += ["--engine", "local"] if streamed else []
+    rc, out, err = run_main(capsysbinary, "evaluate", *args, "--questions", str(bigger))
+    assert rc == 2 and out == ""
+    (line,) = err.splitlines()
+    assert line.startswith("error:") and "'elsewhere.txt' is not loaded" in line and "--skip-unloaded" in line
+    rc, skipped, err = run_main(capsysbinary, "evaluate", *args, "--questions", str(bigger), "--skip-unloaded")
+    assert rc == 0, err
+    assert err == "note: --skip-unloaded: 3 question(s) about documents not given are left out: 'elsewhere.txt' (2), 'gone.md' (1)\n"
+    rc, whole, _ = run_main(capsysbinary, "evaluate", *args, "--questions", str(corpus[1]))
+    assert rc == 0 and _plain(json.loads(skipped)) == _plain(json.loads(whole))
+
+
 def test_cli_reads_folders_and_patterns(capsysbinary, corpus, tmp_path, fake_cli):
     args = ["--questions", str(corpus[1]), "--format", "json", "--retriever", "bm25", "-q"]
     rc, by_folder, _ = run_main(capsysbinary, "evaluate", "--corpus", str(corpus[0]), *args)

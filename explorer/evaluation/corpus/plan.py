@@ -16,6 +16,7 @@ one that needs the whole corpus (an answer found nowhere, or twice) stops it at 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,12 +28,14 @@ from explorer.evaluation.questions import (
     CLI_HINT,
     MAX_OCCURRENCES,
     MAX_QUESTION_FILE_BYTES,
+    NotLoaded,
     Question,
     _check_span,
     find_answer,
     only_place,
     question_records,
     record_parts,
+    unloaded_names,
 )
 
 #: What a document id looks like (:func:`explorer.documents.document.text_id`): a reference
@@ -117,8 +120,14 @@ class QuestionPlan:
                 self._refs.setdefault(r.key, []).append((qi, ri))
                 self._plan_key(r.key, r.where, (qi, ri))
 
+    #: (document name, questions) left out by ``skip_unloaded``, most first.
+    unloaded: tuple[tuple[str, int], ...] = ()
+
     @classmethod
-    def read(cls, source: str | Path, names: Sequence[str]) -> QuestionPlan:
+    def read(cls, source: str | Path, names: Sequence[str], *, skip_unloaded: bool = False) -> QuestionPlan:
+        """The plan of the question file ``source``; with ``skip_unloaded`` a question that names
+        a document that is not in ``names`` (nor a document id) is left out and counted, as
+        :func:`~explorer.evaluation.questions.read_questions` does in memory."""
         path = Path(source)
         try:
             if path.stat().st_size > MAX_QUESTION_FILE_BYTES:
@@ -129,7 +138,26 @@ class QuestionPlan:
         planned = [_planned(rec, where) for where, rec in question_records(data, path.name)]
         if not planned:
             raise LoadError(f"{path.name!r} holds no questions")
-        return cls(planned, names)
+        unloaded: Counter[str] = Counter()
+        if skip_unloaded:
+            known = {k for n in names for k in _keys(n)}
+            kept = []
+            for q in planned:
+                named = [r.key for r in q.refs] + [q.scope]
+                missing = next((k for k in named if k is not None and k not in known and not _ID.fullmatch(k)), None)
+                if missing is None:
+                    kept.append(q)
+                else:
+                    unloaded[missing] += 1
+            if not kept:
+                raise LoadError(
+                    f"{path.name!r}: none of its {unloaded.total()} questions is about a document given "
+                    f"(it names {unloaded_names(unloaded.most_common())})"
+                )
+            planned = kept
+        plan = cls(planned, names)
+        plan.unloaded = tuple(unloaded.most_common())
+        return plan
 
     def _loaded(self) -> str:
         shown = ", ".join(repr(n) for n in self._names[:5])
@@ -151,7 +179,7 @@ class QuestionPlan:
         if len(found) > 1:
             raise LoadError(f"{where}: document {key!r} matches several loaded documents ({self._loaded()})")
         if not found and not _ID.fullmatch(key):
-            raise LoadError(f"{where}: document {key!r} is not loaded (loaded: {self._loaded()})")
+            raise NotLoaded(f"{where}: document {key!r} is not loaded (loaded: {self._loaded()})", key)
         if found and not _ID.fullmatch(key):
             self._certain.setdefault(found[0], []).append(item)
 
@@ -246,7 +274,7 @@ class QuestionPlan:
         if len(found) == 1:
             return found[0]
         if not found:
-            raise LoadError(f"{where}: document {key!r} is not loaded (loaded: {self._loaded()})")
+            raise NotLoaded(f"{where}: document {key!r} is not loaded (loaded: {self._loaded()})", key)
         raise LoadError(f"{where}: document {key!r} matches several loaded documents ({self._loaded()})")
 
 
