@@ -84,23 +84,26 @@ def file_questions(docs: Sequence[Document]) -> list:
     questions: list = []
     if session.qfile:
         name, data = session.qfile
+        try:
+            got, problem = read_questions(data, docs, name, skip_unloaded=True), None
+            questions = list(got.questions)
+            n = len(questions)
+            st.caption(f"**{md(name)}**: {n:,} question{'s' if n != 1 else ''}")
+        except ExplorerError as err:
+            got, problem = None, err
         if st.button("Use no question file", icon=":material/close:", key=W.QCLEAR, type="tertiary"):
             session.qfile, session.qfile_ref = None, ""
             st.rerun()
-        try:
-            got = read_questions(data, docs, name, skip_unloaded=True)
-            questions = list(got.questions)
-            st.caption(f"**{md(name)}**: {len(questions):,} question{'s' if len(questions) != 1 else ''}")
-            if got.left_out:
-                st.info(
-                    md(
-                        f"{got.left_out:,} question(s) about documents that are not loaded are left out: "
-                        f"{unloaded_names(got.unloaded)}. Load them on Documents to score those too."
-                    ),
-                    icon=":material/info:",
-                )
-        except ExplorerError as err:
-            st.error(md(err_text(err)), icon=":material/error:")
+        if problem is not None:
+            st.error(md(err_text(problem)), icon=":material/error:")
+        elif got is not None and got.left_out:
+            st.info(
+                md(
+                    f"{got.left_out:,} question(s) about documents that are not loaded are left out: "
+                    f"{unloaded_names(got.unloaded)}. Load them on Documents to score those too."
+                ),
+                icon=":material/info:",
+            )
     with st.expander("File formats", icon=":material/help:"):
         st.code(
             '{"question": "How often are filters backwashed?", "answer": "every 72 hours"}\n'
