@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from common import ROOT, table
 
@@ -43,11 +44,16 @@ def main() -> int:
         "--overlap", type=int, default=0, help="chunk_overlap (the app's default recursive is 1000 / 200)"
     )
     ap.add_argument("--k", type=int, default=5)
+    ap.add_argument(
+        "--data", default=str(DATA), help="a folder of .txt documents and its questions.jsonl "
+        "(default the French set; bench/data/french-dev/ is the development set)",
+    )  # fmt: skip
     ap.add_argument("--cold", action="store_true", help="embed with a fresh in-memory cache (timed)")
     args = ap.parse_args()
 
-    docs = [load_path(p) for p in sorted(DATA.glob("*.txt"))]
-    questions = load_questions(DATA / "questions.jsonl", docs)
+    data = Path(args.data)
+    docs = [load_path(p) for p in sorted(data.glob("*.txt"))]
+    questions = load_questions(data / "questions.jsonl", docs)
     config = StrategyConfig.make("recursive", {"chunk_size": args.chunk_size, "chunk_overlap": args.overlap})
     print(
         f"{len(docs)} French documents ({sum(len(d.text) for d in docs):,} chars), {len(questions)} "
