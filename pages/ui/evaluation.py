@@ -104,6 +104,11 @@ def file_questions(docs: Sequence[Document]) -> list:
                 ),
                 icon=":material/info:",
             )
+    _formats_help()
+    return questions
+
+
+def _formats_help() -> None:
     with st.expander("File formats", icon=":material/help:"):
         st.code(
             '{"question": "How often are filters backwashed?", "answer": "every 72 hours"}\n'
@@ -114,7 +119,6 @@ def file_questions(docs: Sequence[Document]) -> list:
             "One JSON object per line (or a JSON list). An answer must occur exactly once in the "
             "loaded documents. Chroma's questions_df.csv (question, references, corpus_id) works as is."
         )
-    return questions
 
 
 def kept_questions(docs: Sequence[Document]) -> list:
