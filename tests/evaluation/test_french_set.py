@@ -1,4 +1,5 @@
-"""The French retrieval set (bench/data/french): documents load, every gold span is valid.
+"""The French retrieval sets (bench/data/french, the held-out one, and bench/data/french-dev, the
+one to tune on): documents load, every gold span is valid.
 
 Fast: no model. The spans are read by the same loader as ``python -m explorer evaluate``.
 """
@@ -15,25 +16,30 @@ import pytest
 from explorer.documents.loaders import load_path
 from explorer.evaluation.questions import load_questions
 
-FRENCH = Path(__file__).resolve().parents[2] / "bench" / "data" / "french"
-QUESTIONS = FRENCH / "questions.jsonl"
+DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
+
+
+@pytest.fixture(scope="module", params=["french", "french-dev"])
+def folder(request) -> Path:
+    return DATA / request.param
 
 
 @pytest.fixture(scope="module")
-def docs():
-    paths = sorted(p for p in FRENCH.iterdir() if p.suffix in (".txt", ".md") and p.name != "SOURCES.md")
+def docs(folder):
+    paths = sorted(p for p in folder.iterdir() if p.suffix in (".txt", ".md") and p.name != "SOURCES.md")
     return [load_path(p) for p in paths]
 
 
 @pytest.fixture(scope="module")
-def records():
-    return [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+def records(folder):
+    text = (folder / "questions.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def test_documents_are_clean_text_of_the_right_size(docs):
+def test_documents_are_clean_text_of_the_right_size(docs, folder):
     assert len(docs) >= 4
     for d in docs:
-        raw = (FRENCH / d.name).read_text(encoding="utf-8")
+        raw = (folder / d.name).read_text(encoding="utf-8")
         assert d.text == raw, f"{d.name}: the loader changed the text, offsets would not match the file"
         assert 15_000 <= len(raw.encode("utf-8")) <= 80_000, d.name
         assert not re.search("[\x08\x1b]", raw), f"{d.name}: backspace overstrike or escape codes"
@@ -54,8 +60,8 @@ def test_every_reference_span_is_inside_its_document_and_not_blank(docs, records
             assert span == ref["content"], f"{rec['question']}: content differs from the text at the offsets"
 
 
-def test_loads_with_the_evaluate_loader(docs):
-    questions = load_questions(QUESTIONS, docs)
+def test_loads_with_the_evaluate_loader(docs, folder):
+    questions = load_questions(folder / "questions.jsonl", docs)
     assert len(questions) >= 30
     assert len({q.text for q in questions}) == len(questions), "duplicate questions"
     per_doc = Counter(doc_id for q in questions for doc_id, _, _ in q.references)
