@@ -139,7 +139,7 @@ def results_table(results: Sequence[Any], n_questions: int, k: int) -> str:
     ]
     how = _retriever_note(r.retriever for r in results) + _mode_note(r.mode for r in results)
     note = (
-        f"\n{n_questions} questions, top {k}{how}; mean ± standard deviation over questions, in %. "
+        f"\n{n_questions:,} question{'s' if n_questions != 1 else ''}, top {k}{how}; mean ± standard deviation over questions, in %. "
         f"Index: bytes of the vector index; Embedding: time to embed the chunks (0 s when every vector "
         f"came from the cache); LLM tokens @{k}: cl100k tokens of the top {k} chunks, per question.\n"
     )
@@ -183,5 +183,5 @@ def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int) -> str
             )
     how = _retriever_note(row.result.retriever for row in rows if row.result is not None)
     how += _mode_note(row.result.mode for row in rows if row.result is not None)
-    note = f"\n{base.display}, {n_questions} questions, top {k}{how}; mean ± standard deviation over questions, in %.\n"
+    note = f"\n{base.display}, {n_questions:,} question{'s' if n_questions != 1 else ''}, top {k}{how}; mean ± standard deviation over questions, in %.\n"
     return markdown_table(header, body) + note

@@ -464,7 +464,7 @@ def test_cli_retriever_flag_on_compare_evaluate_sweep(capsysbinary, files, fake_
     rc, out = _run(capsysbinary, *ev, "--retriever", "dense", "--format", "json")
     assert rc == 0 and json.loads(out)[0]["retriever"] == "dense"
     rc, out = _run(capsysbinary, *ev, "--retriever", "bm25")
-    assert rc == 0 and "1 questions, top 1, bm25 retrieval;" in out
+    assert rc == 0 and "1 question, top 1, bm25 retrieval;" in out
     rc, out = _run(capsysbinary, *ev, "--retriever", "rrf", "--format", "json")
     assert rc == 0 and json.loads(out)[0]["retriever"] == "rrf" and json.loads(out)[0]["recall"] == 1.0
     rc, out = _run(capsysbinary, "compare", str(txt), "--question", "xr-7731", *STRAT, "--k", "2",
