@@ -48,7 +48,6 @@ def _eval_setup(args: argparse.Namespace):
     return options, progress, ctx, docs, list(got.questions)
 
 
-
 def _mode_args(args: argparse.Namespace) -> dict[str, Any]:
     return {"mode": "preview" if args.preview else "exact", "force_preview": args.preview == "force"}
 

@@ -25,6 +25,7 @@ MIN_K, MAX_K, DEFAULT_K = 1, 20, 5
 #: The name Evaluate shows the bundled sample questions under, and how a link names them (``qf=``).
 SAMPLE_FILE, SAMPLE_REF = "sample-questions.jsonl", "sample"
 
+
 class Source(TypedDict):
     """A document the visitor added: a bundled sample (by name) or an upload (its bytes)."""
 
