@@ -26,6 +26,7 @@ from pages.ui.model import context_maker
 from pages.ui.safe import clip, err_text, md
 from pages.ui.search import COST_HELP
 from pages.ui.settings import RETRIEVER_LABELS
+from pages.ui.sources import keep_upload
 from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, W, session
 
 METRICS = {
@@ -42,15 +43,9 @@ METRICS = {
 def take_question_file(name: str, data: bytes) -> None:
     """Use an uploaded question file, kept on the server when the store is on, so that a reload
     or a copied link opens Evaluate with it (``qf=``)."""
-    store = uploads.default_store()
-    digest = store.put(name, data) if store is not None else None
+    digest = keep_upload(name, data)
     session.qfile = (uploads.clean_name(name), data)
     session.qfile_ref = digest[: uploads.REF_CHARS] if digest else ""
-    if store is not None and not digest:
-        session.notices.append(
-            f"{name} is not kept on this server (over the {store.max_bytes // 2**20} MB kept for uploads, "
-            "or the folder cannot be written): a reload or a link will not reopen it."
-        )
 
 
 def file_questions(docs: Sequence[Document]) -> list:

@@ -45,15 +45,23 @@ def add_sample(name: str) -> None:
     )
 
 
-def add_upload(name: str, data: bytes) -> str:
-    """Add an uploaded file (and keep it on the server when the store is on); its source key."""
+def keep_upload(name: str, data: bytes) -> str | None:
+    """Keep an uploaded file (a document or a question file) on the server when the store is on;
+    its full hash, or None (the store is off, or it could not keep the file: then a notice says a
+    reload or a link will not reopen it)."""
     store = uploads.default_store()
-    kept = store is not None and store.put(name, data) is not None
-    if store is not None and not kept:
+    digest = store.put(name, data) if store is not None else None
+    if store is not None and digest is None:
         session.notices.append(
             f"{name} is not kept on this server (over the {store.max_bytes // 2**20} MB kept for uploads, "
             "or the folder cannot be written): a reload or a link will not reopen it."
         )
+    return digest
+
+
+def add_upload(name: str, data: bytes) -> str:
+    """Add an uploaded file (and keep it on the server when the store is on); its source key."""
+    kept = keep_upload(name, data) is not None
     return _add_upload_source(uploads.clean_name(name), data, uploads.content_hash(data), kept)
 
 
