@@ -186,7 +186,11 @@ def test_html_and_script_text_is_shown_never_run(server, tmp_path):
         page.get_by_label("Question").fill("<img src=x onerror=alert('question')> Xsspump readings?")
         page.get_by_role("button", name="Search").click()
         bu.settle(page)
-        assert "Xsspump" in bu.main_text(page)
+        from playwright.sync_api import expect
+
+        # the hits come from a background job: on a loaded machine after the page has settled
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text("Xsspump", timeout=120_000)
+        bu.settle(page)
         assert page.locator(LIVE).count() == 0
         bu.screenshot(page, "hostile-xss-retrieve.png")
         watch.assert_clean()
