@@ -13,6 +13,7 @@ empty range where it would be).
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from explorer import limits
@@ -143,9 +144,24 @@ def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple
         )
     if kind == "pdf":
         pages = [p.strip() for p in pages]
-    if not any(p.strip() for p in pages):
-        raise LoadError(f"{name!r} is empty (it holds only whitespace or control characters)")
+    if not any(map(_shows_anything, pages)):
+        raise LoadError(
+            f"{name!r} is empty (it holds only whitespace, control or invisible formatting characters)"
+        )
     return pages, encoding
+
+
+#: Unicode categories a reader does not see: control (Cc) and format (Cf: zero-width space and
+#: joiners, byte-order mark, direction marks, soft hyphen).
+_INVISIBLE = frozenset({"Cc", "Cf"})
+
+
+def _shows_anything(text: str) -> bool:
+    """Whether ``text`` has a character a reader sees: not whitespace, control or format (a
+    zero-width space or joiner, a byte-order mark, a direction mark). Why: a file of only those
+    loads as a page that looks blank and chunks into invisible chunks. Stops at the first one."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in _INVISIBLE for ch in text)
+
 
 
 def _blocks(kind: str, text: str, name: str, warnings: list[str]) -> tuple[Block, ...]:

@@ -576,6 +576,12 @@ CASES: list[Case] = [
     Case("text-whitespace-only", "blank.txt", lambda: b" \n\t\r\n  \n", error="is empty"),
     Case("text-controls-only", "only-controls.txt", lambda: b"\x00\x01 \x02\n", error="binary"),
     Case(
+        "text-invisible-only",
+        "zero-width.txt",
+        lambda: "\u200b\u200d\ufeff\u200e\u00ad \n".encode() * 300,
+        error="is empty (it holds only whitespace, control or invisible formatting characters)",
+    ),
+    Case(
         "text-1mb-single-line",
         "line.txt",
         lambda: ("word" * 262_144).encode(),
