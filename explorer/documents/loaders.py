@@ -163,7 +163,6 @@ def _shows_anything(text: str) -> bool:
     return any(not ch.isspace() and unicodedata.category(ch) not in _INVISIBLE for ch in text)
 
 
-
 def _blocks(kind: str, text: str, name: str, warnings: list[str]) -> tuple[Block, ...]:
     """A Markdown document's blocks (headings, code, tables), unless it is too long to read."""
     if kind != "markdown":
