@@ -13,8 +13,9 @@ empty range where it would be).
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
+
+import regex
 
 from explorer import limits
 from explorer.documents.cleanup import Cleanup, clean_pages
@@ -151,16 +152,16 @@ def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple
     return pages, encoding
 
 
-#: Unicode categories a reader does not see: control (Cc) and format (Cf: zero-width space and
+#: A character a reader sees: not whitespace, control (Cc) or format (Cf: zero-width space and
 #: joiners, byte-order mark, direction marks, soft hyphen).
-_INVISIBLE = frozenset({"Cc", "Cf"})
+_VISIBLE = regex.compile(r"[^\s\p{Cc}\p{Cf}]")
 
 
 def _shows_anything(text: str) -> bool:
-    """Whether ``text`` has a character a reader sees: not whitespace, control or format (a
-    zero-width space or joiner, a byte-order mark, a direction mark). Why: a file of only those
-    loads as a page that looks blank and chunks into invisible chunks. Stops at the first one."""
-    return any(not ch.isspace() and unicodedata.category(ch) not in _INVISIBLE for ch in text)
+    """Whether ``text`` has a character a reader sees. Why: a file of only invisible ones loads as
+    a page that looks blank and chunks into invisible chunks. A regex, not a loop over
+    ``unicodedata.category``: 48 MB of zero-width spaces took 2.3 s that way."""
+    return _VISIBLE.search(text) is not None
 
 
 def _blocks(kind: str, text: str, name: str, warnings: list[str]) -> tuple[Block, ...]:
