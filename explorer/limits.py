@@ -61,6 +61,8 @@ def _mb_env(name: str, default_mb: int) -> int:
 TOKEN_INDEX_BYTES = _mb_env("CHUNK_EXPLORER_TOKEN_INDEX_MB", 256)
 SENTENCE_VECTORS_BYTES = _mb_env("CHUNK_EXPLORER_SENTENCE_VECTORS_MB", 256)
 RETRIEVAL_INDEX_BYTES = _mb_env("CHUNK_EXPLORER_RETRIEVAL_INDEX_MB", 512)
+#: The documents' piece vectors (explorer.retrieval.pieces), shared by every configuration's index.
+PIECE_VECTORS_BYTES = _mb_env("CHUNK_EXPLORER_PIECE_VECTORS_MB", 256)
 #: The app's shared caches of loaded documents and of chunk lists (text + offsets), by bytes.
 DOCUMENTS_BYTES = _mb_env("CHUNK_EXPLORER_DOCUMENTS_MB", 512)
 CHUNKS_BYTES = _mb_env("CHUNK_EXPLORER_CHUNKS_MB", 512)

@@ -128,6 +128,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from explorer.retrieval.search import build_index
 
     configs = inputs.configs_from_args(args, many=True)
+    options = inputs.embed_options(args)
     if args.k < 1:
         raise ParamError(f"--k {args.k} must be at least 1")
     if not args.question.strip():
@@ -140,7 +141,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     out = []
     for config in configs:
         progress.step(config.display)
-        index = build_index(docs, config, ctx, progress=progress, retriever=args.retriever)
+        index = build_index(docs, config, ctx, options, progress, retriever=args.retriever)
         hits = retrieve(index, [args.question], args.k, args.retriever, qv)[0]
         out.append(
             {

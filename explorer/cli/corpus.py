@@ -95,6 +95,19 @@ def _questions_sha(path: str) -> str:
         raise LoadError(f"cannot read question file {path!r}: {err.strerror or err}") from None
 
 
+def _streamed_options(args: argparse.Namespace) -> Any:
+    """What is embedded for a chunk in a streamed run, once ``--k`` and ``--piece-chars`` are
+    checked (pieces need every piece's vector at once: a streamed run keeps only the chunks')."""
+    if args.k < 1:
+        raise ParamError(f"--k {args.k} must be at least 1")
+    if args.piece_chars:
+        raise ParamError(
+            f"--piece-chars {args.piece_chars} is not available in a streamed run (--engine, --out, --resume, "
+            f"or more than {STREAM_OVER} documents): it keeps only the chunks' vectors"
+        )
+    return inputs.embed_options(args)
+
+
 def run(args: argparse.Namespace, configs: Sequence[Any]) -> tuple[list, list]:
     """Run ``configs`` over the corpus of ``args``: (results, questions) as ``evaluate`` gives."""
     from explorer.cli.output import SKIP_HINT, say_left_out
@@ -103,11 +116,8 @@ def run(args: argparse.Namespace, configs: Sequence[Any]) -> tuple[list, list]:
     from explorer.evaluation.corpus.sources import list_sources
     from explorer.evaluation.corpus.work import WorkSpec
     from explorer.evaluation.questions import NotLoaded
-    from explorer.retrieval.vectors import EmbedOptions
 
-    if args.k < 1:
-        raise ParamError(f"--k {args.k} must be at least 1")
-    options = EmbedOptions(prepend_headings=args.prepend_headings, context_chars=args.context_chars)
+    options = _streamed_options(args)
     ctx = inputs.make_context(args.model, None, args.int8, args.backend)
     sources = list_sources(args.corpus, args.samples)
     if not sources:

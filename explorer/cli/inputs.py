@@ -107,6 +107,18 @@ def load_docs(paths: Sequence[str], cleanup_spec: str = "", samples: Sequence[st
     return docs
 
 
+def embed_options(args: argparse.Namespace):
+    """What is embedded for a chunk, from ``--prepend-headings``, ``--context-chars`` and
+    ``--piece-chars`` (those a command has not: off)."""
+    from explorer.retrieval.vectors import EmbedOptions
+
+    return EmbedOptions(
+        prepend_headings=getattr(args, "prepend_headings", False),
+        context_chars=getattr(args, "context_chars", 0),
+        piece_chars=getattr(args, "piece_chars", 0),
+    )
+
+
 def make_context(model: str | None, progress: Any = None, quantize: bool = False, backend: str = "auto"):
     from explorer.models.paths import resolve_model_path
     from explorer.strategies.context import Context

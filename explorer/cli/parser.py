@@ -130,6 +130,19 @@ def _add_retriever_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_pieces_arg(p: argparse.ArgumentParser) -> None:
+    from explorer.retrieval.pieces import SUGGESTED_PIECE_CHARS
+
+    p.add_argument(
+        "--piece-chars",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also embed each document in pieces of about N characters and mix each chunk's cosine "
+        f"with its best piece's (small-to-big; {SUGGESTED_PIECE_CHARS} measured best; 0, the default: off)",
+    )
+
+
 def _add_progress_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
@@ -201,6 +214,7 @@ def _add_chunking(sub: SubParsers) -> None:
     _add_strategy_args(p, many=True)
     p.add_argument("--k", type=int, default=5, metavar="K", help="hits per strategy (default 5)")
     _add_retriever_arg(p)
+    _add_pieces_arg(p)
     _add_doc_args(p)
     _add_model_arg(p)
     _add_progress_arg(p)
@@ -247,6 +261,7 @@ def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
         help="embed N neighbouring characters on each side",
     )
     _add_retriever_arg(p)
+    _add_pieces_arg(p)
     p.add_argument(
         "--preview", nargs="?", const="on", choices=("on", "force"), default=None,
         help="approximate, fast: read each document once and pool every chunk's vector from its "

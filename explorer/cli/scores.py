@@ -20,11 +20,10 @@ from explorer.errors import LoadError, ParamError
 
 def _eval_setup(args: argparse.Namespace):
     from explorer.evaluation.questions import NotLoaded, read_questions
-    from explorer.retrieval.vectors import EmbedOptions
 
     if args.k < 1:
         raise ParamError(f"--k {args.k} must be at least 1")
-    options = EmbedOptions(prepend_headings=args.prepend_headings, context_chars=args.context_chars)
+    options = inputs.embed_options(args)
     progress = progress_line(args)
     ctx = inputs.make_context(args.model, progress, args.int8, args.backend)
     if args.preview and args.retriever != "bm25":

@@ -1,9 +1,10 @@
 """What a configuration costs, to read beside what it scores: vectors, index size, embedding
 time, and the tokens an LLM would receive for the top-k chunks.
 
-- **vectors**: one per chunk that was embedded (none for BM25 alone);
+- **vectors**: one per chunk that was embedded (none for BM25 alone), and one per piece where
+  pieces score the chunks (:mod:`explorer.retrieval.pieces`);
 - **index size**: bytes of the vector index (n × dim × 4 for FAISS's flat index; HNSW adds
-  its graph: see :attr:`explorer.retrieval.faiss_index.VectorIndex.nbytes`);
+  its graph: see :attr:`explorer.retrieval.faiss_index.VectorIndex.nbytes`), and the pieces' vectors;
 - **embedding time**: measured when the index made its vectors; vectors that all came from the
   embedding cache count as 0 s, "from cache" (a second run costs nothing, and says so);
 - **LLM tokens at top-k**: per question, the cl100k tokens (GPT-4's tokenizer) of the top-k
@@ -122,7 +123,7 @@ def cost_of(
     the background warm-up made them, and BM25 read none."""
     embedded = index.has_vectors and retriever != "bm25"
     return Cost(
-        vectors=len(index) if embedded else 0,
+        vectors=index.vector_count if embedded else 0,
         dim=index.dim if embedded else 0,
         index_bytes=index.index_bytes if embedded else 0,
         embed_seconds=index.embed_seconds if embedded else None,

@@ -102,6 +102,7 @@ def config_to_json(
         d["embed_options"] = {
             "prepend_headings": bool(getattr(options, "prepend_headings", False)),
             "context_chars": int(getattr(options, "context_chars", 0)),
+            "piece_chars": int(getattr(options, "piece_chars", 0)),
         }
     return json.dumps(d, ensure_ascii=False, indent=2) + "\n"
 

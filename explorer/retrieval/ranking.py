@@ -57,8 +57,9 @@ def check_retriever(retriever: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
-    """Where a fused retriever's hit stood in each of the rankings it fused: its cosine and BM25
-    score, and its 1-based place in the dense and the BM25 ranking (``None``: not among that
+    """Where a fused retriever's hit stood in each of the rankings it fused: its dense score (the
+    cosine, mixed with its best piece's where the index has pieces: :mod:`explorer.retrieval.pieces`)
+    and BM25 score, and its 1-based place in the dense and the BM25 ranking (``None``: not among that
     ranking's candidates, or no question word in it for BM25). Why: a fused rank says nothing of
     its parts; with them a reader sees that a chunk dense ranked first fell for want of the
     question's words."""
@@ -353,7 +354,7 @@ def answer_places(
         return None
     dense = None
     if query_vector is not None and index.has_vectors:
-        dense = _place(index.vectors @ np.asarray(query_vector, np.float32), rows)
+        dense = _place(index.dense_scores(np.asarray(query_vector, np.float32), np.arange(len(index))), rows)
     bm25 = None
     if index.has_lexical:
         scores = index.lexical.scores(question)

@@ -29,6 +29,7 @@ from explorer import limits
 from explorer.documents.document import Document
 from explorer.lru import ByteLRU
 from explorer.retrieval.lexical import LexicalIndex, group_languages
+from explorer.retrieval.pieces import ChunkPieces
 from explorer.retrieval.ranking import (
     DEFAULT_RETRIEVER,
     Hit,
@@ -45,6 +46,7 @@ from explorer.retrieval.vectors import (
     check_preview_mode,
     embed_texts,
     embedded_text,
+    piece_vectors,
     preview_vectors,
 )
 from explorer.strategies import get_strategy
@@ -90,7 +92,7 @@ class StrategyIndex:
         self.config = config
         #: "exact" or "preview" (vectors pooled from token states: approximate).
         self.mode = mode
-        self._docs = tuple(docs) if mode == "preview" else ()
+        self._docs = tuple(docs) if mode == "preview" or options.piece_chars else ()
         self._force_preview = force_preview
         self.chunks = chunks
         self.texts = texts  # what was embedded, parallel to chunks
@@ -101,6 +103,7 @@ class StrategyIndex:
         self._dense_lock = threading.RLock()
         self._lexical_lock = threading.Lock()
         self._vectors: np.ndarray | None = None
+        self._pieces: ChunkPieces | None = None
         self._index: Any = None
         self._lexical: LexicalIndex | None = None
         self._languages: frozenset[str] | None = None
@@ -122,6 +125,7 @@ class StrategyIndex:
         (ours and FAISS's copy), BM25's matrix (~ 12 bytes a token) once built."""
         chars = sum(map(len, self.texts)) + sum(len(c.text) for c in self.chunks)
         vectors = 0 if self._vectors is None else 2 * self._vectors.nbytes
+        vectors += 0 if self._pieces is None else self._pieces.nbytes
         lexical = 0 if self._lexical is None else 2 * chars
         return chars + vectors + lexical + 200 * len(self.chunks)
 
@@ -159,8 +163,21 @@ class StrategyIndex:
                 self.set_vectors(vectors)
                 self.embed_seconds, self.embedded_new = time.perf_counter() - t0, new
                 self.embed_cold = cold and self.ctx.get_embedder().loaded and new != 0
+            if self.options.piece_chars and self._pieces is None:
+                self._embed_pieces(progress)
             assert self._vectors is not None
             return self._vectors
+
+    def _embed_pieces(self, progress: Callable[[int, int], Any] | None) -> None:
+        """The documents' pieces and their vectors (``options.piece_chars``), their time and
+        texts added to the chunks' (:attr:`embed_seconds`, :attr:`embedded_new`)."""
+        t0 = time.perf_counter()
+        heard = _NewTexts(progress if progress is not None else self.ctx.progress)
+        self._pieces = piece_vectors(self.ctx, self._docs, self.chunks, self.options, self.mode, heard)
+        if self.embed_seconds is not None:
+            self.embed_seconds += time.perf_counter() - t0
+        if self.embedded_new is not None and self.mode != "preview":
+            self.embedded_new += heard.total
 
     @property
     def dim(self) -> int:
@@ -169,9 +186,15 @@ class StrategyIndex:
 
     @property
     def index_bytes(self) -> int:
-        """Bytes the vector index holds (FAISS's vectors and, for HNSW, its graph); 0 before
-        the vectors are made."""
-        return 0 if self._index is None else self._index.nbytes
+        """Bytes the vector index holds (FAISS's vectors and, for HNSW, its graph, and the
+        pieces' vectors); 0 before the vectors are made."""
+        pieces = 0 if self._pieces is None else int(self._pieces.vectors.nbytes)
+        return 0 if self._index is None else self._index.nbytes + pieces
+
+    @property
+    def vector_count(self) -> int:
+        """Vectors searched: one per chunk, and one per piece where pieces score the chunks."""
+        return len(self.chunks) + (0 if self._pieces is None else len(self._pieces.layout))
 
     @property
     def vectors(self) -> np.ndarray:
@@ -228,14 +251,29 @@ class StrategyIndex:
         check_k(k)
         return ranked_hits(self, query_vectors, k)
 
+    @property
+    def pieces(self) -> ChunkPieces | None:
+        """The pieces each chunk's dense score is mixed with (None: ``piece_chars`` is 0)."""
+        self.ensure_vectors()
+        return self._pieces
+
     def dense_scores(self, query_vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Cosine of the chunks at ``rows`` with one (unit) query vector: the score FAISS gives,
-        for any chunk, not only the top k (hybrid fusion scores BM25's candidates too)."""
-        return self.vectors[rows] @ np.asarray(query_vector, np.float32)
+        """Dense score of the chunks at ``rows`` for one (unit) query vector, for any chunk, not
+        only the top k (hybrid fusion scores BM25's candidates too): the cosine FAISS gives, mixed
+        with the best piece's where ``piece_chars`` is set."""
+        query_vector = np.asarray(query_vector, np.float32)
+        cosines = self.vectors[rows] @ query_vector
+        pieces = self.pieces
+        return cosines if pieces is None else pieces.mix(query_vector, cosines[None], rows)[0]
 
     def faiss_search(self, query_vectors: np.ndarray, k: int) -> list[list[Hit]]:
-        """Raw FAISS order (ties in whatever order the index returns them)."""
-        scores, ids = self.index.search(query_vectors, k)
+        """Raw FAISS order (ties in whatever order the index returns them); with pieces, every
+        chunk's mixed score computed and the top ``k`` taken (FAISS only knows the chunks' own)."""
+        pieces = self.pieces
+        if pieces is None:
+            scores, ids = self.index.search(query_vectors, k)
+        else:
+            scores, ids = pieces.search(query_vectors, self.vectors, k)
         out = []
         for row_s, row_i in zip(scores, ids, strict=True):
             hits = [
@@ -244,6 +282,7 @@ class StrategyIndex:
             ]
             out.append(hits)
         return out
+
 
 
 class _NewTexts:

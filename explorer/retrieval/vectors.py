@@ -15,8 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from explorer import limits
 from explorer.documents.document import Document
 from explorer.errors import ParamError
+from explorer.lru import ByteLRU
+from explorer.retrieval.pieces import ChunkPieces, PieceLayout, check_piece_chars
 from explorer.strategies.context import Context
 from explorer.text.chunk import Chunk
 
@@ -52,15 +55,19 @@ def check_preview_mode(ctx: Context, options: EmbedOptions, force: bool = False)
 class EmbedOptions:
     """What is embedded for a chunk (never where it is): ``prepend_headings`` puts the heading
     path first ("A > B\\n\\n..."); ``context_chars`` adds that many characters of the document on
-    each side of the chunk ("context enrichment")."""
+    each side of the chunk ("context enrichment"); ``piece_chars`` (0: off) also embeds each
+    document in pieces of about that many characters and mixes a chunk's cosine with its best
+    piece's (:mod:`explorer.retrieval.pieces`)."""
 
     prepend_headings: bool = False
     context_chars: int = 0
+    piece_chars: int = 0
 
     def __post_init__(self) -> None:
         c = self.context_chars
         if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= MAX_CONTEXT_CHARS:
             raise ParamError(f"context_chars={c!r} must be a whole number from 0 to {MAX_CONTEXT_CHARS:,}")
+        check_piece_chars(self.piece_chars)
 
 
 #: The options of a plain run (nothing added to a chunk's text).
@@ -118,6 +125,47 @@ def preview_vectors(
             spans = [preview_spans(chunk_lists[li][i], doc, options) for i in idx]
             out[li][idx] = states.pool(spans)
     return out
+
+
+def piece_vectors(
+    ctx: Context,
+    docs: Sequence[Document],
+    chunks: Sequence[Chunk],
+    options: EmbedOptions,
+    mode: str,
+    progress: Callable[[int, int], Any] | None = None,
+) -> ChunkPieces:
+    """The pieces of ``docs`` held by ``chunks`` (``options.piece_chars`` characters), with their
+    vectors: embedded exactly (through the embedder's cache, so once per document and model
+    whatever the configuration) or, in preview mode, pooled from the documents' token vectors."""
+    layout = PieceLayout.of(docs, chunks, options.piece_chars)
+    window = ctx.preview_window if mode == "preview" else None
+    key = (tuple(dict.fromkeys(d.id for d in docs)), options.piece_chars, ctx.get_embedder().model_id, mode, window)
+    vectors = _piece_vectors.get_or_make(key, lambda: _make_piece_vectors(ctx, docs, layout, mode, progress))
+    assert vectors is not None
+    return ChunkPieces(layout, vectors)
+
+
+#: Piece vectors by documents, size, model and mode: one copy for every configuration's index.
+_piece_vectors: ByteLRU[np.ndarray] = ByteLRU(limits.PIECE_VECTORS_BYTES, lambda v: v.nbytes)
+
+
+def _make_piece_vectors(
+    ctx: Context, docs: Sequence[Document], layout: PieceLayout, mode: str, progress: Callable[[int, int], Any] | None
+) -> np.ndarray:
+    if mode != "preview":
+        return embed_texts(ctx, layout.texts(docs), progress)
+    from explorer.embedding.late import get_store
+
+    embedder = ctx.get_embedder()
+    vectors = np.zeros((len(layout), embedder.dim), np.float32)
+    doc_ids = np.array(layout.doc_ids)
+    for doc in {d.id: d for d in docs}.values():
+        rows = np.flatnonzero(doc_ids == doc.id)
+        if len(rows):
+            states = get_store().get(embedder, doc.text, ctx.preview_window, progress=progress or ctx.progress)
+            vectors[rows] = states.pool(list(zip(layout.starts[rows].tolist(), layout.ends[rows].tolist(), strict=True)))
+    return vectors
 
 
 def embed_texts(ctx: Context, texts: list[str], progress: Callable[[int, int], Any] | None) -> np.ndarray:

@@ -262,6 +262,23 @@ def test_evaluate_json_and_table(capsysbinary, txt, tmp_path, fake_ctx):
     assert "2 questions, top 1" in out
 
 
+def test_piece_chars_reach_evaluate_and_compare(capsysbinary, txt, tmp_path, fake_ctx, monkeypatch):
+    """``--piece-chars N`` gets to the index: each run builds the documents' pieces of N characters."""
+    from explorer.retrieval import search
+
+    seen = []
+    real = search.piece_vectors
+    monkeypatch.setattr(search, "piece_vectors", lambda ctx, docs, chunks, options, *a: seen.append(options.piece_chars) or real(ctx, docs, chunks, options, *a))
+    q = _questions(tmp_path)
+    args = _scoring("evaluate", txt, q, "--set", "chunk_size=60", "--set", "chunk_overlap=0", "-q", "--format", "json")
+    rc, out, _ = run_main(capsysbinary, *args, "--piece-chars", "100")
+    assert rc == 0 and json.loads(out)[0]["questions"] == 2 and seen == [100]
+    rc, out, _ = run_main(capsysbinary, "compare", str(txt), "--question", "second paragraph", "--piece-chars", "200", "-q")
+    assert rc == 0 and json.loads(out)[0]["hits"] and seen == [100, 200]
+    rc, out, _ = run_main(capsysbinary, *args)
+    assert rc == 0 and seen == [100, 200]  # off by default
+
+
 def test_sweep_table_and_json(capsysbinary, txt, tmp_path, fake_ctx):
     q = _questions(tmp_path)
     vary = ["--vary", "chunk_size=10:50:20"]
@@ -318,6 +335,11 @@ def test_sweep_of_a_parameter_alone_tries_values_around_the_configurations_own(c
             "--vary separators: not a number parameter",
         ),
         (["chunk"], "no documents: give file paths or --sample NAME"),
+        (["compare", "{txt}", "--question", "q", "--piece-chars", "50"], "piece_chars=50 must be 0 (off)"),
+        (
+            ["evaluate", "--corpus", "{txt}", "--questions", "{txt}", "--engine", "local", "--piece-chars", "300"],
+            "--piece-chars 300 is not available in a streamed run",
+        ),
         (["frobnicate"], "invalid choice"),
     ],
 )

@@ -180,6 +180,11 @@ class FrozenIndex:
         return 0 if self._faiss is None else int(self._faiss.d)
 
     @property
+    def vector_count(self) -> int:
+        """One vector per chunk (a streamed run has no pieces)."""
+        return len(self.chunks)
+
+    @property
     def index_bytes(self) -> int:
         """Bytes of the flat index's vectors (it holds nothing else)."""
         return 0 if self._faiss is None else int(self._faiss.ntotal) * self.dim * 4

@@ -100,6 +100,13 @@ class WorkSpec:
     retriever: str = DEFAULT_RETRIEVER
     mode: str = "exact"
 
+    def __post_init__(self) -> None:
+        if self.options.piece_chars:
+            raise ParamError(
+                f"piece_chars={self.options.piece_chars} is not available in a streamed corpus run, which keeps "
+                "only the chunks' vectors"
+            )
+
     @property
     def embeds(self) -> bool:
         """Whether chunks get vectors (not for BM25 alone)."""
