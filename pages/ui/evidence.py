@@ -24,14 +24,15 @@ def answer_note(idx: Any, question: str, ref: tuple[str, int, int]) -> str:
     return f" · the answer's chunk: {' · '.join(parts)}" if parts else ""
 
 
-def evidence_line(ev: Evidence) -> str:
+def evidence_line(ev: Evidence, dense_name: str = "cosine") -> str:
     """A fused hit's place in each ranking, as its card says it: "dense #2 · cosine 0.874 · BM25
     #1 · 7.31" (no place: below the candidates fused, or no question word for BM25); BM25's first hit,
-    moved up by hybrid, says so, since its fused score is below the next one's."""
+    moved up by hybrid, says so, since its fused score is below the next one's. ``dense_name``:
+    what the dense score is ("dense score" where pieces mix it)."""
     dense = f"dense #{ev.dense_rank}" if ev.dense_rank else f"dense below #{HYBRID_CANDIDATES}"
     if ev.bm25_rank:
         bm25 = f"BM25 #{ev.bm25_rank} · {ev.bm25:.2f}"
     else:
         bm25 = "BM25: no question word" if ev.bm25 <= 0 else f"BM25 below #{HYBRID_CANDIDATES} · {ev.bm25:.2f}"
-    line = f"{dense} · cosine {ev.cosine:.3f} · {bm25}"
+    line = f"{dense} · {dense_name} {ev.cosine:.3f} · {bm25}"
     return f"{line} · kept in the first {HYBRID_FIRST_SLOTS} as BM25's first hit" if ev.raised else line

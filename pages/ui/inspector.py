@@ -144,7 +144,8 @@ def _embedded(doc: Document, ch: Chunk, tok: int, limit: int) -> None:
     st.caption(
         f"{tok:,} tokens of {limit_words(room, cost)}"
         + (" · **the model cuts the rest**" if tok > limit else "")
-        + (" · with the retrieval options of the Retrieve page" if any(opts.values()) else "")
+        + (" · with the retrieval options of the Retrieve page" if opts["prepend_headings"] or opts["context_chars"] else "")
+        + (f" · scored with its best {opts['piece_chars']:,}-character piece too" if opts.get("piece_chars") else "")
     )
     st.code(text, language=None, wrap_lines=True, height=200)
 

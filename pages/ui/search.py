@@ -238,8 +238,8 @@ def scores_of(ref: Any, hits: Sequence[Any]) -> Any:
 
 # -- the results --------------------------------------------------------------------------------
 COST_HELP = (
-    "Cost beside quality. **vectors**: one per chunk embedded; **index size**: bytes of the FAISS "
-    "index (vectors × dimensions × 4); **embedding**: time to embed the chunks when the index was "
+    "Cost beside quality. **vectors**: one per chunk embedded (and per piece, with pieces); **index "
+    "size**: bytes of the FAISS index (vectors × dimensions × 4); **embedding**: time to embed the chunks when the index was "
     "built (0 s when every vector came from the cache); **LLM tokens @k**: cl100k tokens of the "
     "top-k chunks' text, what a RAG prompt would carry."
 )
@@ -314,13 +314,17 @@ def hits_column(
     st.caption(f"{len(idx):,} chunks indexed" + (" · the question's words **underlined**" if question else ""))
     languages = idx.stemmed_languages()
     by_id = {d.id: d for d in docs}
+    piece_of = _piece_lines(idx, question, hits) if retriever != "bm25" else {}
+    dense_name = "dense score" if piece_of else "cosine"  # with pieces: half the chunk's, half its best piece's
+    score_name = dense_name if retriever == "dense" else SCORE_NAMES.get(retriever, "score")
     for h in hits:
         ch = h.chunk
         with st.container(border=True):
             page = f" · p. {ch.pages[0]}" if ch.pages else ""
             st.markdown(
-                f"**#{h.rank}** · {SCORE_NAMES.get(retriever, 'score')} **{h.score:.{SCORE_DIGITS.get(retriever, 3)}f}**  \n"
-                + (f":gray[{evidence_line(h.evidence)}]  \n" if h.evidence is not None else "")
+                f"**#{h.rank}** · {score_name} **{h.score:.{SCORE_DIGITS.get(retriever, 3)}f}**  \n"
+                + (f":gray[{evidence_line(h.evidence, dense_name)}]  \n" if h.evidence is not None else "")
+                + (f":gray[{piece_of[h.rank]}]  \n" if h.rank in piece_of else "")
                 + f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
             )
             marks = []
@@ -339,6 +343,26 @@ def hits_column(
                 on_click=show_in_explore,
                 args=(ch.doc_id, cfg_id, ch.index),
             )
+
+
+def _piece_lines(idx: Any, question: str, hits: Sequence[Any]) -> dict[int, str]:
+    """Per hit rank, where its best piece is and how its dense score was made, when the index
+    scores chunks with pieces (explorer.retrieval.pieces)."""
+    if not question or not getattr(idx, "has_vectors", False) or not idx.options.piece_chars:
+        return {}
+    pieces = idx.pieces
+    qv = idx.ctx.get_embedder().encode_queries([question])[0]
+    out = {}
+    for h in hits:
+        row = idx.positions[(h.chunk.doc_id, h.chunk.start)]
+        best = pieces.best_piece(qv, row)
+        own = float(idx.vectors[row] @ qv)
+        out[h.rank] = (
+            f"best piece {best.start:,}–{best.end:,} · cosine {best.cosine:.3f} (the chunk's own {own:.3f})"
+            if best is not None
+            else f"no piece inside · cosine {own:.3f}"
+        )
+    return out
 
 
 def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> list[dict]:

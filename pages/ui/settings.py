@@ -61,6 +61,7 @@ def retrieval_settings() -> tuple[list[ConfigDict], int, Any]:
 
 
 def _embed_widgets(opts: dict[str, Any]) -> None:
+    from explorer.retrieval.pieces import PIECE_CHOICES
     from explorer.retrieval.vectors import MAX_CONTEXT_CHARS
 
     synced(
@@ -81,6 +82,18 @@ def _embed_widgets(opts: dict[str, Any]) -> None:
         value=int(opts["context_chars"]),
         on_change=lambda n: opts.__setitem__("context_chars", int(n)),
         help="Add this many characters of the document on each side of the chunk before embedding.",
+    )
+    sizes = {0: "off", **{n: f"{n:,} characters" for n in PIECE_CHOICES}}
+    choose(
+        st.selectbox,
+        "Score with pieces of",
+        sizes,
+        key=W.PIECES,
+        value=int(opts.get("piece_chars", 0)) if opts.get("piece_chars", 0) in sizes else 0,
+        on_change=lambda n: opts.__setitem__("piece_chars", int(n or 0)),
+        help="Also embed each document in pieces of about this size and score each chunk half by its own "
+        "vector, half by its best piece inside it: a chunk that holds the answer in one line of many ranks "
+        "higher (small-to-big retrieval). Costs one more embedding pass per document.",
     )
 
 

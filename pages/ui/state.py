@@ -74,6 +74,7 @@ class W:
     FUSION = "w.fusion"
     PREPEND = "w.prepend"
     CONTEXT = "w.context"
+    PIECES = "w.pieces"
     MODEL = "w.model"
     BACKEND = "w.backend"
     # the background job's bar
@@ -177,7 +178,7 @@ class _Slot(Generic[T]):
 
 
 def _default_embed_opts() -> dict[str, Any]:
-    return {"prepend_headings": False, "context_chars": 0}
+    return {"prepend_headings": False, "context_chars": 0, "piece_chars": 0}
 
 
 class Session:

@@ -662,6 +662,27 @@ def test_retrieve_top_k_per_configuration_with_expected_answer():
     assert len(at.session_state["ret_batch"]) == 2
 
 
+def test_retrieve_with_pieces_says_where_each_hits_best_piece_is():
+    """"Score with pieces of" (explorer.retrieval.pieces): each hit card names its best piece's
+    offsets and cosine beside the chunk's own; off again, the line goes."""
+    at = start("retrieve")
+    at.selectbox(key="w.pieces").set_value(300).run()
+    assert at.session_state["embed_opts"]["piece_chars"] == 300
+    ask(at, "How do I install it?")
+    ok(at)
+    lines = [m.value for m in at.markdown if m.value.startswith("**#")]
+    k = at.session_state.get("k", 5)
+    assert len(lines) == 2 * k
+    found = [re.search(r"best piece ([\d,]+)–([\d,]+) · cosine (-?[\d.]+) \(the chunk's own (-?[\d.]+)\)", v) for v in lines]
+    assert all(found), lines
+    for m in found:
+        start_, end_ = (int(g.replace(",", "")) for g in m.group(1, 2))
+        assert 0 < end_ - start_ <= 300
+    at.selectbox(key="w.pieces").set_value(0).run()
+    ask(at, "How do I install it?")
+    assert not any("best piece" in m.value for m in at.markdown)
+
+
 def view_text(view: dict) -> str:
     """The document text inside a text view, rebuilt from its offset-carrying spans."""
     import html as html_mod
