@@ -29,6 +29,7 @@ from explorer.evaluation.evaluate import evaluate
 from explorer.evaluation.questions import load_questions
 from explorer.models.registry import MODELS
 from explorer.retrieval.ranking import RETRIEVERS
+from explorer.retrieval.vectors import EmbedOptions
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
 
@@ -49,6 +50,10 @@ def main() -> int:
         "(default the French set; bench/data/french-dev/ is the development set)",
     )  # fmt: skip
     ap.add_argument("--cold", action="store_true", help="embed with a fresh in-memory cache (timed)")
+    ap.add_argument(
+        "--piece-chars", type=int, default=0, metavar="N",
+        help="dense, hybrid and rrf once more with each chunk scored with its best N-character piece too",
+    )  # fmt: skip
     args = ap.parse_args()
 
     data = Path(args.data)
@@ -71,19 +76,23 @@ def main() -> int:
                 continue
             if args.cold:
                 emb = emb.sharing_model(EmbeddingCache.memory())
-            for retriever in RETRIEVERS:
+            runs = [(r, 0) for r in RETRIEVERS]
+            if args.piece_chars:
+                runs += [(r, args.piece_chars) for r in RETRIEVERS if r != "bm25"]
+            for retriever, pieces in runs:
                 if retriever == "bm25" and bm25_done:
                     continue  # BM25 does not depend on the model
                 ctx = Context(model=model, embedder=emb)
                 t0 = time.perf_counter()
-                (r,) = evaluate(docs, [config], questions, args.k, ctx, retriever=retriever)
+                options = EmbedOptions(piece_chars=pieces)
+                (r,) = evaluate(docs, [config], questions, args.k, ctx, options, retriever=retriever)
                 secs = time.perf_counter() - t0
                 s = r.scores
                 who = "—" if retriever == "bm25" else f"{model} ({emb.backend})"
                 rows.append(
                     [
                         who,
-                        retriever,
+                        retriever + (f", pieces {pieces}" if pieces else ""),
                         round(s.hit_rate.mean, 3),
                         round(s.mrr.mean, 3),
                         round(100 * s.recall.mean, 1),

@@ -5,16 +5,17 @@ Questions hit in the top 5 (a retrieved chunk overlaps an answer) by the app's o
 
 - ``min-max (again)``: the app's fusion re-computed here, a check that the others start from it;
 - ``z-scores, BM25 0.4``: each score standardised over every chunk, weights 0.6 / 0.4;
-- ``pieces 300``: each chunk's cosine averaged with the best cosine of the ~300-character pieces
-  of its document that lie mostly inside it (pieces cut once per document, embedded once), then
-  fused as the app does.
+- ``pieces 300``: the app's hybrid and dense with ``piece_chars=300`` (each chunk's cosine
+  averaged with the best cosine of the ~300-character pieces of its document that lie at least
+  half inside it, :mod:`explorer.retrieval.pieces`), and the same mix re-computed here from the
+  pieces' own vectors (a check of the app's).
 
 Sets: the French set and the second French set (``bench/data/french*``), Chroma's 472 questions
 (``../shared/benchmarks/chroma``, skipped when absent), Vim's tutorial in German, Spanish,
 Japanese and Chinese; ``recursive`` at 1000/200 (the app's default) and 500/0. Why a script: a
 change of fusion is judged on all of them at once, not on the set it was tuned on.
 
-    .venv/bin/python bench/bench_fusion.py --model multilingual-e5-small --backend onnx
+    cd bench && ../.venv/bin/python bench_fusion.py --model multilingual-e5-small --backend onnx
 """
 
 from __future__ import annotations
@@ -30,14 +31,16 @@ from explorer.documents.document import Document
 from explorer.documents.loaders import load_path
 from explorer.embedding.embedder import get_embedder
 from explorer.evaluation.questions import Question, load_questions
+from explorer.retrieval.pieces import PIECE_WEIGHT, SUGGESTED_PIECE_CHARS
 from explorer.retrieval.ranking import HYBRID_BM25_WEIGHT, HYBRID_CANDIDATES, HYBRID_FIRST_SLOTS, retrieve
 from explorer.retrieval.search import StrategyIndex, build_index
+from explorer.retrieval.vectors import EmbedOptions
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
 
 K = 5
 CONFIGS = ((1000, 200), (500, 0))
-PIECE_CHARS = 300
+PIECE_CHARS = SUGGESTED_PIECE_CHARS
 
 
 @dataclass(frozen=True)
@@ -65,23 +68,6 @@ def question_sets() -> list[QuestionSet]:
     return out
 
 
-def piece_spans(text: str, size: int = PIECE_CHARS) -> list[tuple[int, int]]:
-    """Consecutive pieces of about ``size`` characters, cut at a blank line, else a line end,
-    else a space, in the last two thirds of the window; pieces of only whitespace are skipped."""
-    out, start, n = [], 0, len(text)
-    while start < n:
-        end = min(n, start + size)
-        if end < n:
-            window = text[start:end]
-            cuts = (window.rfind(sep) for sep in ("\n\n", "\n", " "))
-            cut = next((c for c in cuts if c > size // 3), -1)
-            end = start + cut + 1 if cut > 0 else end
-        if text[start:end].strip():
-            out.append((start, end))
-        start = end
-    return out
-
-
 @dataclass(frozen=True)
 class Scores:
     """Per question, over every chunk of one index: cosines, BM25 scores, answer overlap."""
@@ -103,24 +89,15 @@ def scores_of(index: StrategyIndex, qset: QuestionSet, query_vectors: np.ndarray
     return Scores(query_vectors @ index.vectors.T, bm25, answers)
 
 
-def piece_maxima(
-    index: StrategyIndex, docs: list[Document], ctx: Context, query_vectors: np.ndarray
-) -> np.ndarray:
-    """Per question and chunk, the best cosine of the document's pieces that lie at least half
-    inside the chunk (the chunk's own cosine where none does)."""
-    doc_of, starts, ends, texts = [], [], [], []
-    for d in docs:
-        for s, e in piece_spans(d.text):
-            doc_of.append(d.id), starts.append(s), ends.append(e), texts.append(d.text[s:e])
-    cos = query_vectors @ ctx.get_embedder().encode(texts).T
-    doc_of, starts, ends = np.array(doc_of), np.array(starts), np.array(ends)
+def piece_maxima(index: StrategyIndex, query_vectors: np.ndarray) -> np.ndarray:
+    """Per question and chunk, the best cosine of the pieces the chunk holds (its own cosine
+    where it holds none), from the app's pieces but without its mixing code."""
+    pieces = index.pieces
+    cos = query_vectors @ pieces.vectors.T
     out = query_vectors @ index.vectors.T
-    for i, c in enumerate(index.chunks):
-        inside = (doc_of == c.doc_id) & (
-            (np.minimum(ends, c.end) - np.maximum(starts, c.start)) * 2 >= ends - starts
-        )
-        if inside.any():
-            out[:, i] = cos[:, inside].max(axis=1)
+    for i, (lo, hi) in enumerate(zip(pieces.layout.lo.tolist(), pieces.layout.hi.tolist(), strict=True)):
+        if hi > lo:
+            out[:, i] = cos[:, lo:hi].max(axis=1)
     return out
 
 
@@ -162,18 +139,26 @@ def run_setting(
 ) -> dict[str, int]:
     config = StrategyConfig.make("recursive", {"chunk_size": size, "chunk_overlap": overlap})
     index = build_index(qset.docs, config, ctx)
+    with_pieces = build_index(qset.docs, config, ctx, EmbedOptions(piece_chars=PIECE_CHARS))
     s = scores_of(index, qset, vectors)
-    app = retrieve(index, [q.text for q in qset.questions], K, "hybrid", query_vectors=vectors)
-    position = {(c.doc_id, c.start): i for i, c in enumerate(index.chunks)}
-    pieces = piece_maxima(index, qset.docs, ctx, vectors)
-    mixed = (s.cosines + pieces) / 2
+    texts = [q.text for q in qset.questions]
+    position = index.positions
+
+    def app(idx: StrategyIndex, retriever: str) -> int:
+        found = retrieve(idx, texts, K, retriever, query_vectors=vectors)
+        return hits(s, lambda q: [position[(h.chunk.doc_id, h.chunk.start)] for h in found[q]])
+
+    mixed = (1 - PIECE_WEIGHT) * s.cosines + PIECE_WEIGHT * piece_maxima(with_pieces, vectors)
     return {
-        "app's hybrid": hits(s, lambda q: [position[(h.chunk.doc_id, h.chunk.start)] for h in app[q]]),
+        "app's hybrid": app(index, "hybrid"),
         "min-max (again)": hits(s, lambda q: fused_top(s.cosines[q], s.bm25[q])),
         "z-scores, BM25 0.4": hits(
             s, lambda q: fused_top(s.cosines[q], s.bm25[q], standard=True, weight=0.4)
         ),
-        f"pieces {PIECE_CHARS}": hits(s, lambda q: fused_top(mixed[q], s.bm25[q])),
+        f"app's hybrid, pieces {PIECE_CHARS}": app(with_pieces, "hybrid"),
+        f"pieces {PIECE_CHARS} (again)": hits(s, lambda q: fused_top(mixed[q], s.bm25[q])),
+        "app's dense": app(index, "dense"),
+        f"app's dense, pieces {PIECE_CHARS}": app(with_pieces, "dense"),
     }
 
 
