@@ -2,7 +2,7 @@
 
 Uploads a multi-page PDF through the file chooser, moves a slider on Explore and checks the
 number of highlighted chunks changes, asks a question on Retrieve (real model) and checks
-every configuration shows results. Screenshots go to ``test-artifacts/``.
+every configuration shows results, then again with pieces (each card names its best piece). Screenshots go to ``test-artifacts/``.
 """
 
 from __future__ import annotations
@@ -104,6 +104,22 @@ def test_upload_explore_slider_and_retrieve(page, server, tmp_path):
     assert "deviation" in words and words & {"report", "reports", "reporting"}, words
     assert words <= {"deviation", "deviations", "report", "reported", "reports", "reporting"}, words
     pg.screenshot(path=str(ARTIFACTS / "browser-retrieve.png"), full_page=True)
+
+    # pieces: each chunk also scored with its best 300-character piece; every card says which
+    pg.set_viewport_size({"width": 1500, "height": 1000})
+    sidebar = pg.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_text("What is embedded").first.click()
+    settle(pg)
+    box = sidebar.get_by_label("Score with pieces of", exact=True)
+    box.scroll_into_view_if_needed()
+    box.click()
+    pg.get_by_role("option", name="300 characters").click()
+    settle(pg)
+    pg.get_by_role("button", name="Search").click()
+    settle(pg, timeout=600)
+    pg.screenshot(path=str(ARTIFACTS / "browser-retrieve-pieces.png"), full_page=True)
+    pieces = pg.get_by_text(re.compile(r"best piece [\d,]+–[\d,]+ · cosine [\d.]+ \(the chunk's own [\d.]+\)"))
+    assert pieces.count() == hits, (pieces.count(), hits)
 
 
 def test_explore_opens_on_an_upload_at_once(page, server, tmp_path):
