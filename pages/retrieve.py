@@ -9,6 +9,7 @@ from explorer import jobs
 from explorer.errors import ExplorerError
 from explorer.evaluation.questions import Question, questions_to_jsonl
 from explorer.render.html import CSS
+from explorer.text.wording import plural
 from pages.ui import search
 from pages.ui.background import background, job_bar, job_result, start_job, waiting
 from pages.ui.configs import config_label, valid_configs
@@ -98,7 +99,7 @@ if query:
         phase, found = background(
             "search",
             finder.key("search", configs, [query["question"]]),
-            f"Searching {len(configs)} configuration{'s' if len(configs) != 1 else ''}",
+            f"Searching {plural(len(configs), 'configuration')}",
             finder.work(configs, [query["question"]], emb, keyword_first=True),
             emb=emb,
             replace=bool(session.take("ret_new")),
@@ -180,7 +181,7 @@ else:
             start_job(
                 "batch",
                 finder.key("batch", configs, questions),
-                f"Running {len(questions)} kept question{'s' if len(questions) != 1 else ''}",
+                f"Running {plural(len(questions), 'kept question')}",
                 lambda job, questions=questions, work=work: (questions, work(job)),
                 emb=emb,
             )

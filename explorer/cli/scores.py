@@ -16,6 +16,7 @@ from typing import Any
 from explorer.cli import corpus, inputs
 from explorer.cli.output import SKIP_HINT, markdown_table, progress_line, say_left_out, write
 from explorer.errors import LoadError, ParamError
+from explorer.text.wording import plural
 
 
 def _eval_setup(args: argparse.Namespace):
@@ -45,11 +46,6 @@ def _eval_setup(args: argparse.Namespace):
         raise LoadError(f"{err}{SKIP_HINT}") from None
     say_left_out(got.unloaded)
     return options, progress, ctx, docs, list(got.questions)
-
-
-def _questions(n: int) -> str:
-    """"1 question", "2 questions", "1,200 questions": the tables' notes."""
-    return f"{n:,} question{'s' if n != 1 else ''}"
 
 
 def _mode_args(args: argparse.Namespace) -> dict[str, Any]:
@@ -142,7 +138,7 @@ def results_table(results: Sequence[Any], n_questions: int, k: int) -> str:
     ]
     how = _retriever_note(r.retriever for r in results) + _mode_note(r.mode for r in results)
     note = (
-        f"\n{_questions(n_questions)}, top {k}{how}; mean ± standard deviation over questions, in %. "
+        f"\n{plural(n_questions, 'question')}, top {k}{how}; mean ± standard deviation over questions, in %. "
         f"Index: bytes of the vector index; Embedding: time to embed the chunks (0 s when every vector "
         f"came from the cache); LLM tokens @{k}: cl100k tokens of the top {k} chunks, per question.\n"
     )
@@ -186,5 +182,5 @@ def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int) -> str
             )
     how = _retriever_note(row.result.retriever for row in rows if row.result is not None)
     how += _mode_note(row.result.mode for row in rows if row.result is not None)
-    note = f"\n{base.display}, {_questions(n_questions)}, top {k}{how}; mean ± standard deviation over questions, in %.\n"
+    note = f"\n{base.display}, {plural(n_questions, 'question')}, top {k}{how}; mean ± standard deviation over questions, in %.\n"
     return markdown_table(header, body) + note

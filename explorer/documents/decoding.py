@@ -21,6 +21,7 @@ import re
 
 from explorer.errors import LoadError
 from explorer.text.measures import CJK_RANGES
+from explorer.text.wording import plural
 
 #: Share of control characters (after decoding) above which a "text" file is called binary.
 BINARY_CONTROL_SHARE = 0.10
@@ -223,7 +224,7 @@ def _detection_sample(data: bytes) -> bytes:
 
 def _replaced_warning(text: str, codec: str) -> str:
     n = text.count("\ufffd")
-    return f"{n:,} invalid {codec} byte sequence{'s' if n != 1 else ''} replaced by \ufffd"
+    return f"{plural(n, f'invalid {codec} byte sequence')} replaced by \ufffd"
 
 
 def _binary_share(text: str) -> float:

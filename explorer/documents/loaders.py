@@ -23,6 +23,7 @@ from explorer.documents.decoding import decode_text, normalise_counting
 from explorer.documents.document import Block, Document, Page
 from explorer.documents.pdf import pdf_pages
 from explorer.errors import LoadError
+from explorer.text.wording import plural
 
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkd")
 PAGE_SEPARATOR = "\n\n"
@@ -140,7 +141,7 @@ def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple
     dropped = sum(n for _, n in normalised)
     if dropped > 0 and kind != "pdf":
         warnings.append(
-            f"removed {dropped:,} control character{'s' if dropped != 1 else ''} (NUL, ESC...) "
+            f"removed {plural(dropped, 'control character')} (NUL, ESC...) "
             "that break display and tokenizers"
         )
     if kind == "pdf":

@@ -28,6 +28,7 @@ from typing import Any
 from explorer import limits
 from explorer.documents.decoding import normalise
 from explorer.errors import LoadError
+from explorer.text.wording import plural
 
 #: A PDF page whose text is mostly (cid:NN) codes / private-use glyphs has a broken font.
 GARBLED_SHARE = 0.30
@@ -88,7 +89,7 @@ def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[str]]:
     if logs:
         first = logs[0].strip().splitlines()[0][:120] if logs[0].strip() else "?"
         warnings.append(
-            f"pypdf reported {len(logs)} problem{'s' if len(logs) != 1 else ''} reading {name!r} "
+            f"pypdf reported {plural(len(logs), 'problem')} reading {name!r} "
             f"(first: {first}); some text may be missing"
         )
     return texts, warnings

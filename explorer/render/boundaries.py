@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from explorer.text.wording import plural
+
 Span = tuple[int, int]
 
 
@@ -93,7 +95,7 @@ def summary(diff: BoundaryDiff, names: Sequence[str]) -> str:
     configurations, e.g. their numbers), and which ones make identical chunks."""
     if len(diff.cuts) < 2:
         return ""
-    shared = f"{len(diff.shared):,} cut{'s' if len(diff.shared) != 1 else ''} shared"
+    shared = f"{plural(len(diff.shared), 'cut')} shared"
     if len(diff.cuts) > 2:
         shared += " by all"
     parts = [shared] + [f"{len(u):,} only in {names[i]}" for i, u in enumerate(diff.unique)]

@@ -172,6 +172,3 @@ def long_unit_spans(
         spans.append(Span(s, e, reason))
     return spans
 
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"

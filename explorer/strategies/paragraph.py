@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.strategies.base import PeerKit, Strategy, check_token_room
-from explorer.strategies.packing import Packer, long_unit_spans, pack, plural
+from explorer.strategies.packing import Packer, long_unit_spans, pack
 from explorer.strategies.params import CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, PARAGRAPH_END, SENTENCE_END, Span
 from explorer.text.length import Length
 from explorer.text.sentences import paragraph_spans, sentence_spans
+from explorer.text.wording import plural
 
 #: Reason of a chunk cut at a sentence end inside a paragraph that is over chunk_size.
 SENTENCE_IN_LONG_PARAGRAPH = f"{SENTENCE_END} (paragraph over size)"

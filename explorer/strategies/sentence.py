@@ -10,11 +10,12 @@ from dataclasses import dataclass
 
 from explorer.errors import ParamError
 from explorer.strategies.base import PeerKit, Strategy, check_token_room
-from explorer.strategies.packing import Packer, long_unit_spans, plural
+from explorer.strategies.packing import Packer, long_unit_spans
 from explorer.strategies.params import CHUNK_SIZE, INT, LENGTH, BelowSize, Param, declare
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, SENTENCE_END, SIZE_LIMIT, Span
 from explorer.text.sentences import sentence_spans
+from explorer.text.wording import plural
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import streamlit as st
 
 from explorer import jobs
 from explorer.errors import ExplorerError
+from explorer.text.wording import plural
 from pages.ui.safe import err_text, md, safe_error
 from pages.ui.state import W, session
 
@@ -282,7 +283,7 @@ def status_line(title: str, s: jobs.JobStatus) -> str:
     step = f" · {md(s.label)}" if s.label and s.label != title else ""
     if s.phase == jobs.QUEUED:
         n = s.ahead
-        tail = f"waiting for {n} other job{'s' if n != 1 else ''} on this server to finish"
+        tail = f"waiting for {plural(n, 'other job')} on this server to finish"
     elif s.phase == jobs.LOADING:
         tail = "loading the model…"
     elif s.phase == jobs.EMBEDDING:

@@ -35,6 +35,7 @@ from explorer.render.boundaries import (
 from explorer.render.html import CSS as CHUNK_CSS
 from explorer.render.html import legend, render_chunks
 from explorer.render.unread import UNREAD_KEY
+from explorer.text.wording import plural
 from pages.ui.inspector import inspector
 from pages.ui.safe import md
 from pages.ui.state import W, session
@@ -122,7 +123,7 @@ def _header(
         only = len(diff.unique[d])
         facts.append(
             f'<span class="ce-cmp-only"><span class="ce-cut ce-cut-only ce-cut-key"></span>'
-            f"{only:,} cut{'s' if only != 1 else ''} only here</span>"
+            f"{plural(only, 'cut')} only here</span>"
         )
         twins = diff.twins[d]
         if twins:

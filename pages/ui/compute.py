@@ -29,6 +29,7 @@ from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
 from explorer.strategies.profile import profile
 from explorer.text.chunk import Chunk
+from explorer.text.wording import plural
 from pages.ui.background import background, session_job, start_job, submit
 from pages.ui.configs import config_of
 from pages.ui.model import context_maker, embedder, model_arg, model_id, passage_room
@@ -313,5 +314,5 @@ def start_cohesion(doc: Document, items: Sequence[tuple[str, StrategyConfig, tup
     n = len(items)
     key = ("cohesion", doc.id, tuple(i[1] for i in items), mid)
     start_job(
-        "cohesion", key, f"Cohesion and separation of {n} configuration{'s' if n != 1 else ''}", work, emb=emb
+        "cohesion", key, f"Cohesion and separation of {plural(n, 'configuration')}", work, emb=emb
     )

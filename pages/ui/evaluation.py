@@ -17,6 +17,7 @@ from explorer.evaluation.sweep_values import format_values, suggested_values
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.params import FLOAT, INT
+from explorer.text.wording import plural
 from pages.ui.background import start_job
 from pages.ui.charts import score_bars, sweep_lines
 from pages.ui.compute import index_key
@@ -83,7 +84,7 @@ def file_questions(docs: Sequence[Document]) -> list:
             got, problem = read_questions(data, docs, name, skip_unloaded=True), None
             questions = list(got.questions)
             n = len(questions)
-            st.caption(f"**{md(name)}**: {n:,} question{'s' if n != 1 else ''}")
+            st.caption(f"**{md(name)}**: {plural(n, 'question')}")
         except ExplorerError as err:
             got, problem = None, err
         if st.button("Use no question file", icon=":material/close:", key=W.QCLEAR, type="tertiary"):
@@ -168,7 +169,7 @@ class Run:
         start_job(
             "eval",
             ("eval", *index_key(docs, configs, options), qs, k, retriever),
-            f"Evaluating {n} configuration{'s' if n != 1 else ''} on {len(qs)} questions",
+            f"Evaluating {plural(n, 'configuration')} on {plural(len(qs), 'question')}",
             work,
             emb=emb,
         )
@@ -252,7 +253,7 @@ def results(results: list, meta: dict) -> None:
     st.subheader("Results", anchor=False)
     nq = meta.get("questions", 0)
     st.caption(
-        f"{nq} question{'s' if nq != 1 else ''} · top {meta.get('k', '?')} · "
+        f"{plural(nq, 'question')} · top {meta.get('k', '?')} · "
         f"{RETRIEVER_LABELS.get(meta.get('retriever', 'dense'), 'dense')} retrieval · "
         "mean ± standard deviation, in %"
     )
