@@ -67,7 +67,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         out = [r.to_dict(per_question=args.per_question) for r in results]
         write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
-        write(results_table(results, len(questions), args.k))
+        write(results_table(results, len(questions), args.k, inputs.embed_options(args).label))
     return 0
 
 
@@ -87,7 +87,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.format == "json":
         write(json.dumps([r.to_dict() for r in rows], ensure_ascii=False, indent=2) + "\n")
     else:
-        write(sweep_table(rows, base, len(questions), args.k))
+        write(sweep_table(rows, base, len(questions), args.k, inputs.embed_options(args).label))
     return 0
 
 
@@ -128,7 +128,7 @@ def _cost_cells(result, k: int) -> list[str]:
     return [*(cells[key] for key, _ in _COST_COLS), cells[f"LLM tokens @{k}"]]
 
 
-def results_table(results: Sequence[Any], n_questions: int, k: int) -> str:
+def results_table(results: Sequence[Any], n_questions: int, k: int, embedded: str = "") -> str:
     header = ["Strategy", "Chunks", "Mean chars", "Mean tokens", *(f"{t} %" for _, t in _COLS)]
     header += [*(t for _, t in _COST_COLS), f"LLM tokens @{k}"]
     rows = [
@@ -137,6 +137,7 @@ def results_table(results: Sequence[Any], n_questions: int, k: int) -> str:
         for cost in [_cost_cells(r, k)]
     ]
     how = _retriever_note(r.retriever for r in results) + _mode_note(r.mode for r in results)
+    how += f", {embedded}" if embedded else ""
     note = (
         f"\n{plural(n_questions, 'question')}, top {k}{how}; mean ± standard deviation over questions, in %. "
         f"Index: bytes of the vector index; Embedding: time to embed the chunks (0 s when every vector "
@@ -156,7 +157,7 @@ def _mode_note(modes: Any) -> str:
     return ", preview vectors (approximate)" if "preview" in set(modes) else ""
 
 
-def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int) -> str:
+def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int, embedded: str = "") -> str:
     header = [
         rows[0].param if rows else "value",
         "Chunks",
@@ -182,5 +183,6 @@ def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int) -> str
             )
     how = _retriever_note(row.result.retriever for row in rows if row.result is not None)
     how += _mode_note(row.result.mode for row in rows if row.result is not None)
+    how += f", {embedded}" if embedded else ""
     note = f"\n{base.display}, {plural(n_questions, 'question')}, top {k}{how}; mean ± standard deviation over questions, in %.\n"
     return markdown_table(header, body) + note

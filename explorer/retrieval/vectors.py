@@ -69,6 +69,17 @@ class EmbedOptions:
             raise ParamError(f"context_chars={c!r} must be a whole number from 0 to {MAX_CONTEXT_CHARS:,}")
         check_piece_chars(self.piece_chars)
 
+    @property
+    def label(self) -> str:
+        """What these options change, as a results note says it ("" for none): runs with other
+        options are told apart."""
+        parts = ["heading path prepended"] if self.prepend_headings else []
+        if self.context_chars:
+            parts.append(f"{self.context_chars:,} neighbouring characters embedded")
+        if self.piece_chars:
+            parts.append(f"scored with pieces of {self.piece_chars:,} characters")
+        return ", ".join(parts)
+
 
 #: The options of a plain run (nothing added to a chunk's text).
 DEFAULT_EMBED_OPTIONS = EmbedOptions()

@@ -163,7 +163,8 @@ class Run:
                 job.step,
                 retriever=retriever,
             )
-            return results, {"questions": len(qs), "k": k, "retriever": retriever, "asked": [q.text for q in qs]}
+            meta = {"questions": len(qs), "k": k, "retriever": retriever, "embedded": options.label}
+            return results, meta | {"asked": [q.text for q in qs]}
 
         n = len(configs)
         start_job(
@@ -183,7 +184,7 @@ class Run:
 
         def work(job: Any) -> dict:
             lines: dict = {}
-            job.partial = {"param": param, "lines": lines, "retriever": retriever}
+            job.partial = {"param": param, "lines": lines, "retriever": retriever, "embedded": options.label}
             n = 0
             for config, name, values in plans:
                 rows = lines.setdefault(names[config], [])
@@ -255,7 +256,8 @@ def results(results: list, meta: dict) -> None:
     st.caption(
         f"{plural(nq, 'question')} · top {meta.get('k', '?')} · "
         f"{RETRIEVER_LABELS.get(meta.get('retriever', 'dense'), 'dense')} retrieval · "
-        "mean ± standard deviation, in %"
+        + (f"{md(meta['embedded'])} · " if meta.get("embedded") else "")
+        + "mean ± standard deviation, in %"
     )
     names = labels_for([r.config for r in results])
     rows = []
@@ -310,7 +312,8 @@ def sweep_results(sw: dict, k: int) -> None:
         col.plotly_chart(
             sweep_lines(sw["lines"], sw["param"], metric, METRICS[metric]), key=W.SWEEP_CHART(metric)
         )
-    st.caption(f"{RETRIEVER_LABELS.get(sw.get('retriever', 'dense'), 'Dense')} retrieval, top {k}.")
+    embedded = f", {md(sw['embedded'])}" if sw.get("embedded") else ""
+    st.caption(f"{RETRIEVER_LABELS.get(sw.get('retriever', 'dense'), 'Dense')} retrieval, top {k}{embedded}.")
     errors = [
         f"{label}: {r.param}={r.value}: {r.error}"
         for label, rows in sw["lines"].items()

@@ -683,6 +683,18 @@ def test_retrieve_with_pieces_says_where_each_hits_best_piece_is():
     assert not any("best piece" in m.value for m in at.markdown)
 
 
+def test_evaluate_with_pieces_says_so_beside_its_results():
+    at = start("evaluate")
+    at.selectbox(key="w.pieces").set_value(300).run()
+    at.button(key="w.qsample").click().run()
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert at.session_state["eval_results"]
+    assert any("scored with pieces of 300 characters" in c.value for c in at.caption)
+    table = at.dataframe[0].value  # its vectors: the chunks and the pieces
+    assert all(count(v) > c for v, c in zip(table["vectors"], table["chunks"], strict=True))
+
+
 def view_text(view: dict) -> str:
     """The document text inside a text view, rebuilt from its offset-carrying spans."""
     import html as html_mod

@@ -277,6 +277,9 @@ def test_piece_chars_reach_evaluate_and_compare(capsysbinary, txt, tmp_path, fak
     assert rc == 0 and json.loads(out)[0]["hits"] and seen == [100, 200]
     rc, out, _ = run_main(capsysbinary, *args)
     assert rc == 0 and seen == [100, 200]  # off by default
+    table = [a for a in args if a not in ("--format", "json")]
+    rc, out, _ = run_main(capsysbinary, *table, "--piece-chars", "100")
+    assert rc == 0 and "hybrid retrieval, scored with pieces of 100 characters;" in out  # the note says so
 
 
 def test_sweep_table_and_json(capsysbinary, txt, tmp_path, fake_ctx):

@@ -69,6 +69,12 @@ def test_piece_sizes_are_checked_and_named(bad):
         EmbedOptions(piece_chars=bad)
 
 
+def test_options_say_what_they_change():
+    assert EmbedOptions().label == ""
+    both = EmbedOptions(prepend_headings=True, context_chars=1500, piece_chars=300)
+    assert both.label == "heading path prepended, 1,500 neighbouring characters embedded, scored with pieces of 300 characters"
+
+
 def test_best_and_mix_against_brute_force():
     rng = np.random.default_rng(0)
     text = " ".join(f"w{i}" for i in range(900))
