@@ -9,6 +9,7 @@ both make vectors this way, and the app's settings offer the same options.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -80,6 +81,31 @@ class EmbedOptions:
             parts.append(f"scored with pieces of {self.piece_chars:,} characters")
         return ", ".join(parts)
 
+    def link_value(self) -> str:
+        """These options as a link carries them: "h,c500,p300" (heading path, neighbouring
+        characters, piece size; "" for none)."""
+        parts = ["h"] if self.prepend_headings else []
+        parts += [f"c{self.context_chars}"] if self.context_chars else []
+        return ",".join(parts + ([f"p{self.piece_chars}"] if self.piece_chars else []))
+
+    @classmethod
+    def from_link(cls, value: str) -> EmbedOptions:
+        """:meth:`link_value` read back; ParamError naming the part it cannot read (the value
+        comes from a link: untrusted)."""
+        fields: dict[str, Any] = {}
+        for part in value.split(",")[:8] if value else []:
+            m = _LINK_PART.fullmatch(part)
+            if m is None:
+                raise ParamError(f"{part[:40]!r} is not h, cN or pN")
+            if part == "h":
+                fields["prepend_headings"] = True
+            else:
+                fields["context_chars" if m["kind"] == "c" else "piece_chars"] = int(m["n"])
+        return cls(**fields)
+
+
+#: One part of :meth:`EmbedOptions.link_value`: "h", or "c"/"p" and a number.
+_LINK_PART = re.compile(r"h|(?P<kind>[cp])(?P<n>[0-9]{1,5})")
 
 #: The options of a plain run (nothing added to a chunk's text).
 DEFAULT_EMBED_OPTIONS = EmbedOptions()

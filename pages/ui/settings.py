@@ -83,13 +83,14 @@ def _embed_widgets(opts: dict[str, Any]) -> None:
         on_change=lambda n: opts.__setitem__("context_chars", int(n)),
         help="Add this many characters of the document on each side of the chunk before embedding.",
     )
-    sizes = {0: "off", **{n: f"{n:,} characters" for n in PIECE_CHOICES}}
+    current = int(opts.get("piece_chars", 0))  # a link may name a size the list has not
+    sizes = {0: "off", **{n: f"{n:,} characters" for n in sorted({*PIECE_CHOICES, current} - {0})}}
     choose(
         st.selectbox,
         "Score with pieces of",
         sizes,
         key=W.PIECES,
-        value=int(opts.get("piece_chars", 0)) if opts.get("piece_chars", 0) in sizes else 0,
+        value=current,
         on_change=lambda n: opts.__setitem__("piece_chars", int(n or 0)),
         help="Also embed each document in pieces of about this size and score each chunk half by its own "
         "vector, half by its best piece inside it: a chunk that holds the answer in one line of many ranks "

@@ -1,5 +1,5 @@
 """URL state: the shareable view (samples, uploads, active document, clean-up, model, strategies,
-how chunks are ranked (``retriever=``, ``k=``), the question asked, the kept questions and
+how chunks are ranked (``retriever=``, ``k=``, ``emb=``: :mod:`pages.ui.url_ranking`), the question asked, the kept questions and
 Evaluate's question file) in the link.
 
 :func:`restore` reads a link once per session (what it cannot use becomes a notice: the link is
@@ -25,7 +25,6 @@ from explorer import untrusted
 from explorer.documents import samples, uploads
 from explorer.errors import ExplorerError, ParamError
 from explorer.models import choice as model_choices
-from explorer.retrieval.ranking import DEFAULT_RETRIEVER, RETRIEVERS
 from explorer.strategies import get_strategy
 from explorer.strategies.adapt import Adapted
 from pages.ui.configs import MAX_CONFIGS, add_config, config_of, user_set_of
@@ -39,7 +38,8 @@ from pages.ui.sources import (
     kept_uploads,
     sample_names,
 )
-from pages.ui.state import DEFAULT_K, MAX_K, MIN_K, SAMPLE_FILE, SAMPLE_REF, ConfigDict, session
+from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, ConfigDict, session
+from pages.ui.url_ranking import ranking_url, restore_ranking
 
 #: More ``samples`` values than this in a link are ignored (there are three samples).
 MAX_SAMPLE_PARAMS = 16
@@ -68,7 +68,7 @@ def restore() -> None:
         if short in CLEANUP_FLAGS:
             session.cleanup[CLEANUP_FLAGS[short][0]] = True
     _restore_model(qp)
-    _restore_ranking(qp)
+    restore_ranking(qp)
     for raw in qp.get_all("cfg")[:MAX_CONFIGS]:
         try:
             d = untrusted.loads(raw, "strategy", ParamError)
@@ -268,23 +268,6 @@ def _restore_model(qp: Any) -> None:
             )
 
 
-def _restore_ranking(qp: Any) -> None:
-    """The retriever and top k of the link, when they are ones the app offers."""
-    retriever = (qp.get("retriever") or "").strip()
-    if retriever in RETRIEVERS:
-        session.retriever = retriever
-    elif retriever:
-        session.notices.append(
-            f"Ignored the retriever named in the link ({clip(retriever, 40)}): it is not one of "
-            f"{', '.join(RETRIEVERS)}."
-        )
-    k = qp.get("k") or ""
-    if re.fullmatch(r"[0-9]{1,2}", k) and MIN_K <= int(k) <= MAX_K:  # not isdigit(): "²" passes it
-        session.k = int(k)
-    elif k:
-        session.notices.append(f"Ignored top k from the link ({clip(k, 40)}): it must be {MIN_K} to {MAX_K}.")
-
-
 def samples_in(value: str, available: list[str]) -> list[str]:
     """The samples one ``samples=`` value names. A link has one value per sample (names hold
     commas); links made before that joined the names with commas, which is read back by matching
@@ -323,10 +306,7 @@ def sync() -> None:
         want["model"] = model_label()
     if backend_choice() != "auto":
         want["backend"] = backend_choice()
-    if session.retriever != DEFAULT_RETRIEVER:
-        want["retriever"] = session.retriever
-    if int(session.k) != DEFAULT_K:
-        want["k"] = str(int(session.k))
+    want.update(ranking_url())
     want["cfg"] = [_cfg_url(c) for c in session.configs]
     idx = next((i for i, c in enumerate(session.configs) if c["id"] == session.active_cfg), 0)
     if idx:

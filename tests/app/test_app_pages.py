@@ -1143,14 +1143,39 @@ def test_hybrid_offers_reciprocal_rank_fusion_and_links_keep_the_ranking():
 
 @pytest.mark.parametrize(
     ("query", "said"),
-    [({"retriever": "[x](http://evil.example)"}, "retriever"), ({"k": "99"}, "top k"), ({"k": "²"}, "top k")],
+    [
+        ({"retriever": "[x](http://evil.example)"}, "retriever"),
+        ({"k": "99"}, "top k"),
+        ({"k": "²"}, "top k"),
+        ({"emb": "[x](http://evil.example)"}, "what to embed"),
+        ({"emb": "p50"}, "what to embed"),
+        ({"emb": "h,c" + "9" * 5_000}, "what to embed"),
+    ],
 )
 def test_a_ranking_from_the_link_that_the_app_does_not_offer_is_said_and_ignored(query, said):
     at = start(query=query)  # the notice shows on the page the link opens
     ok(at)
     notes = [w.value for w in at.warning if said in w.value]
     assert notes and all("](http" not in n for n in notes)
-    assert "retriever" not in at.query_params and "k" not in at.query_params  # the defaults stay
+    assert not {"retriever", "k", "emb"} & set(at.query_params)  # the defaults stay
+    assert at.session_state["embed_opts"] == {"prepend_headings": False, "context_chars": 0, "piece_chars": 0}
+
+
+def test_a_link_keeps_what_is_embedded():
+    """Pieces, heading path and neighbouring characters travel in ``emb=``: the copied link (a
+    fresh session) ranks with the same options, and a size the list lacks is still offered."""
+    at = start("retrieve")
+    at.selectbox(key="w.pieces").set_value(400).run()
+    at.toggle(key="w.prepend").set_value(True).run()
+    assert at.query_params["emb"] == "h,p400"
+    again = start("retrieve", query={"emb": "h,c250,p350"})
+    ok(again)
+    assert again.session_state["embed_opts"] == {"prepend_headings": True, "context_chars": 250, "piece_chars": 350}
+    assert again.selectbox(key="w.pieces").value == 350 and again.toggle(key="w.prepend").value
+    ask(again, "How often are the filters backwashed?")
+    ok(again)
+    assert any("best piece" in m.value for m in again.markdown)
+    assert again.query_params["emb"] == "h,c250,p350"
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@ ranking (dense, hybrid, the answer's place), exact and preview."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -201,3 +203,20 @@ def _chunk(doc: Document, start: int, end: int):
     from explorer.text.chunk import Chunk
 
     return Chunk(doc.id, doc.name, 0, start, end, doc.text[start:end], end - start, "chars", "")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [EmbedOptions(), EmbedOptions(piece_chars=300), EmbedOptions(True, 10_000, 2_000), EmbedOptions(context_chars=1)],
+)
+def test_options_travel_in_a_link_and_come_back_equal(options):
+    assert EmbedOptions.from_link(options.link_value()) == options
+
+
+@pytest.mark.parametrize(
+    ("raw", "named"),
+    [("x", "'x'"), ("p", "'p'"), ("p50", "piece_chars=50"), ("c10001", "context_chars=10001"), ("²", "'²'"), ("h;p300", "h;p300")],
+)
+def test_a_links_options_that_cannot_be_read_are_refused_by_name(raw, named):
+    with pytest.raises(ParamError, match=re.escape(named)):
+        EmbedOptions.from_link(raw)
