@@ -121,6 +121,7 @@ CSS = """<style>
 .ce-fact-l{font-size:0.78rem;opacity:.7;line-height:1.3}
 .ce-fact-v{font-size:1.12rem;font-weight:600;line-height:1.4}
 .ce-term{font-weight:700;text-decoration:underline 2px #0072B2;text-underline-offset:2px}
+.ce-piece{background-color:rgba(0,158,115,.18)}
 .ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;
   max-height:var(--ce-h,260px);overflow-y:auto}
 """ + UNREAD_CSS + "</style>"

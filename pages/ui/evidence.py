@@ -3,6 +3,7 @@ in the dense and the BM25 ranking, and the expected answer's (core: explorer.ret
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from explorer.retrieval.ranking import HYBRID_CANDIDATES, HYBRID_FIRST_SLOTS, Evidence, answer_places
@@ -36,3 +37,24 @@ def evidence_line(ev: Evidence, dense_name: str = "cosine") -> str:
         bm25 = "BM25: no question word" if ev.bm25 <= 0 else f"BM25 below #{HYBRID_CANDIDATES} · {ev.bm25:.2f}"
     line = f"{dense} · {dense_name} {ev.cosine:.3f} · {bm25}"
     return f"{line} · kept in the first {HYBRID_FIRST_SLOTS} as BM25's first hit" if ev.raised else line
+
+
+def best_pieces(idx: Any, question: str, hits: Sequence[Any]) -> dict[int, tuple[str, tuple[int, int] | None]]:
+    """Per hit rank, the card's line on its best piece and how its dense score was made, and the
+    piece's offsets (tinted in the text), when the index scores chunks with pieces
+    (explorer.retrieval.pieces)."""
+    if not question or not getattr(idx, "has_vectors", False) or not idx.options.piece_chars:
+        return {}
+    pieces = idx.pieces
+    qv = idx.ctx.get_embedder().encode_queries([question])[0]
+    out = {}
+    for h in hits:
+        row = idx.positions[(h.chunk.doc_id, h.chunk.start)]
+        best = pieces.best_piece(qv, row)
+        own = float(idx.vectors[row] @ qv)
+        if best is None:
+            out[h.rank] = (f"no piece inside · cosine {own:.3f}", None)
+        else:
+            line = f"best piece {best.start:,}–{best.end:,} (tinted) · cosine {best.cosine:.3f} (the chunk's own {own:.3f})"
+            out[h.rank] = (line, (best.start, best.end))
+    return out

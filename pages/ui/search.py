@@ -21,7 +21,7 @@ from explorer.retrieval.lexical import matched_spans
 from explorer.strategies.config import StrategyConfig
 from pages.ui.compute import index_all, index_key
 from pages.ui.configs import config_labels, labels_for
-from pages.ui.evidence import answer_note, evidence_line
+from pages.ui.evidence import answer_note, best_pieces, evidence_line
 from pages.ui.gold import answer_ref, holds, show_in_explore
 from pages.ui.model import context_maker
 from pages.ui.safe import clip, err_text, md
@@ -314,7 +314,7 @@ def hits_column(
     st.caption(f"{len(idx):,} chunks indexed" + (" · the question's words **underlined**" if question else ""))
     languages = idx.stemmed_languages()
     by_id = {d.id: d for d in docs}
-    piece_of = _piece_lines(idx, question, hits) if retriever != "bm25" else {}
+    piece_of = best_pieces(idx, question, hits) if retriever != "bm25" else {}
     dense_name = "dense score" if piece_of else "cosine"  # with pieces: half the chunk's, half its best piece's
     score_name = dense_name if retriever == "dense" else SCORE_NAMES.get(retriever, "score")
     for h in hits:
@@ -324,7 +324,7 @@ def hits_column(
             st.markdown(
                 f"**#{h.rank}** · {score_name} **{h.score:.{SCORE_DIGITS.get(retriever, 3)}f}**  \n"
                 + (f":gray[{evidence_line(h.evidence, dense_name)}]  \n" if h.evidence is not None else "")
-                + (f":gray[{piece_of[h.rank]}]  \n" if h.rank in piece_of else "")
+                + (f":gray[{piece_of[h.rank][0]}]  \n" if h.rank in piece_of else "")
                 + f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
             )
             marks = []
@@ -334,7 +334,8 @@ def hits_column(
                     marks.append((s, e))
             text = by_id[ch.doc_id].text
             terms = matched_spans(text, ch.start, min(ch.end, ch.start + HIT_CHARS), question, languages)
-            st.html(render_snippet(text, ch.start, ch.end, marks, HIT_CHARS, height=180, terms=terms))
+            best = piece_of[h.rank][1] if h.rank in piece_of else None
+            st.html(render_snippet(text, ch.start, ch.end, marks, HIT_CHARS, height=180, terms=terms, best_piece=best))
             st.button(
                 "Show in Explore",
                 key=W.SHOW_HIT(cfg_id, h.rank),
@@ -343,26 +344,6 @@ def hits_column(
                 on_click=show_in_explore,
                 args=(ch.doc_id, cfg_id, ch.index),
             )
-
-
-def _piece_lines(idx: Any, question: str, hits: Sequence[Any]) -> dict[int, str]:
-    """Per hit rank, where its best piece is and how its dense score was made, when the index
-    scores chunks with pieces (explorer.retrieval.pieces)."""
-    if not question or not getattr(idx, "has_vectors", False) or not idx.options.piece_chars:
-        return {}
-    pieces = idx.pieces
-    qv = idx.ctx.get_embedder().encode_queries([question])[0]
-    out = {}
-    for h in hits:
-        row = idx.positions[(h.chunk.doc_id, h.chunk.start)]
-        best = pieces.best_piece(qv, row)
-        own = float(idx.vectors[row] @ qv)
-        out[h.rank] = (
-            f"best piece {best.start:,}–{best.end:,} · cosine {best.cosine:.3f} (the chunk's own {own:.3f})"
-            if best is not None
-            else f"no piece inside · cosine {own:.3f}"
-        )
-    return out
 
 
 def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> list[dict]:

@@ -673,11 +673,13 @@ def test_retrieve_with_pieces_says_where_each_hits_best_piece_is():
     lines = [m.value for m in at.markdown if m.value.startswith("**#")]
     k = at.session_state.get("k", 5)
     assert len(lines) == 2 * k
-    found = [re.search(r"best piece ([\d,]+)–([\d,]+) · cosine (-?[\d.]+) \(the chunk's own (-?[\d.]+)\)", v) for v in lines]
+    found = [re.search(r"best piece ([\d,]+)–([\d,]+) \(tinted\) · cosine (-?[\d.]+) \(the chunk's own (-?[\d.]+)\)", v) for v in lines]
     assert all(found), lines
     for m in found:
         start_, end_ = (int(g.replace(",", "")) for g in m.group(1, 2))
         assert 0 < end_ - start_ <= 300
+    cards = [h.value for h in at.html if 'class="ce-snip"' in h.value]
+    assert len(cards) == 2 * k and all('class="ce-piece"' in c for c in cards)  # tinted in the text
     at.selectbox(key="w.pieces").set_value(0).run()
     ask(at, "How do I install it?")
     assert not any("best piece" in m.value for m in at.markdown)

@@ -2,7 +2,8 @@
 
 Uploads a multi-page PDF through the file chooser, moves a slider on Explore and checks the
 number of highlighted chunks changes, asks a question on Retrieve (real model) and checks
-every configuration shows results, then again with pieces (each card names its best piece). Screenshots go to ``test-artifacts/``.
+every configuration shows results, then again with pieces (each card names and tints its best
+piece). Screenshots go to ``test-artifacts/``.
 """
 
 from __future__ import annotations
@@ -118,8 +119,9 @@ def test_upload_explore_slider_and_retrieve(page, server, tmp_path):
     pg.get_by_role("button", name="Search").click()
     settle(pg, timeout=600)
     pg.screenshot(path=str(ARTIFACTS / "browser-retrieve-pieces.png"), full_page=True)
-    pieces = pg.get_by_text(re.compile(r"best piece [\d,]+–[\d,]+ · cosine [\d.]+ \(the chunk's own [\d.]+\)"))
+    pieces = pg.get_by_text(re.compile(r"best piece [\d,]+–[\d,]+ \(tinted\) · cosine [\d.]+ \(the chunk's own [\d.]+\)"))
     assert pieces.count() == hits, (pieces.count(), hits)
+    assert pg.locator(".ce-snip .ce-piece").count() >= hits  # tinted in each card's text
 
 
 def test_explore_opens_on_an_upload_at_once(page, server, tmp_path):

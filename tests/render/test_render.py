@@ -206,6 +206,17 @@ def test_snippet_underlines_terms_inside_and_outside_the_answer():
     assert re.sub(r"<[^>]+>", "", out) == html.escape(text)  # every character once, in order
 
 
+def test_snippet_tints_the_best_piece_with_terms_and_answer_inside_it():
+    text = "First line.\nThe <filters> are backwashed daily.\nLast line."
+    start, end = text.index("The"), text.index("\nLast")
+    word = text.index("backwashed")
+    out = render_snippet(text, 0, len(text), marks=[(word, word + 10)], terms=[(word, word + 10)], best_piece=(start, end))
+    tinted = re.findall(r'class="ce-piece"[^>]*>(.*?)</span>', out)
+    assert "".join(re.sub(r"<[^>]+>", "", t) for t in tinted) == html.escape(text[start:end])
+    assert re.sub(r"<[^>]+>", "", out) == html.escape(text)  # every character once, in order
+    assert "ce-piece" not in render_snippet(text, 0, len(text))  # no piece: no tint
+
+
 class _Offsets(HTMLParser):
     """(data-o, text) of every offset-carrying span, and the data-c of every element with one."""
 
