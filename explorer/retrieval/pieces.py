@@ -156,20 +156,20 @@ class ChunkPieces:
 
     @property
     def nbytes(self) -> int:
-        return int(self.vectors.nbytes + 4 * self.layout.starts.nbytes)
+        layout = self.layout
+        return int(self.vectors.nbytes + sum(x.nbytes for x in (layout.starts, layout.ends, layout.lo, layout.hi)))
 
     def best(self, query_vectors: np.ndarray) -> np.ndarray:
         """Per query (rows) and chunk (columns): the best cosine of the chunk's pieces, NaN for a
         chunk that holds none."""
         q = np.atleast_2d(np.asarray(query_vectors, np.float32))
-        cos = self.vectors @ q.T  # pieces x queries
-        cos = np.vstack(
-            [cos, np.full((1, cos.shape[1]), -np.inf, np.float32)]
-        )  # reduceat needs a row past the end
         lo, hi = self.layout.lo, self.layout.hi
         if not len(lo):
             return np.zeros((len(q), 0), np.float32)
-        best = np.maximum.reduceat(cos, np.ravel(np.column_stack([lo, hi])), axis=0)[::2].T
+        cos = self.vectors @ q.T  # pieces x queries
+        past_end = np.full((1, cos.shape[1]), -np.inf, np.float32)  # reduceat may read one row past the last
+        bounds = np.ravel(np.column_stack([lo, hi]))  # max over lo:hi at even places; odd ones are dropped
+        best = np.maximum.reduceat(np.vstack([cos, past_end]), bounds, axis=0)[::2].T
         best[:, lo == hi] = np.nan
         return best
 

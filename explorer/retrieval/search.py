@@ -284,7 +284,6 @@ class StrategyIndex:
         return out
 
 
-
 class _NewTexts:
     """A progress callback that also hears how many texts the model embeds: the embedder calls
     it with ``total`` = the distinct texts not in its cache (never when all were)."""
