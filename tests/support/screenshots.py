@@ -55,6 +55,25 @@ def main() -> int:
         pg.mouse.move(5, 5)  # no tooltip over the results
         pg.wait_for_timeout(800)  # the tooltip fades out
         pg.screenshot(path=str(args.out / "retrieve.png"))
+        # pieces: each card names and tints its chunk's best piece
+        sidebar = pg.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_text("What is embedded").first.click()
+        bu.settle(pg)
+        pieces = sidebar.get_by_label("Score with pieces of", exact=True)
+        pieces.scroll_into_view_if_needed()
+        pieces.click()
+        pg.get_by_role("option", name="300 characters").click()
+        bu.settle(pg)
+        pg.get_by_role("button", name="Search").click()
+        bu.settle(pg)
+        pg.locator(".ce-snip").first.scroll_into_view_if_needed()
+        pg.mouse.move(5, 5)
+        pg.wait_for_timeout(800)
+        pg.screenshot(path=str(args.out / "retrieve-pieces.png"))
+        pieces.scroll_into_view_if_needed()
+        pieces.click()
+        pg.get_by_role("option", name="off").click()  # the pages after this one as a visitor first sees them
+        bu.settle(pg)
 
         bu.nav(pg, "Documents")
         pg.screenshot(path=str(args.out / "documents.png"))
