@@ -17,6 +17,27 @@ from explorer.render.layout import segments
 ANSWER_TITLE = "In the expected answer"
 TERM_TITLE = "A word of the question (as keyword search matches it)"
 PIECE_TITLE = "This chunk's best piece for the question (half of its dense score)"
+ABOVE_TITLE = "Show the chunk's text above the evidence"
+#: A card's box shows about this many characters before it scrolls; evidence that starts later
+#: opens the box a little before it, the text above folded (a best piece deep in a long chunk
+#: was out of sight, and past the cap not shown at all).
+FOLD_AFTER = 300
+#: At most this many characters of context kept above the evidence when the box opens on it.
+LEAD_CHARS = 160
+
+
+def fold_start(text: str, start: int, focus: int | None) -> int:
+    """Where a card's box opens for a chunk starting at ``start`` whose evidence starts at
+    ``focus``: ``start`` when the evidence is near it, else the first line start, then word
+    start, at most :data:`LEAD_CHARS` before the evidence (so a line is not cut), else ``focus``."""
+    if focus is None or focus - start <= FOLD_AFTER:
+        return start
+    lo = max(start + 1, focus - LEAD_CHARS)
+    for sep in ("\n", " "):
+        at = text.find(sep, lo - 1, focus)
+        if at >= 0:
+            return at + 1
+    return focus
 
 
 def render_snippet(
@@ -29,24 +50,46 @@ def render_snippet(
     with_css: bool = False,
     terms: Sequence[tuple[int, int]] = (),
     best_piece: tuple[int, int] | None = None,
+    fold: int | None = None,
 ) -> str:
     """Escaped HTML of ``text[start:end]`` (capped at ``max_chars``) with ``marks`` highlighted
     (e.g. the part of a retrieved chunk that is in the expected answer), ``terms`` in bold,
     underlined (the question's words, :func:`explorer.retrieval.lexical.matched_spans`) and
-    ``best_piece`` tinted (:mod:`explorer.retrieval.pieces`)."""
-    hi = min(end, start + max_chars)
+    ``best_piece`` tinted (:mod:`explorer.retrieval.pieces`). ``fold`` (:func:`fold_start`): the
+    box opens there, the text before it folded under a line that unfolds it; the cap counts
+    from there."""
+    fold = start if fold is None else min(max(fold, start), end)
+    hi = min(end, fold + max_chars)
     out: list[str] = [CSS] if with_css else []
     out.append(f'<div class="ce-snip" style="--ce-h:{int(height)}px">')
     bounds = [*terms, *([best_piece] if best_piece else [])]  # as "chunks": a segment is in them or not
-    n_terms = len(terms)
-    for seg in segments(bounds, start, hi, marks):
-        piece = html.escape(text[seg.start : seg.end])
-        if any(i < n_terms for i in seg.chunks):
-            piece = f'<b class="ce-term" title="{TERM_TITLE}">{piece}</b>'
-        if n_terms in seg.chunks and best_piece:
-            piece = f'<span class="ce-piece" title="{PIECE_TITLE}">{piece}</span>'
-        out.append(f'<span class="ce-ans" title="{ANSWER_TITLE}">{piece}</span>' if seg.marked else piece)
+    if fold > start:
+        out.append(f'<details class="ce-above"><summary class="ce-more" title="{ABOVE_TITLE}">▸ {fold - start:,} characters above</summary>')
+        out += _marked(text, start, fold, marks, bounds, len(terms), best_piece is not None)
+        out.append("</details>")
+    out += _marked(text, fold, hi, marks, bounds, len(terms), best_piece is not None)
     if hi < end:
         out.append(f'<span class="ce-more"> … (+{end - hi:,} characters)</span>')
     out.append("</div>")
     return "".join(out)
+
+
+def _marked(
+    text: str,
+    start: int,
+    end: int,
+    marks: Sequence[tuple[int, int]],
+    bounds: Sequence[tuple[int, int]],
+    n_terms: int,
+    piece: bool,
+) -> list[str]:
+    """Escaped ``text[start:end]`` in segments: ``bounds`` are the terms then the best piece."""
+    out = []
+    for seg in segments(bounds, start, end, marks):
+        part = html.escape(text[seg.start : seg.end])
+        if any(i < n_terms for i in seg.chunks):
+            part = f'<b class="ce-term" title="{TERM_TITLE}">{part}</b>'
+        if piece and n_terms in seg.chunks:
+            part = f'<span class="ce-piece" title="{PIECE_TITLE}">{part}</span>'
+        out.append(f'<span class="ce-ans" title="{ANSWER_TITLE}">{part}</span>' if seg.marked else part)
+    return out

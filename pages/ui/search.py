@@ -16,7 +16,7 @@ from explorer.documents.document import Document
 from explorer.errors import Cancelled, ExplorerError
 from explorer.render.html import render_chunks
 from explorer.render.layout import MAX_RENDER_CHARS
-from explorer.render.snippet import render_snippet
+from explorer.render.snippet import fold_start, render_snippet
 from explorer.retrieval.lexical import matched_spans
 from explorer.strategies.config import StrategyConfig
 from pages.ui.compute import index_all, index_key
@@ -333,9 +333,10 @@ def hits_column(
                 if e > s:
                     marks.append((s, e))
             text = by_id[ch.doc_id].text
-            terms = matched_spans(text, ch.start, min(ch.end, ch.start + HIT_CHARS), question, languages)
             best = piece_of[h.rank][1] if h.rank in piece_of else None
-            st.html(render_snippet(text, ch.start, ch.end, marks, HIT_CHARS, height=180, terms=terms, best_piece=best))
+            fold = fold_start(text, ch.start, min((s for s, _ in [*marks, *([best] if best else [])]), default=None))
+            terms = matched_spans(text, ch.start, min(ch.end, fold + HIT_CHARS), question, languages)
+            st.html(render_snippet(text, ch.start, ch.end, marks, HIT_CHARS, 180, terms=terms, best_piece=best, fold=fold))
             st.button(
                 "Show in Explore",
                 key=W.SHOW_HIT(cfg_id, h.rank),

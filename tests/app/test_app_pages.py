@@ -15,6 +15,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.render.snippet import FOLD_AFTER
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 HOSTILE = (
@@ -680,6 +682,12 @@ def test_retrieve_with_pieces_says_where_each_hits_best_piece_is():
         assert 0 < end_ - start_ <= 300
     cards = [h.value for h in at.html if 'class="ce-snip"' in h.value]
     assert len(cards) == 2 * k and all('class="ce-piece"' in c for c in cards)  # tinted in the text
+    # a piece deep in its chunk: the card opens on it, the text above folded
+    deep = [int(m.group(1).replace(",", "")) - int(re.search(r"chunk \d+ · ([\d,]+)–", v).group(1).replace(",", "")) > FOLD_AFTER for m, v in zip(found, lines, strict=True)]
+    assert any(deep), lines
+    for is_deep, card in zip(deep, cards, strict=True):
+        assert ("characters above</summary>" in card) == is_deep
+        assert 'class="ce-piece"' in card.split("</details>")[-1]  # in sight as the box opens
     at.selectbox(key="w.pieces").set_value(0).run()
     ask(at, "How do I install it?")
     assert not any("best piece" in m.value for m in at.markdown)

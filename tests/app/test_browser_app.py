@@ -122,6 +122,15 @@ def test_upload_explore_slider_and_retrieve(page, server, tmp_path):
     pieces = pg.get_by_text(re.compile(r"best piece [\d,]+–[\d,]+ \(tinted\) · cosine [\d.]+ \(the chunk's own [\d.]+\)"))
     assert pieces.count() == hits, (pieces.count(), hits)
     assert pg.locator(".ce-snip .ce-piece").count() >= hits  # tinted in each card's text
+    # a card whose piece lies deep in its chunk opens on it, the text above folded: the piece is
+    # in sight inside the card's scrolling box without a scroll
+    seen = pg.evaluate(
+        """() => [...document.querySelectorAll('.ce-snip')].filter(b => b.querySelector('details.ce-above'))
+            .map(b => { const p = [...b.querySelectorAll('.ce-piece')].find(e => !e.closest('details'));
+                const r = b.getBoundingClientRect(), q = p.getBoundingClientRect();
+                return q.top >= r.top && q.top < r.bottom && b.scrollTop === 0; })"""
+    )
+    assert seen and all(seen), seen
 
 
 def test_explore_opens_on_an_upload_at_once(page, server, tmp_path):

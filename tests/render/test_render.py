@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from explorer.render.html import PALETTE, chunk_tooltip, color_of, render_chunks, tint
 from explorer.render.layout import MAX_RENDER_CHARS, chunk_at, chunks_in, holders, segments, window_around
-from explorer.render.snippet import render_snippet
+from explorer.render.snippet import FOLD_AFTER, LEAD_CHARS, fold_start, render_snippet
 from explorer.text.chunk import Chunk
 
 
@@ -215,6 +215,34 @@ def test_snippet_tints_the_best_piece_with_terms_and_answer_inside_it():
     assert "".join(re.sub(r"<[^>]+>", "", t) for t in tinted) == html.escape(text[start:end])
     assert re.sub(r"<[^>]+>", "", out) == html.escape(text)  # every character once, in order
     assert "ce-piece" not in render_snippet(text, 0, len(text))  # no piece: no tint
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab \n", max_size=900), st.integers(0, 900), st.integers(0, 900))
+def test_fold_start_opens_near_the_evidence_at_a_line_or_word(text, start, focus):
+    start, focus = min(start, len(text)), min(focus, len(text))
+    cut = fold_start(text, start, focus)
+    if focus - start <= FOLD_AFTER:
+        assert cut == start  # near the top: nothing folded
+        return
+    assert start < cut <= focus and focus - cut <= LEAD_CHARS
+    seps = [i for i in range(max(start + 1, focus - LEAD_CHARS), focus + 1) if text[i - 1] in "\n "]
+    lines = [i for i in seps if text[i - 1] == "\n"]
+    assert cut == (lines or seps or [focus])[0]  # the most context that starts a line, else a word
+
+
+def test_snippet_folds_the_text_above_a_deep_piece_and_caps_from_there():
+    text = "".join(f"Line {i} of the manual.\n" for i in range(80)) + "The <filters> are backwashed daily.\nEnd."
+    piece = (text.index("The <filters>"), text.index("\nEnd"))
+    cut = fold_start(text, 0, piece[0])
+    assert 0 < cut < piece[0] and text[cut - 1] == "\n"
+    out = render_snippet(text, 0, len(text), max_chars=200, best_piece=piece, fold=cut)
+    above = re.search(r'<details class="ce-above"><summary class="ce-more"[^>]*>▸ ([\d,]+) characters above</summary>(.*?)</details>', out, re.S)
+    assert above and above.group(1) == f"{cut:,}" and above.group(2) == html.escape(text[:cut])
+    assert "ce-piece" in out.split("</details>")[1]  # the piece is in the box as it opens
+    shown = re.sub(r"(?s)<summary.*?</summary>|<span class=\"ce-more\">[^<]*</span>|<[^>]+>", "", out)
+    assert shown == html.escape(text[: min(len(text), cut + 200)])  # every character once, in order
+    assert "ce-above" not in render_snippet(text, 0, len(text), best_piece=piece)  # no fold asked: none
 
 
 class _Offsets(HTMLParser):

@@ -29,7 +29,7 @@ from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ExplorerError, LimitError
 from explorer.limits import MAX_CHUNKS
 from explorer.render.html import facts, legend, render_chunks
-from explorer.render.snippet import render_snippet
+from explorer.render.snippet import fold_start, render_snippet
 from explorer.strategies import all_strategies, get_strategy
 from explorer.strategies.context import Context
 from explorer.strategies.invariants import invariant_errors
@@ -137,7 +137,7 @@ def test_case_through_strategy(case: Case, strategy: str, label: str):
 # -- rendering ---------------------------------------------------------------------------------
 
 #: Everything explorer.render.html may emit; anything else came from the document.
-RENDER_TAGS = {"style", "div", "span"}
+RENDER_TAGS = {"style", "div", "span", "details", "summary"}
 RENDER_ATTRS = {"class", "style", "title"}
 #: Spans whose content is the renderer's own words (badges, window notes), not document text.
 CHROME = {"ce-idx", "ce-warn", "ce-more"}
@@ -220,6 +220,9 @@ def test_render_escapes_every_trick():
             assert live not in low, live
     snippet = render_snippet(doc.text, 0, len(doc.text), marks=[(3, 40)])
     assert "".join(assert_inert(snippet).text) == doc.text
+    deep = fold_start(doc.text, 0, len(doc.text) - 1)  # a card opened near the end, the rest folded
+    folded = render_snippet(doc.text, 0, len(doc.text), marks=[(3, 40)], best_piece=(deep, len(doc.text)), fold=deep)
+    assert deep > 0 and "".join(assert_inert(folded).text) == doc.text
     shown = facts([("Name", doc.name), ("<b>label</b>", '"><script>alert(1)</script>')])
     r = assert_inert(shown)
     assert "<b>" not in shown and '"><script>' not in shown
