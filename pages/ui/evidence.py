@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from explorer.retrieval.ranking import HYBRID_CANDIDATES, HYBRID_FIRST_SLOTS, Evidence, answer_places
+from explorer.text.wording import plural
 
 
 def answer_note(idx: Any, question: str, ref: tuple[str, int, int]) -> str:
@@ -55,6 +56,15 @@ def best_pieces(idx: Any, question: str, hits: Sequence[Any]) -> dict[int, tuple
         if best is None:
             out[h.rank] = (f"no piece inside · cosine {own:.3f}", None)
         else:
-            line = f"best piece {best.start:,}–{best.end:,} (tinted) · cosine {best.cosine:.3f} (the chunk's own {own:.3f})"
+            where = _outside(best.start, best.end, h.chunk.start, h.chunk.end)
+            line = f"best piece {best.start:,}–{best.end:,} (tinted{where}) · cosine {best.cosine:.3f} (the chunk's own {own:.3f})"
             out[h.rank] = (line, (best.start, best.end))
     return out
+
+
+def _outside(start: int, end: int, c_start: int, c_end: int) -> str:
+    """How much of a piece lies outside its chunk: pieces are cut once per document, and a chunk
+    holds those at least half inside it, so one may run past either end (said, not hidden)."""
+    parts = [f"{plural(c_start - start, 'character')} before the chunk's start"] if start < c_start else []
+    parts += [f"{plural(end - c_end, 'character')} past the chunk's end"] if end > c_end else []
+    return f" where inside the chunk; {' and '.join(parts)}" if parts else ""

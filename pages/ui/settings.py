@@ -93,8 +93,9 @@ def _embed_widgets(opts: dict[str, Any]) -> None:
         value=current,
         on_change=lambda n: opts.__setitem__("piece_chars", int(n or 0)),
         help="Also embed each document in pieces of about this size and score each chunk half by its own "
-        "vector, half by its best piece inside it: a chunk that holds the answer in one line of many ranks "
-        "higher (small-to-big retrieval). Costs one more embedding pass per document.",
+        "vector, half by its best piece (one at least half inside it, cut once per document, so it may run "
+        "past the chunk's ends: each card says by how much): a chunk that holds the answer in one line of many "
+        "ranks higher (small-to-big retrieval). Costs one more embedding pass per document.",
     )
 
 

@@ -664,30 +664,56 @@ def test_retrieve_top_k_per_configuration_with_expected_answer():
     assert len(at.session_state["ret_batch"]) == 2
 
 
+PIECE_LINE = re.compile(
+    r"best piece ([\d,]+)–([\d,]+) \(tinted(?: where inside the chunk; (.*?))?\) · cosine (-?[\d.]+) "
+    r"\(the chunk's own (-?[\d.]+)\).*chunk \d+ · ([\d,]+)–([\d,]+)",
+    re.S,
+)
+
+
+def piece_cards(at, size: int) -> list[tuple[int, int, int, int]]:
+    """Each hit card's best piece and chunk offsets; checks the card says exactly how much of the
+    piece lies outside its chunk (pieces are cut per document, held when at least half inside)."""
+    lines = [m.value for m in at.markdown if m.value.startswith("**#")]
+    assert len(lines) == 2 * at.session_state.get("k", 5)
+    out = []
+    for line in lines:
+        m = PIECE_LINE.search(line)
+        assert m, line
+        p0, p1, c0, c1 = (int(m.group(i).replace(",", "")) for i in (1, 2, 6, 7))
+        assert 0 < p1 - p0 <= size and 2 * (min(p1, c1) - max(p0, c0)) >= p1 - p0  # at least half inside
+        said = []
+        if p0 < c0:
+            said.append(f"{c0 - p0:,} character{'s' * (c0 - p0 != 1)} before the chunk's start")
+        if p1 > c1:
+            said.append(f"{p1 - c1:,} character{'s' * (p1 - c1 != 1)} past the chunk's end")
+        assert (m.group(3) or "") == " and ".join(said), line
+        out.append((p0, p1, c0, c1))
+    return out
+
+
 def test_retrieve_with_pieces_says_where_each_hits_best_piece_is():
     """"Score with pieces of" (explorer.retrieval.pieces): each hit card names its best piece's
-    offsets and cosine beside the chunk's own; off again, the line goes."""
+    offsets and cosine beside the chunk's own, and how much of it lies outside the chunk; off
+    again, the line goes."""
     at = start("retrieve")
     at.selectbox(key="w.pieces").set_value(300).run()
     assert at.session_state["embed_opts"]["piece_chars"] == 300
     ask(at, "How do I install it?")
     ok(at)
-    lines = [m.value for m in at.markdown if m.value.startswith("**#")]
-    k = at.session_state.get("k", 5)
-    assert len(lines) == 2 * k
-    found = [re.search(r"best piece ([\d,]+)–([\d,]+) \(tinted\) · cosine (-?[\d.]+) \(the chunk's own (-?[\d.]+)\)", v) for v in lines]
-    assert all(found), lines
-    for m in found:
-        start_, end_ = (int(g.replace(",", "")) for g in m.group(1, 2))
-        assert 0 < end_ - start_ <= 300
+    found = piece_cards(at, 300)
     cards = [h.value for h in at.html if 'class="ce-snip"' in h.value]
-    assert len(cards) == 2 * k and all('class="ce-piece"' in c for c in cards)  # tinted in the text
+    assert len(cards) == len(found) and all('class="ce-piece"' in c for c in cards)  # tinted in the text
     # a piece deep in its chunk: the card opens on it, the text above folded
-    deep = [int(m.group(1).replace(",", "")) - int(re.search(r"chunk \d+ · ([\d,]+)–", v).group(1).replace(",", "")) > FOLD_AFTER for m, v in zip(found, lines, strict=True)]
-    assert any(deep), lines
+    deep = [p0 - c0 > FOLD_AFTER for p0, _, c0, _ in found]
+    assert any(deep), found
     for is_deep, card in zip(deep, cards, strict=True):
         assert ("characters above</summary>" in card) == is_deep
         assert 'class="ce-piece"' in card.split("</details>")[-1]  # in sight as the box opens
+    # pieces longer than a configuration's chunks (600 against fixed 500): some run outside, said so
+    at.selectbox(key="w.pieces").set_value(600).run()
+    ask(at, "How do I install it?")
+    assert any(p0 < c0 or p1 > c1 for p0, p1, c0, c1 in piece_cards(at, 600))
     at.selectbox(key="w.pieces").set_value(0).run()
     ask(at, "How do I install it?")
     assert not any("best piece" in m.value for m in at.markdown)

@@ -119,7 +119,7 @@ def test_upload_explore_slider_and_retrieve(page, server, tmp_path):
     pg.get_by_role("button", name="Search").click()
     settle(pg, timeout=600)
     pg.screenshot(path=str(ARTIFACTS / "browser-retrieve-pieces.png"), full_page=True)
-    pieces = pg.get_by_text(re.compile(r"best piece [\d,]+–[\d,]+ \(tinted\) · cosine [\d.]+ \(the chunk's own [\d.]+\)"))
+    pieces = pg.get_by_text(re.compile(r"best piece [\d,]+–[\d,]+ \(tinted[^)]*\) · cosine [\d.]+ \(the chunk's own [\d.]+\)"))
     assert pieces.count() == hits, (pieces.count(), hits)
     assert pg.locator(".ce-snip .ce-piece").count() >= hits  # tinted in each card's text
     # a card whose piece lies deep in its chunk opens on it, the text above folded: the piece is
