@@ -17,7 +17,7 @@ from pages.ui.configs import DEFAULT_STRATEGIES, add_config
 from pages.ui.nav import NAVIGATION
 from pages.ui.safe import md
 from pages.ui.sources import CLEANUP_FLAGS
-from pages.ui.state import session
+from pages.ui.state import W, session
 
 #: Small layout adjustments: less empty space above the title, tighter metric labels.
 FRAME_CSS = """<style>
@@ -103,16 +103,25 @@ def page_header(title: str, caption: str) -> None:
 
 
 def notices() -> None:
-    """Show (once) what could not be restored from the link."""
-    for msg in session.notices:  # they quote the link: inert for Markdown, whatever it holds
-        st.warning(md(msg), icon=":material/link_off:")
-    session.notices = []
+    """What the link could not restore, and a disk cache that stopped being written: shown on
+    every page until dismissed. Shown once, they flashed by unseen where a page reruns at once
+    (Retrieve, as the embedding of the loaded documents starts)."""
     from explorer.embedding.cache import get_cache
     from explorer.embedding.private import private_cache_enabled
 
-    if private_cache_enabled():  # no disk cache in use: each session has its own, in memory
-        return
-    status = get_cache().status  # once per session: the disk cache stopped being written
+    status = "" if private_cache_enabled() else get_cache().status  # none with a private cache
     if status and not session.cache_notice_said:
         session.cache_notice_said = True
-        st.info(md(status[:1].upper() + status[1:] + "."), icon=":material/database:")
+        session.cache_notice = status[:1].upper() + status[1:] + "."
+    if not session.notices and not session.cache_notice:
+        return
+    for msg in session.notices:  # they quote the link: inert for Markdown, whatever it holds
+        st.warning(md(msg), icon=":material/link_off:")
+    if session.cache_notice:
+        st.info(md(session.cache_notice), icon=":material/database:")
+    st.button("Dismiss", key=W.NOTICES_OK, icon=":material/close:", type="tertiary", on_click=_dismiss)
+
+
+def _dismiss() -> None:
+    session.notices = []
+    session.cache_notice = ""

@@ -75,6 +75,7 @@ class W:
     PREPEND = "w.prepend"
     CONTEXT = "w.context"
     PIECES = "w.pieces"
+    NOTICES_OK = "w.notices_ok"
     MODEL = "w.model"
     BACKEND = "w.backend"
     # the background job's bar
@@ -191,6 +192,7 @@ class Session:
     seeded_now: _Slot[set[str]] = _Slot("_seeded_now", factory=set)
     notices: _Slot[list[str]] = _Slot("notices", factory=list)
     cache_notice_said: _Slot[bool] = _Slot("_cache_notice", False)
+    cache_notice: _Slot[str] = _Slot("_cache_notice_text", "")
     goto: _Slot[str | None] = _Slot("goto")
     # documents
     sources: _Slot[list[Source]] = _Slot("sources", factory=list)

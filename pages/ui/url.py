@@ -27,9 +27,10 @@ from explorer.errors import ExplorerError, ParamError
 from explorer.models import choice as model_choices
 from explorer.strategies import get_strategy
 from explorer.strategies.adapt import Adapted
+from explorer.text.wording import plural
 from pages.ui.configs import MAX_CONFIGS, add_config, config_of, user_set_of
-from pages.ui.model import backend_choice, model_choice, model_label
-from pages.ui.safe import clip, md
+from pages.ui.model import BACKEND_LABELS, backend_choice, model_choice, model_label
+from pages.ui.safe import clip
 from pages.ui.sources import (
     CLEANUP_FLAGS,
     add_kept_upload,
@@ -192,7 +193,10 @@ def _restore_uploads(qp: Any) -> None:
 
 def _restore_questions(qp: Any) -> None:
     """The last search (``q``, ``qa``, ``qr``) and the kept questions (``kq``)."""
-    question = (qp.get("q") or "").strip()[:MAX_QUESTION_CHARS]
+    question = (qp.get("q") or "").strip()
+    if len(question) > MAX_QUESTION_CHARS:
+        session.notices.append(f"The link's question was cut to its first {MAX_QUESTION_CHARS} characters.")
+        question = question[:MAX_QUESTION_CHARS]
     if question:
         answer = (qp.get("qa") or "")[:MAX_ANSWER_CHARS]
         m = _REF.fullmatch(qp.get("qr") or "")
@@ -207,7 +211,7 @@ def _restore_questions(qp: Any) -> None:
         elif all(x["question"] != item["question"] for x in session.questions):
             session.questions.append(item)
     if bad:
-        session.notices.append(f"Ignored {bad} kept question(s) in the link that could not be read.")
+        session.notices.append(f"Ignored {plural(bad, 'kept question')} in the link that could not be read.")
 
 
 def _restore_question_file(qp: Any) -> None:
@@ -262,9 +266,9 @@ def _restore_model(qp: Any) -> None:
         if backend in model_choice().backends:
             session.backend = backend
         else:
-            session.notices.append(
-                f"Ignored the backend named in the link: {md(model_label())} runs on "
-                f"{', '.join(model_choice().backends)}."
+            named = (b if BACKEND_LABELS.get(b, b).startswith(b) else f"{b} ({BACKEND_LABELS[b]})" for b in model_choice().backends)
+            session.notices.append(  # notices() makes it inert: escaped here too, its backslashes showed
+                f"Ignored the backend named in the link ({clip(backend, 40)}): {model_label()} runs on {', '.join(named)}."
             )
 
 

@@ -267,7 +267,7 @@ def test_a_strategy_switch_applies_the_new_defaults_and_keeps_the_place_in_the_t
     assert text_views(at)[0]["selected"] == sel
 
 
-def test_a_link_with_conflicting_settings_is_honoured_leniently_once():
+def test_a_link_with_conflicting_settings_is_honoured_leniently_and_said_until_dismissed():
     cfg = json.dumps({"s": "recursive", "p": {"chunk_size": 130, "chunk_overlap": 200}})
     at = start(query={"cfg": [cfg]})
     ok(at)
@@ -277,7 +277,11 @@ def test_a_link_with_conflicting_settings_is_honoured_leniently_once():
     assert c["params"]["chunk_size"] == 130 and c["params"]["chunk_overlap"] == 26
     assert c["user_set"] == ["chunk_size"]
     at.run()
-    assert not at.warning  # said once
+    assert [unescaped(w.value) for w in at.warning] == said  # still in sight as the page reruns
+    at.button(key="w.notices_ok").click().run()
+    assert not at.warning and not at.session_state["notices"]  # dismissed
+    at.run()
+    assert not at.warning
 
 
 def pdf_pages(at: AppTest) -> list[str]:
@@ -582,6 +586,7 @@ def test_a_question_file_travels_in_the_link_and_a_reload_reopens_it():
         said = [w.value.replace("\\", "") for w in gone.warning]
         assert sum("question file that this server does not keep" in x for x in said) == 1, said
         assert not any(bad in x for x in said)
+        gone.button(key="w.notices_ok").click().run()
         gone.switch_page("pages/evaluate.py").run()
         assert gone.button(key="w.qsample") and not gone.warning
 
@@ -1281,7 +1286,7 @@ def test_random_links_never_crash_the_app():
     run()
 
 
-def test_a_cache_that_is_not_written_is_said_once(monkeypatch):
+def test_a_cache_that_is_not_written_is_said_until_dismissed(monkeypatch):
     from explorer.embedding.cache import get_cache
 
     monkeypatch.setattr(get_cache(), "status", "the embedding cache is not being written (disk is full)")
@@ -1290,7 +1295,10 @@ def test_a_cache_that_is_not_written_is_said_once(monkeypatch):
     said = [i.value for i in at.info if "not being written" in i.value]
     assert len(said) == 1 and "disk is full" in said[0]
     at.run()
-    assert not [i.value for i in at.info if "not being written" in i.value]  # once per session
+    assert [i.value for i in at.info if "not being written" in i.value] == said  # still in sight
+    at.button(key="w.notices_ok").click().run()
+    at.run()
+    assert not [i.value for i in at.info if "not being written" in i.value]  # dismissed, not said again
 
 
 def test_the_token_limit_counts_the_passage_prefix():

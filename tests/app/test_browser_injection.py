@@ -122,3 +122,29 @@ def test_a_45_mb_text_is_refused_within_seconds(server, tmp_path):
         took = time.monotonic() - t0
         print(f"45 MB upload refused {took:.1f} s after the file was chosen")
         assert took < 30, f"the refusal took {took:.1f} s"
+
+
+def test_a_links_bad_values_stay_in_sight_until_dismissed(server):
+    """A deep link to Retrieve whose values the app does not offer: each gets its notice, and the
+    notices stay while the page reruns (it starts embedding the loaded documents at once; shown
+    once, they flashed by unseen) until the visitor dismisses them."""
+    bad = {"k": "100000", "retriever": "<b>bm</b>", "emb": "h,zz", "q": "a" * 600, "backend": "<script>"}
+    with bu.chromium() as browser:
+        _, page = bu.new_page(browser, width=1400, height=1200)
+        page.goto(server.url.rstrip("/") + "/retrieve?" + urlencode(bad))
+        bu.settle(page)
+        page.wait_for_timeout(1500)  # and after the reruns that follow
+        bu.settle(page)
+        text = bu.main_text(page)
+        for said in (
+            "Ignored top k from the link (100000)",
+            "Ignored the retriever named in the link (<b>bm</b>)",
+            "Ignored what to embed from the link (h,zz)",
+            "question was cut to its first 500 characters",
+            "Ignored the backend named in the link (<script>)",
+        ):
+            assert said in text, (said, text[:2000])
+        assert "\\" not in text.split("Retrieve", 1)[-1].split("Question")[0]  # no escape shows
+        page.get_by_role("button", name="Dismiss").click()
+        bu.settle(page)
+        assert "Ignored" not in bu.main_text(page)
