@@ -14,6 +14,7 @@ from pages.ui.nav import PAGES
 from pages.ui.safe import md
 from pages.ui.sources import (
     CLEANUP_FLAGS,
+    duplicates,
     load,
     open_source,
     remove_source,
@@ -97,6 +98,7 @@ if not session.sources:
     st.info("No documents yet: upload a file or pick a sample above.")
     st.stop()
 
+twins = duplicates()
 for src in list(session.sources):
     doc, error = load(src)
     with st.container(border=True):
@@ -125,6 +127,12 @@ for src in list(session.sources):
         )
         if doc is None:
             st.error(md(error), icon=":material/error:")  # it quotes the file name
+            continue
+        if src["key"] in twins:
+            st.warning(
+                md(f"The same text as {twins[src['key']]}, loaded above: the chunks and indexes count it once."),
+                icon=":material/content_copy:",
+            )
             continue
         p = summary(doc.id, model_arg() or "", doc)
         facts = [

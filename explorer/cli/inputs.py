@@ -94,6 +94,7 @@ def parse_cleanup(spec: str):
 
 def load_docs(paths: Sequence[str], cleanup_spec: str = "", samples: Sequence[str] = ()) -> list:
     """The files, then the bundled samples (``--sample``: file or display name), cleaned up."""
+    from explorer.documents.document import repeats
     from explorer.documents.loaders import load_path
     from explorer.documents.samples import SAMPLES, load_sample
 
@@ -104,7 +105,10 @@ def load_docs(paths: Sequence[str], cleanup_spec: str = "", samples: Sequence[st
     for d in docs:
         for w in d.warnings:
             sys.stderr.write(f"warning: {d.name}: {w}\n")
-    return docs
+    twins = repeats(docs)
+    for i, j in twins.items():
+        sys.stderr.write(f"warning: {docs[i].name}: the same text as {docs[j].name}: counted once\n")
+    return [d for i, d in enumerate(docs) if i not in twins]
 
 
 def embed_options(args: argparse.Namespace):

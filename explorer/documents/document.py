@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -36,6 +37,20 @@ class Block:
 def text_id(text: str) -> str:
     """Stable id of a document: a hash of its (normalised) text."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def repeats(docs: Sequence[Document]) -> dict[int, int]:
+    """Index of each document whose text an earlier one has -> that earlier one's index. A
+    document's id is its text's hash, so such a document would put the same chunks in every
+    index twice (and share their ids): callers leave it out and say so."""
+    first: dict[str, int] = {}
+    out = {}
+    for i, d in enumerate(docs):
+        if d.id in first:
+            out[i] = first[d.id]
+        else:
+            first[d.id] = i
+    return out
 
 
 @dataclass(frozen=True)

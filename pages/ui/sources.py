@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from explorer.documents import uploads
 from explorer.documents.cleanup import Cleanup
-from explorer.documents.document import Document
+from explorer.documents.document import Document, repeats
 from pages.ui.compute import load_sample, load_upload, warm
 from pages.ui.state import Source, W, session
 
@@ -60,9 +60,17 @@ def keep_upload(name: str, data: bytes) -> str | None:
 
 
 def add_upload(name: str, data: bytes) -> str:
-    """Add an uploaded file (and keep it on the server when the store is on); its source key."""
+    """Add an uploaded file (and keep it on the server when the store is on); its source key.
+    The same bytes as an upload already loaded are not added again, and a notice says so: the
+    link names an upload by its hash, so a second name for them would not come back."""
+    digest = uploads.content_hash(data)
+    same = next((s for s in session.sources if s["kind"] == "upload" and digest.startswith(s["digest"])), None)
+    if same is not None:
+        if same["name"] != uploads.clean_name(name):
+            session.notices.append(f"{name} has the same bytes as {same['name']}, already loaded: not added again.")
+        return same["key"]
     kept = keep_upload(name, data) is not None
-    return _add_upload_source(uploads.clean_name(name), data, uploads.content_hash(data), kept)
+    return _add_upload_source(uploads.clean_name(name), data, digest, kept)
 
 
 def take_uploads(widget_key: str) -> None:
@@ -153,15 +161,25 @@ def load(source: Source) -> tuple[Document | None, str]:
 
 
 def loaded() -> list[tuple[Source, Document]]:
-    """Every source that loads, with its document, in order (failed ones are reported on the
-    Documents page). Loading a new set of documents starts embedding them in the background."""
-    out = []
-    for src in session.sources:
-        doc, _ = load(src)
-        if doc is not None:
-            out.append((src, doc))
+    """Every source that loads, with its document, in order, each text once (failed ones and
+    repeated texts are reported on the Documents page). Loading a new set of documents starts
+    embedding them in the background."""
+    pairs = _loaded_pairs()
+    twins = repeats([d for _, d in pairs])
+    out = [p for i, p in enumerate(pairs) if i not in twins]
     warm([d for _, d in out])
     return out
+
+
+def duplicates() -> dict[str, str]:
+    """Source key -> the name of an earlier source with the same text: such a source is shown
+    but left out of the corpus (:func:`explorer.documents.document.repeats`)."""
+    pairs = _loaded_pairs()
+    return {pairs[i][0]["key"]: pairs[j][1].name for i, j in repeats([d for _, d in pairs]).items()}
+
+
+def _loaded_pairs() -> list[tuple[Source, Document]]:
+    return [(src, doc) for src in session.sources if (doc := load(src)[0]) is not None]
 
 
 def documents() -> list[Document]:

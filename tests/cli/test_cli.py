@@ -171,6 +171,19 @@ def test_chunk_cleanup_option(capsysbinary, tmp_path):
 
 
 # -- compare / evaluate / sweep (fake embedder in process) --------------------------------------------
+def test_the_same_text_twice_is_counted_once_and_said(capsysbinary, txt, tmp_path, fake_ctx):
+    """Two files with one text (a document's id is its text's hash): one warning line, and its
+    chunks are indexed once, so no hit is repeated."""
+    copy = tmp_path / "copy of doc.md"
+    copy.write_bytes(txt.read_bytes())
+    rc, out, err = run_main(capsysbinary, "compare", str(txt), str(copy), "--question", "second paragraph", "-q")
+    assert rc == 0
+    assert err.splitlines() == ["warning: copy of doc.md: the same text as doc.txt: counted once"]
+    for result in json.loads(out):
+        spans = [(h["document"], h["start"]) for h in result["hits"]]
+        assert {d for d, _ in spans} == {"doc.txt"} and len(spans) == len(set(spans)) == result["chunks"]
+
+
 def test_compare_groups_sets_per_strategy(capsysbinary, txt, fake_ctx):
     rc, out, _ = run_main(
         capsysbinary,

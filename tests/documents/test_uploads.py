@@ -143,3 +143,38 @@ def test_a_server_that_keeps_no_uploads_says_so(monkeypatch):
     again = start(query={"up": content_hash(NOTES)[:32]})
     ok(again)
     assert any("does not keep uploads" in w.value for w in again.warning)
+
+
+def test_the_same_bytes_twice_are_one_upload_and_said():
+    """A second name for bytes already uploaded adds nothing (the link names an upload by its
+    hash, so it would not come back after a reload): a notice says so, and a reload reopens
+    the one upload under its first name."""
+    at = start("documents")
+    at.file_uploader[0].set_value(("notes.md", NOTES, "text/markdown")).run()
+    at.file_uploader[0].set_value(("copy <b>of</b> notes.txt", NOTES, "text/plain")).run()
+    ok(at)
+    ups = [s["name"] for s in at.session_state["sources"] if s["kind"] == "upload"]
+    assert ups == ["notes.md"]
+    said = [w.value.replace("\\", "") for w in at.warning]
+    assert any("copy <b>of</b> notes.txt has the same bytes as notes.md, already loaded" in w for w in said), said
+    again = start("documents", query={k: at.query_params[k] for k in at.query_params})
+    assert [s["name"] for s in again.session_state["sources"] if s["kind"] == "upload"] == ["notes.md"]
+
+
+def test_a_text_loaded_twice_counts_once():
+    """An upload whose text is a loaded sample's (a document's id is its text's hash): its card
+    says so, and the indexes hold its chunks once."""
+    from explorer.documents.samples import sample_bytes
+
+    at = start("retrieve")
+    ask(at, "When are the pumps checked?")
+    before = [c.value for c in at.caption if "chunks indexed" in c.value]
+    at.switch_page("pages/documents.py").run()
+    at.file_uploader[0].set_value(("my-guide.md", sample_bytes("guide.md")[1], "text/markdown")).run()
+    ok(at)
+    said = [w.value.replace("\\", "") for w in at.warning]
+    assert any("The same text as guide.md, loaded above" in w for w in said), said
+    at.switch_page("pages/retrieve.py").run()
+    ask(at, "When are the pumps checked?")
+    ok(at)
+    assert [c.value for c in at.caption if "chunks indexed" in c.value] == before
