@@ -1,7 +1,8 @@
 """Where two or more configurations cut the same text differently: the boundary diff of Compare.
 
 A configuration's *cuts* are the offsets where its chunks start or end (a chunk ``(s, e)``
-gives ``s`` and ``e``). Comparing sets of cuts says which cuts every configuration makes, which
+gives ``s`` and ``e``), less where the first one starts and the last one ends: the text's own
+edges are no cut (counted, they made "2 cuts shared" of any two configurations). Comparing sets of cuts says which cuts every configuration makes, which
 only one of them makes, and whether two configurations make identical chunks; :func:`mark_cuts`
 puts a marker at the cuts of a window rendered by :func:`explorer.render.html.render_chunks`
 (``interactive=True``, whose text spans carry their offsets in ``data-o``).
@@ -15,6 +16,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from explorer.text.wording import plural
 
@@ -22,12 +24,18 @@ Span = tuple[int, int]
 
 
 def cuts(spans: Iterable[Span]) -> frozenset[int]:
-    """Every offset where one of the chunks starts or ends."""
-    out: set[int] = set()
-    for start, end in spans:
-        out.add(start)
-        out.add(end)
-    return frozenset(out)
+    """Every offset where one of the chunks starts or ends, but the first start and last end."""
+    spans = list(spans)
+    if not spans:
+        return frozenset()
+    first, last = min(s for s, _ in spans), max(e for _, e in spans)
+    return frozenset(x for s, e in spans for x in (s, e) if x not in (first, last))
+
+
+def overlapping(spans: Iterable[Span]) -> bool:
+    """Whether some chunk starts before the one before it ends (each boundary then two cuts)."""
+    ordered = sorted(spans)
+    return any(b[0] < a[1] for a, b in pairwise(ordered))
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,7 @@ class BoundaryDiff:
     unique: tuple[frozenset[int], ...]
     partial: tuple[frozenset[int], ...]
     twins: tuple[tuple[int, ...], ...]
+    overlap: bool = False  # some configuration's chunks overlap
 
     def makers(self, offset: int) -> tuple[int, ...]:
         """The configurations that cut at ``offset``."""
@@ -87,7 +96,7 @@ def boundary_diff(configs: Sequence[Sequence[Span]]) -> BoundaryDiff:
     twins = tuple(
         tuple(j for j in range(len(normal)) if j != i and normal[j] == normal[i]) for i in range(len(normal))
     )
-    return BoundaryDiff(sets, shared, tuple(unique), tuple(partial), twins)
+    return BoundaryDiff(sets, shared, tuple(unique), tuple(partial), twins, any(overlapping(c) for c in configs))
 
 
 def summary(diff: BoundaryDiff, names: Sequence[str]) -> str:
@@ -104,6 +113,8 @@ def summary(diff: BoundaryDiff, names: Sequence[str]) -> str:
         if some:
             parts.append(f"{some:,} in some but not all")
     line = ", ".join(parts)
+    if diff.overlap:
+        line += " (where chunks overlap, one ends and the next starts at two cuts)"
     groups = identical_groups(diff)
     if diff.all_identical:
         return line + " · identical chunks: every configuration cuts this text the same way"

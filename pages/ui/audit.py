@@ -93,12 +93,11 @@ def reading_note(r: Reading | None) -> None:
         return
     model = reader()
     counted = "its special tokens" + (f" and the “{model.prefix.strip()}” prefix" if model and model.prefix else "")
+    counted = f"Counted with {counted}, which the chunk's own token count leaves out."
     if r.truncated:
-        st.markdown(
-            f":orange-badge[:material/content_cut: truncated] {md(r.sentence())} :gray[({counted} included)]"
-        )
+        st.markdown(f":orange-badge[:material/content_cut: truncated] {md(r.sentence())} :gray[{md(counted)}]")
     else:
-        st.caption(f"{md(r.sentence())} ({counted} included)")
+        st.caption(f"{md(r.sentence())} {md(counted)}")
 
 
 def summary_columns(a: Audit | None) -> dict[str, Any]:

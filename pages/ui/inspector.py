@@ -84,7 +84,7 @@ def inspector(
     """The selected chunk: where it is, why it ends, its flags, then what ``beside`` draws (the
     PDF page), its text and its neighbours."""
     ch, n, tok = chunks[sel], len(chunks), an.tokens[sel]
-    st.subheader(f"Chunk {ch.index} of {n}", anchor=False)
+    st.subheader(f"Chunk {ch.index:,} of {n:,}", anchor=False)
     pages = (
         f" · page {ch.pages[0]}"
         if len(ch.pages) == 1

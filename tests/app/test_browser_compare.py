@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from explorer.text.wording import plural
 from tests.support import browser_util as bu
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -84,7 +85,7 @@ def expected():
 def test_boundary_diff_marks_the_cuts_only_one_configuration_makes(page):
     doc, _, _, diff = expected()
     hi = min(WINDOW, len(doc.text))
-    line = f"{len(diff.shared)} cuts shared, {len(diff.unique[0])} only in 1, {len(diff.unique[1])} only in 2"
+    line = f"{plural(len(diff.shared), 'cut')} shared, {len(diff.unique[0])} only in 1, {len(diff.unique[1])} only in 2"
     assert line in bu.main_text(page)
     assert diff.unique[1], "the two configurations should cut differently"
     marks = page.evaluate(MARKS_JS)
@@ -150,6 +151,6 @@ def test_identical_configurations_are_flagged(page):
     flags = page.locator(".ce-cmp-same").all_inner_texts()
     assert flags == ["identical chunks to 2", "identical chunks to 1"], flags
     text = bu.main_text(page)
-    assert re.search(r"\d+ cuts shared, 0 only in 1, 0 only in 2", text), text[:2000]
+    assert re.search(r"\d+ cuts? shared, 0 only in 1, 0 only in 2", text), text[:2000]
     assert "identical chunks" in text
     assert page.locator(".ce-cmp-body .ce-cut").count() == 0

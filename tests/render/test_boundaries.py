@@ -25,14 +25,14 @@ A = [(0, 10), (10, 25), (25, 40)]
 B = [(0, 10), (10, 18), (18, 40)]
 
 
-def test_cuts_are_starts_and_ends():
-    assert cuts([(0, 10), (8, 20), (21, 30)]) == {0, 8, 10, 20, 21, 30}
-    assert cuts([]) == frozenset()
+def test_cuts_are_starts_and_ends_inside_the_text():
+    assert cuts([(0, 10), (8, 20), (21, 30)]) == {8, 10, 20, 21}  # not 0 and 30: the text's edges
+    assert cuts([(3, 9)]) == frozenset() and cuts([]) == frozenset()
 
 
 def test_pair_diff_of_a_known_case():
     d = pair_diff(A, B)
-    assert d.shared == {0, 10, 40}
+    assert d.shared == {10}
     assert d.only_a == {25}
     assert d.only_b == {18}
     assert not d.identical and not d.same_cuts
@@ -41,10 +41,14 @@ def test_pair_diff_of_a_known_case():
 
 def test_two_configurations_summary_and_markers():
     d = boundary_diff([A, B])
-    assert d.shared == {0, 10, 40}
+    assert d.shared == {10}
     assert d.unique == ({25}, {18})
     assert d.partial == (frozenset(), frozenset())
-    assert summary(d, ["1", "2"]) == "3 cuts shared, 1 only in 1, 1 only in 2"
+    assert summary(d, ["1", "2"]) == "1 cut shared, 1 only in 1, 1 only in 2"
+    overlap = boundary_diff([A, [(0, 12), (10, 40)]])  # 2 chunks, 2 cuts: 12 and 10
+    assert summary(overlap, ["1", "2"]) == (
+        "1 cut shared, 1 only in 1, 1 only in 2 (where chunks overlap, one ends and the next starts at two cuts)"
+    )
     assert d.twins == ((), ())
 
 
@@ -54,30 +58,30 @@ def test_identical_outputs_are_flagged():
     assert d.twins == ((1,), (0,))
     assert identical_groups(d) == [(0, 1)]
     line = summary(d, ["1", "2"])
-    assert line.startswith("4 cuts shared, 0 only in 1, 0 only in 2")
+    assert line.startswith("2 cuts shared, 0 only in 1, 0 only in 2")
     assert "identical chunks" in line
 
 
 def test_three_configurations():
     c = [(0, 18), (18, 40)]
     d = boundary_diff([A, B, A])
-    assert d.shared == {0, 10, 40}
+    assert d.shared == {10}
     assert d.unique == (frozenset(), {18}, frozenset())
     assert d.partial == ({25}, frozenset(), {25})
     assert d.makers(25) == (0, 2)
     assert identical_groups(d) == [(0, 2)]
     line = summary(d, ["1", "2", "3"])
     assert line.startswith(
-        "3 cuts shared by all, 0 only in 1, 1 only in 2, 0 only in 3, 1 in some but not all"
+        "1 cut shared by all, 0 only in 1, 1 only in 2, 0 only in 3, 1 in some but not all"
     )
     assert "identical chunks: 1 and 3" in line
     d2 = boundary_diff([A, B, c])
-    assert d2.shared == {0, 40} and d2.partial[1] == {10, 18}
+    assert d2.shared == frozenset() and d2.partial[1] == {10, 18}
     assert not identical_groups(d2)
 
 
 def test_same_cuts_but_different_chunks_are_not_identical():
-    overlap = [(0, 25), (10, 40)]  # cuts 0, 10, 25, 40, like A, but other chunks
+    overlap = [(0, 25), (10, 40)]  # cuts 10 and 25, like A, but other chunks
     d = boundary_diff([A, overlap])
     assert not d.unique[0] and not d.unique[1]
     assert d.twins == ((), ())
