@@ -8,7 +8,7 @@ from explorer.errors import ExplorerError
 from pages.ui.audit import audit, audit_line
 from pages.ui.chunknav import EXPLORE_NAV, chunk_text, nav_inputs
 from pages.ui.compute import analyse, chunk
-from pages.ui.configs import active_config_dict, config_of
+from pages.ui.configs import active_config_dict, config_label, config_of
 from pages.ui.frame import page_header
 from pages.ui.inspector import chunk_table, inspector, mark_line, stats_strip, table_selection
 from pages.ui.pdfview import pdf_page_view
@@ -27,8 +27,9 @@ if doc is None:
     st.stop()
 config_editor(multi=False)
 model_settings()
+cfg = active_config_dict()
 try:
-    config = config_of(active_config_dict())
+    config = config_of(cfg)
 except ExplorerError as err:
     st.warning(f"Fix the parameters in the sidebar: {md(err_text(err))}", icon=":material/tune:")
     st.stop()
@@ -42,11 +43,11 @@ if not out.ok:
     st.stop()
 chunks = out.chunks
 if not chunks:
-    st.info(f"{md(config.display)} made no chunks: {md(repr(doc.name))} has no text to chunk.")
+    st.info(f"{md(config_label(cfg))} made no chunks: {md(repr(doc.name))} has no text to chunk.")
     st.stop()
 an = analyse(doc, config, out)
 n = len(chunks)
-st.caption(f"**{md(doc.name)}** · {md(config.display)} · {len(doc.text):,} characters")
+st.caption(f"**{md(doc.name)}** · {md(config_label(cfg))} · {len(doc.text):,} characters")
 stats_strip(an.stats, n)
 trunc = audit(doc, config, chunks, an)
 audit_line(trunc)

@@ -155,6 +155,7 @@ def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig, a
     never reads of each); selecting a row inspects that chunk."""
     reads = audit.reads if audit is not None else {}
     st.subheader("All chunks", anchor=False)
+    unit = config.param_dict.get("length", "chars")
     table = pd.DataFrame(
         {
             "chunk": [ch.index for ch in chunks],
@@ -162,7 +163,7 @@ def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig, a
             "end": [ch.end for ch in chunks],
             "chars": [ch.chars for ch in chunks],
             "tokens": list(an.tokens),
-            f"length ({config.param_dict.get('length', 'chars')})": [ch.length for ch in chunks],
+            **({} if unit == "chars" else {f"length ({unit})": [ch.length for ch in chunks]}),  # chars: as above
             "pages": [", ".join(map(str, ch.pages)) for ch in chunks],
             "section": [" › ".join(ch.headings) for ch in chunks],
             "ends because": [ch.reason for ch in chunks],

@@ -3,8 +3,8 @@
 
 Widgets are re-seeded from the session every time they are drawn (after a page switch the old
 widget value is stale, not live), and write back to it when the user changes them. The editor
-adapts the parameters to what the user set each run (:func:`pages.ui.configs.refresh`): notes
-under the parameters, a conflict under its widget, the page on the last valid settings.
+adapts the parameters to what the user set each run (:func:`pages.ui.configs.refresh`): a note
+under the widget of the parameter it changed, a conflict under its widget, the page on the last valid settings.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def config_editor(*, multi: bool, title: str = "Strategy") -> None:
 def strategy_widgets(cfg: ConfigDict, where: Any, *, fixed_strategy: bool = False) -> StrategyConfig | None:
     """Strategy select + one widget per parameter, showing the values as adapted to what the
     user set (:func:`pages.ui.configs.refresh`): a value that conflicts is flagged under its
-    widget, what was adapted is said under the parameters. Returns the configuration to show:
+    widget, what was adapted under the widget of the parameter it changed. Returns the configuration to show:
     the last valid one while a value conflicts (said on the page), None if there never was one."""
     if not fixed_strategy:
         names = strategy_names()
@@ -147,15 +147,20 @@ def strategy_widgets(cfg: ConfigDict, where: Any, *, fixed_strategy: bool = Fals
     strategy = get_strategy(cfg["strategy"])
     where.caption(strategy.description)
     got = refresh(cfg)
+    notes = notes_of(cfg, got)
+    said = {n: note.split(" ", 1)[0] for n, note in enumerate(notes)}  # a note starts with its parameter
     for p in strategy.params:
         param_widget(p, cfg, where)
         if p.name in got.conflicts:
             where.error(md(got.conflicts[p.name]), icon=":material/error:")
+        for n in [n for n, name in said.items() if name == p.name]:  # beside the widget it changed
+            where.caption(f":material/tune: {md(notes[n])}")
+            del said[n]
     for name, message in got.conflicts.items():
         if name not in strategy.param_names():  # no widget to put it under
             where.error(md(message), icon=":material/error:")
-    for note in notes_of(cfg, got):
-        where.caption(f":material/tune: {md(note)}")
+    for n in said:
+        where.caption(f":material/tune: {md(notes[n])}")
     if strategy.needs_embedder:
         where.caption(":material/memory: Embeds text with the model: the first run shows progress.")
     try:

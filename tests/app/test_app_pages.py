@@ -178,6 +178,7 @@ def test_a_size_below_the_default_overlap_lowers_the_overlap_with_a_note():
     assert not at.warning and not at.sidebar.error
     assert param(at, "slider", "Chunk overlap").value == 26  # the widget shows the adapted value
     assert "chunk_overlap 200 → 26 to stay below chunk_size 130" in " ".join(sidebar_notes(at))
+    assert "chunk_overlap 200 → 26" in (right_under(at, "chunk_overlap", "caption") or "")  # beside its slider
     assert at.session_state["configs"][0]["user_set"] == ["chunk_size"]
     cfgs = at.query_params["cfg"]
     assert json.loads(cfgs[0] if isinstance(cfgs, list) else cfgs)["p"] == {"chunk_size": 130}

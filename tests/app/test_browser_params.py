@@ -108,7 +108,7 @@ def test_a_size_below_the_overlap_still_shows_chunks_with_a_note(page):
     assert chunk_badges(page) > before  # smaller chunks, drawn
     assert re.match(r"Chunk 0 of \d+", chunk_heading(page))
     assert slider_value(page, "chunk_overlap") == 26  # followed the size
-    assert "chunk_overlap 200 → 26 to stay below chunk_size 130" in bu.sidebar_text(page)
+    assert "chunk_overlap 200 → 26 to stay below chunk_size 130" in right_under(page, "chunk_overlap")  # beside it
     bu.screenshot(page, "params-size-below-overlap.png")
 
     # an overlap the user sets above the size: flagged under its slider, the chunks stay
