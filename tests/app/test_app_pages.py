@@ -1034,6 +1034,26 @@ def test_link_reproduces_the_view_and_bad_links_are_reported():
     assert "chunk_size" in warnings and "nope" in warnings
 
 
+def test_the_inspected_chunk_travels_in_the_link():
+    """Explore's chunk number is in the link: a reload or the link in another browser inspects
+    the same chunk; a value that is no chunk number is said, one past the last shows the last."""
+    at = start()
+    n = count(metric(at, "Chunks"))
+    at.number_input(key="w.chunk").set_value(3).run()
+    ok(at)
+    link = {k: at.query_params[k] for k in at.query_params}
+    assert link["chunk"] in ("3", ["3"])
+    again = start(query=link)
+    ok(again)
+    assert again.subheader[0].value.startswith(f"Chunk 3 of {n:,}") and again.number_input(key="w.chunk").value == 3
+    assert not again.warning
+    bad = start(query={"chunk": "<b>2</b>"})
+    assert any("Ignored the chunk named in the link" in w.value.replace("\\", "") for w in bad.warning)
+    assert bad.subheader[0].value.startswith("Chunk 0 of")
+    past = start(query={"chunk": "9999999"})
+    assert past.subheader[0].value.startswith(f"Chunk {n - 1:,} of {n:,}")
+
+
 def test_seeded_boxes_carry_their_value_as_the_default_after_the_run_that_set_them():
     """The question from a link, and the sweep's suggested values, are set in one run; every
     later run draws their box with that value as its default, so a browser that never drew the
@@ -1260,7 +1280,7 @@ def test_sample_names_with_commas_survive_the_link():
     assert again.query_params["samples"] == link
 
 
-_URL_PARAMS = ["samples", "doc", "clean", "model", "backend", "cfg", "cfgsel", "sem", "retriever", "x"]
+_URL_PARAMS = ["samples", "doc", "clean", "model", "backend", "cfg", "cfgsel", "sem", "retriever", "k", "emb", "chunk", "q", "x"]
 def _nasty_values():
     from hypothesis import strategies as hs
 
