@@ -8,6 +8,7 @@ chunk colouring; both use its style sheet (:data:`~explorer.render.html.CSS`).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 from explorer.render.html import CSS
@@ -18,6 +19,15 @@ ANSWER_TITLE = "In the expected answer"
 TERM_TITLE = "A word of the question (as keyword search matches it)"
 PIECE_TITLE = "This chunk's best piece for the question (half of its dense score)"
 ABOVE_TITLE = "Show the chunk's text above the evidence"
+#: A line end between a character and a word (its first letter decides: lower case continues
+#: a sentence), for ``soft_breaks``.
+_SOFT_BREAK = re.compile(r"(?<=[^\n])\n(?=(\w))")
+
+
+def _space_if_lower(m: re.Match[str]) -> str:
+    return " " if m.group(1).islower() else "\n"
+
+
 #: A card's box shows about this many characters before it scrolls; evidence that starts later
 #: opens the box a little before it, the text above folded (a best piece deep in a long chunk
 #: was out of sight, and past the cap not shown at all).
@@ -51,23 +61,27 @@ def render_snippet(
     terms: Sequence[tuple[int, int]] = (),
     best_piece: tuple[int, int] | None = None,
     fold: int | None = None,
+    soft_breaks: bool = False,
 ) -> str:
     """Escaped HTML of ``text[start:end]`` (capped at ``max_chars``) with ``marks`` highlighted
     (e.g. the part of a retrieved chunk that is in the expected answer), ``terms`` in bold,
     underlined (the question's words, :func:`explorer.retrieval.lexical.matched_spans`) and
     ``best_piece`` tinted (:mod:`explorer.retrieval.pieces`). ``fold`` (:func:`fold_start`): the
     box opens there, the text before it folded under a line that unfolds it; the cap counts
-    from there."""
+    from there. ``soft_breaks`` (a PDF's text): a line end inside a sentence (the next line starts
+    in lower case) shows as a space, so the card's narrow box does not wrap each page line again
+    into ragged fragments; every other character is shown as it is."""
     fold = start if fold is None else min(max(fold, start), end)
     hi = min(end, fold + max_chars)
     out: list[str] = [CSS] if with_css else []
     out.append(f'<div class="ce-snip" style="--ce-h:{int(height)}px">')
     bounds = [*terms, *([best_piece] if best_piece else [])]  # as "chunks": a segment is in them or not
+    shown = _SOFT_BREAK.sub(_space_if_lower, text[start:hi]) if soft_breaks else text[start:hi]
     if fold > start:
         out.append(f'<details class="ce-above"><summary class="ce-more" title="{ABOVE_TITLE}">▸ {fold - start:,} characters above</summary>')
-        out += _marked(text, start, fold, marks, bounds, len(terms), best_piece is not None)
+        out += _marked(shown, start, (start, fold), marks, bounds, len(terms), best_piece is not None)
         out.append("</details>")
-    out += _marked(text, fold, hi, marks, bounds, len(terms), best_piece is not None)
+    out += _marked(shown, start, (fold, hi), marks, bounds, len(terms), best_piece is not None)
     if hi < end:
         out.append(f'<span class="ce-more"> … (+{end - hi:,} characters)</span>')
     out.append("</div>")
@@ -75,21 +89,23 @@ def render_snippet(
 
 
 def _marked(
-    text: str,
-    start: int,
-    end: int,
+    shown: str,
+    base: int,
+    span: tuple[int, int],
     marks: Sequence[tuple[int, int]],
     bounds: Sequence[tuple[int, int]],
     n_terms: int,
     piece: bool,
 ) -> list[str]:
-    """Escaped ``text[start:end]`` in segments: ``bounds`` are the terms then the best piece."""
+    """Escaped ``span`` of the text (``shown`` is its part from offset ``base``) in segments:
+    ``bounds`` are the terms then the best piece."""
     out = []
-    for seg in segments(bounds, start, end, marks):
-        part = html.escape(text[seg.start : seg.end])
+    for seg in segments(bounds, span[0], span[1], marks):
+        part = html.escape(shown[seg.start - base : seg.end - base])
         if any(i < n_terms for i in seg.chunks):
             part = f'<b class="ce-term" title="{TERM_TITLE}">{part}</b>'
         if piece and n_terms in seg.chunks:
             part = f'<span class="ce-piece" title="{PIECE_TITLE}">{part}</span>'
         out.append(f'<span class="ce-ans" title="{ANSWER_TITLE}">{part}</span>' if seg.marked else part)
     return out
+

@@ -332,11 +332,17 @@ def hits_column(
                 s, e = max(ref[1], ch.start), min(ref[2], ch.end)
                 if e > s:
                     marks.append((s, e))
-            text = by_id[ch.doc_id].text
+            doc = by_id[ch.doc_id]
+            text = doc.text
             best = piece_of[h.rank][1] if h.rank in piece_of else None
             fold = fold_start(text, ch.start, min((s for s, _ in [*marks, *([best] if best else [])]), default=None))
             terms = matched_spans(text, ch.start, min(ch.end, fold + HIT_CHARS), question, languages)
-            st.html(render_snippet(text, ch.start, ch.end, marks, HIT_CHARS, 180, terms=terms, best_piece=best, fold=fold))
+            st.html(
+                render_snippet(
+                    text, ch.start, ch.end, marks, HIT_CHARS, 180, terms=terms, best_piece=best, fold=fold,
+                    soft_breaks=doc.kind == "pdf",  # page lines, wrapped again in the card's box
+                )
+            )
             st.button(
                 "Show in Explore",
                 key=W.SHOW_HIT(cfg_id, h.rank),

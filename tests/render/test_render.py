@@ -245,6 +245,17 @@ def test_snippet_folds_the_text_above_a_deep_piece_and_caps_from_there():
     assert "ce-above" not in render_snippet(text, 0, len(text), best_piece=piece)  # no fold asked: none
 
 
+def test_soft_breaks_join_page_lines_inside_sentences_only():
+    """A PDF's page lines in a hit card: a line end before a lower-case word shows as a space;
+    a blank line, a line end before a heading or a capital, and every other character stay."""
+    text = "disinfection with lime before\nthe water enters.\n2. Daily rounds\nOperators walk\n\nthe plant <daily>."
+    out = render_snippet(text, 0, len(text), terms=[(0, 12)], soft_breaks=True)
+    shown = html.unescape(re.sub(r"<[^>]+>", "", out))
+    assert shown == text.replace("before\nthe", "before the")
+    assert len(shown) == len(text)  # the same offsets: only that line end is shown otherwise
+    assert html.unescape(re.sub(r"<[^>]+>", "", render_snippet(text, 0, len(text)))) == text  # off: as it is
+
+
 class _Offsets(HTMLParser):
     """(data-o, text) of every offset-carrying span, and the data-c of every element with one."""
 
