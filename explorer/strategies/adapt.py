@@ -58,7 +58,7 @@ def show(value: Any) -> str:
     """A value as a note shows it: ``26``, ``3``, ``0.5``, ``'chars'``, ``["\\n", " "]``."""
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, float):
+    if isinstance(value, float) or (isinstance(value, int) and len(str(value)) > 15):
         return f"{value:g}"
     if isinstance(value, tuple | list):
         return json.dumps(list(value), ensure_ascii=False)

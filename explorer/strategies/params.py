@@ -53,10 +53,17 @@ class _Number(Kind):
     def coerce(self, param: Param, value: Any) -> Any:
         value = self.convert(value)
         if param.min is not None and value < param.min:
-            raise ParamError(f"{param.name}={value} is below the minimum {param.min:g}")
+            raise ParamError(f"{param.name}={_short(value)} is below the minimum {param.min:g}")
         if param.max is not None and value > param.max:
-            raise ParamError(f"{param.name}={value} is above the maximum {param.max:g}")
+            raise ParamError(f"{param.name}={_short(value)} is above the maximum {param.max:g}")
         return value
+
+
+def _short(value: float) -> str:
+    """A number as a message quotes it: in full, or ``1e+308`` past 15 digits (a link's 1e308
+    became a 309-digit whole number, and a message of half a screen)."""
+    text = str(value)
+    return text if len(text) <= 15 else f"{value:.3g}"
 
 
 class IntKind(_Number):

@@ -422,3 +422,13 @@ def test_the_unit_count_never_refuses_what_fits(monkeypatch):
         ),
         "at least 120",
     )
+
+
+@pytest.mark.parametrize("value", [1e308, 10**40, -(10**30)])
+def test_a_huge_number_is_quoted_short(value):
+    """A link's 1e308 became a 309-digit whole number in the note that says it was dropped."""
+    got = get_strategy("recursive").adapt({"chunk_size": value}, ["chunk_size"], lenient=True)
+    (note,) = got.notes
+    assert f"chunk_size={value:.3g} is" in note and len(note) < 120, note
+    with pytest.raises(ParamError, match=r"^chunk_size=-?1e\+\d\d\d? is (above|below)"):
+        get_strategy("recursive").parse({"chunk_size": value})
