@@ -16,6 +16,7 @@ from pages.ui.chunknav import SEMANTIC_NAV, chunk_text, nav_inputs
 from pages.ui.compute import analyse, chunk, chunk_now
 from pages.ui.configs import MAX_CONFIGS, add_config
 from pages.ui.frame import page_header
+from pages.ui.inspector import metric_row
 from pages.ui.model import context_maker, embedder, model_id
 from pages.ui.safe import clip, err_text, md
 from pages.ui.settings import model_settings
@@ -97,18 +98,18 @@ def _chunks_help() -> str:
     return why + (merged if p.get("min_chunk_size") else "")
 
 
-cols = st.columns(5)
-cols[0].metric("Sentences", f"{len(curve.sentences):,}")
-cols[1].metric("Breakpoints", f"{len(curve.breaks):,}")
-cols[2].metric("Chunks", f"{len(chunks):,}", help=_chunks_help())
+row = metric_row()
+row.metric("Sentences", f"{len(curve.sentences):,}")
+row.metric("Breakpoints", f"{len(curve.breaks):,}")
+row.metric("Chunks", f"{len(chunks):,}", help=_chunks_help())
 thr = curve.threshold
-cols[3].metric(
+row.metric(
     "Threshold",
     "—" if math.isnan(thr) else f"{thr:.3f}",
     help=f"Mode {curve.mode}, amount {curve.amount:g}: a gap whose {y_name} is above it becomes a boundary.",
 )
 mean_chars = sum(ch.chars for ch in chunks) / len(chunks) if chunks else 0
-cols[4].metric("Mean chunk", f"{mean_chars:,.0f} chars")
+row.metric("Mean chunk", f"{mean_chars:,.0f} chars")
 
 sel = SEMANTIC_NAV.get(len(chunks))
 

@@ -22,29 +22,35 @@ from pages.ui.safe import err_text, md
 from pages.ui.state import W, session
 
 
+def metric_row() -> Any:
+    """A row of metrics that wraps on a narrow window (in fixed columns their labels were cut
+    to "Ch…" at 800 pixels)."""
+    return st.container(horizontal=True, gap="medium")
+
+
 def stats_strip(stats: Any, n: int) -> None:
     """Seven metrics of the chunks (``stats``: ``explorer.evaluation.metrics.ChunkStats``)."""
-    cols = st.columns(7)
-    cols[0].metric("Chunks", f"{n:,}", help="Number of chunks of this document.")
-    cols[1].metric(
+    row = metric_row()
+    row.metric("Chunks", f"{n:,}", help="Number of chunks of this document.")
+    row.metric(
         "Mean size",
         f"{stats.chars.mean:,.0f}",
         help=f"Characters (mean {stats.tokens.mean:,.0f} model tokens; CV {stats.chars.cv:.2f}).",
     )
-    cols[2].metric("Median", f"{stats.chars.median:,.0f}", help="Characters.")
-    cols[3].metric("Min – max", f"{stats.chars.min:,} – {stats.chars.max:,}", help="Characters.")
-    cols[4].metric(
+    row.metric("Median", f"{stats.chars.median:,.0f}", help="Characters.")
+    row.metric("Min – max", f"{stats.chars.min:,} – {stats.chars.max:,}", help="Characters.")
+    row.metric(
         "Over token limit",
         f"{stats.over_limit:,}",
         help=f"Chunks over {limit_words(*passage_room())} ({md(model_label())}): the model would cut "
         "them when it embeds them.",
     )
-    cols[5].metric(
+    row.metric(
         "Cut mid-sentence",
         f"{stats.mid_sentence:,}",
         help=f"Of which cut mid-word: {stats.mid_word:,}.",
     )
-    cols[6].metric("Tiny", f"{stats.tiny:,}", help=f"Shorter than {stats.tiny_chars} characters.")
+    row.metric("Tiny", f"{stats.tiny:,}", help=f"Shorter than {stats.tiny_chars} characters.")
 
 
 def mark_line(doc: Document, chunks: Sequence[Chunk], mark: list) -> None:
