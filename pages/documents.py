@@ -102,26 +102,24 @@ twins = duplicates()
 for src in list(session.sources):
     doc, error = load(src)
     with st.container(border=True):
-        head = st.columns([0.64, 0.18, 0.18], vertical_alignment="center")
+        head = st.container(horizontal=True, vertical_alignment="center")  # buttons wrap when narrow
         kind = "sample" if src["kind"] == "sample" else "upload"
         n = len(src["data"] or b"")
         size = "" if not n else f" · {n:,} bytes" if n < 1024 else f" · {n / 1024:,.0f} KB"
         title = doc.name if doc is not None else src["name"]
-        head[0].markdown(f"**{md(title)}**  \n:gray[{kind}{size}]")
-        if doc is not None and head[1].button(
+        head.markdown(f"**{md(title)}**  \n:gray[{kind}{size}]", width="stretch")
+        if doc is not None and head.button(
             "Explore",
             key=W.OPEN_SOURCE(src["key"]),
             icon=":material/view_agenda:",
-            width="stretch",
             on_click=open_source,
             args=(src["key"],),
         ):
             st.switch_page(PAGES["explore"])
-        head[2].button(
+        head.button(
             "Remove",
             key=W.REMOVE_SOURCE(src["key"]),
             icon=":material/delete:",
-            width="stretch",
             on_click=remove_source,
             args=(src["key"],),
         )
