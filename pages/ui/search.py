@@ -327,22 +327,8 @@ def hits_column(
                 + (f":gray[{piece_of[h.rank][0]}]  \n" if h.rank in piece_of else "")
                 + f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
             )
-            marks = []
-            if ref is not None and ref[0] == ch.doc_id:
-                s, e = max(ref[1], ch.start), min(ref[2], ch.end)
-                if e > s:
-                    marks.append((s, e))
-            doc = by_id[ch.doc_id]
-            text = doc.text
             best = piece_of[h.rank][1] if h.rank in piece_of else None
-            fold = fold_start(text, ch.start, min((s for s, _ in [*marks, *([best] if best else [])]), default=None))
-            terms = matched_spans(text, ch.start, min(ch.end, fold + HIT_CHARS), question, languages)
-            st.html(
-                render_snippet(
-                    text, ch.start, ch.end, marks, HIT_CHARS, 180, terms=terms, best_piece=best, fold=fold,
-                    soft_breaks=doc.kind == "pdf",  # page lines, wrapped again in the card's box
-                )
-            )
+            st.html(_card_text(by_id[ch.doc_id], ch, ref, best, question, languages))
             st.button(
                 "Show in Explore",
                 key=W.SHOW_HIT(cfg_id, h.rank),
@@ -351,6 +337,20 @@ def hits_column(
                 on_click=show_in_explore,
                 args=(ch.doc_id, cfg_id, ch.index),
             )
+
+
+def _card_text(doc: Document, ch: Any, ref: Any, best: tuple[int, int] | None, question: str, languages: Any) -> str:
+    """A hit card's text: the expected answer marked, the question's words underlined, the best
+    piece tinted, the box opened on the first of them when it lies deep in the chunk."""
+    s, e = (max(ref[1], ch.start), min(ref[2], ch.end)) if ref is not None and ref[0] == ch.doc_id else (0, 0)
+    marks = [(s, e)] if e > s else []
+    text = doc.text
+    fold = fold_start(text, ch.start, min((a for a, _ in [*marks, *([best] if best else [])]), default=None))
+    terms = matched_spans(text, ch.start, min(ch.end, fold + HIT_CHARS), question, languages)
+    return render_snippet(
+        text, ch.start, ch.end, marks, HIT_CHARS, 180, terms=terms, best_piece=best, fold=fold,
+        soft_breaks=doc.kind == "pdf",  # page lines, wrapped again in the card's box
+    )
 
 
 def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> list[dict]:
