@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -36,7 +37,11 @@ def use_runner(args: argparse.Namespace) -> bool:
         raise ParamError("--address is a Ray cluster's: use it with --engine ray")
     if getattr(args, "resume", False) and not out:
         raise ParamError("--resume continues the run of an --out file: give --out FILE")
-    args.corpus = expand_paths(args.corpus, [out, f"{out}.chunks"] if out else [])
+    questions = [q for q in [getattr(args, "questions", None)] if isinstance(q, str) and os.path.isfile(q)]
+    found = expand_paths(args.corpus, [out, f"{out}.chunks"] if out else [])
+    args.corpus = expand_paths(found, questions)  # a folder that holds the questions file: not a document
+    if len(args.corpus) < len(found):
+        sys.stderr.write(f"note: --corpus: {questions[0]} is the questions file, left out of the documents\n")
     many = len(args.corpus) + len(args.samples) > STREAM_OVER
     return bool(engine or out or many)
 

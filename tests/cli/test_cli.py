@@ -249,6 +249,18 @@ def _scoring(command: str, txt: Path, q: Path, *rest: str) -> list[str]:
     return [command, "--corpus", str(txt), "--questions", str(q), "--strategy", "recursive", *rest]
 
 
+def test_a_corpus_folder_that_holds_the_questions_file_leaves_it_out(capsysbinary, txt, tmp_path, fake_ctx):
+    """``--corpus docs/ --questions docs/q.jsonl``: the questions file is not a document (indexed,
+    it took hits and lowered every score), and a note says so."""
+    q = _questions(tmp_path)  # beside doc.txt, in the folder given as the corpus
+    args = ["evaluate", "--corpus", str(tmp_path), "--questions", str(q), "--set", "chunk_size=30", "--set", "chunk_overlap=0"]
+    rc, out, err = run_main(capsysbinary, *args, "--format", "json", "-q")
+    assert rc == 0, err
+    assert f"note: --corpus: {q} is the questions file, left out of the documents" in err.splitlines()
+    alone = run_main(capsysbinary, *[str(txt) if a == str(tmp_path) else a for a in args], "--format", "json", "-q")
+    assert json.loads(out)[0]["chunks"] == json.loads(alone[1])[0]["chunks"]  # the same corpus as doc.txt alone
+
+
 def test_evaluate_json_and_table(capsysbinary, txt, tmp_path, fake_ctx):
     q = _questions(tmp_path)
     recursive = ["--set", "chunk_size=30", "--set", "chunk_overlap=0"]
