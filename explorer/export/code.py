@@ -298,7 +298,7 @@ def config_to_code(
     run = _Run(list(doc_names), list(samples), model, cleanup, quantize, backend)
     out = {"cli": _cli(configs, run), "python": _with_os(_python(configs, run))}
     for key in PEERS:
-        kit = Kit(hub=_hub(model), read=read_lines(key, run.docs, run.samples))
+        kit = Kit(hub=_hub(model), read=read_lines(key, run.docs, run.samples, run.cleanup))
         parts = []
         for c in configs:
             strategy = get_strategy(c.strategy)

@@ -24,13 +24,13 @@ READERS: dict[str, dict[str, list[str]]] = {
             "from langchain_community.document_loaders import PyPDFLoader",
             "",
             "pages = PyPDFLoader({name}).load()  # one Document per page (pip install pypdf)",
-            'text = "\\n".join(page.page_content for page in pages)',
+            'text = "\\n\\n".join(page.page_content.strip() for page in pages)  # pages as explorer joins them',
         ],
         "markdown": [
             "# read as it is (as TextLoader does): the splitters read the Markdown syntax",
-            'text = open({name}, encoding="utf-8").read()',
+            'text = open({name}, encoding="utf-8-sig").read()',
         ],
-        "text": ['text = open({name}, encoding="utf-8").read()'],
+        "text": ['text = open({name}, encoding="utf-8-sig").read()'],
     },
     "llamaindex": {
         "pdf": [
@@ -38,13 +38,13 @@ READERS: dict[str, dict[str, list[str]]] = {
             "",
             "# PDFReader (llama-index-readers-file): one Document per page, joined so chunks may cross pages",
             "pages = SimpleDirectoryReader(input_files=[{name}]).load_data()",
-            'documents = [Document(text="\\n".join(page.text for page in pages))]',
+            'documents = [Document(text="\\n\\n".join(page.text.strip() for page in pages))]',
         ],
         "markdown": [
             "from pathlib import Path",
             "",
             "# read as it is: SimpleDirectoryReader's Markdown reader would cut it at headings",
-            'documents = [Document(text=Path({name}).read_text(encoding="utf-8"))]',
+            'documents = [Document(text=Path({name}).read_text(encoding="utf-8-sig"))]',
         ],
         "text": [
             "from llama_index.core import SimpleDirectoryReader",
@@ -57,10 +57,10 @@ READERS: dict[str, dict[str, list[str]]] = {
             "from pypdf import PdfReader",
             "",
             "# Chonkie chunks text: read the PDF's text first",
-            'text = "\\n".join(page.extract_text() or "" for page in PdfReader({name}).pages)',
+            'text = "\\n\\n".join((page.extract_text() or "").strip() for page in PdfReader({name}).pages)',
         ],
-        "markdown": ['text = open({name}, encoding="utf-8").read()'],
-        "text": ['text = open({name}, encoding="utf-8").read()'],
+        "markdown": ['text = open({name}, encoding="utf-8-sig").read()'],
+        "text": ['text = open({name}, encoding="utf-8-sig").read()'],
     },
 }
 
@@ -80,12 +80,24 @@ def sample_note(name: str) -> list[str]:
     ]
 
 
-def read_lines(peer: str, files: Sequence[str], samples: Sequence[str] = ()) -> str:
+#: Said above a peer's reading of a PDF: its text is the PDF library's, not explorer's.
+PDF_NOTE = (
+    "# this PDF library's text can differ from explorer's (which expands ligatures and drops "
+    "control characters), and so can the chunks"
+)
+
+
+def read_lines(peer: str, files: Sequence[str], samples: Sequence[str] = (), cleanup: Sequence[str] = ()) -> str:
     """The lines that load the first document for ``peer`` (files the user has, then samples);
-    the others are named in a comment, to load the same way."""
+    the others are named in a comment, to load the same way. What may make the peer's text
+    differ from explorer's (a PDF's extraction, ``cleanup`` steps it does not do) is said first."""
     names = [*files, *samples] or ["FILE"]
     first = names[0]
     lines = sample_note(first) if first in samples and first not in files else []
+    if cleanup:
+        lines.append(f"# explorer cleaned the text up first ({', '.join(cleanup)}): not done here, so the chunks can differ")
+    if kind_of(first) == "pdf":
+        lines.append(PDF_NOTE)
     lines += [line.format(name=repr(first)) for line in READERS[peer][kind_of(first)]]
     if len(names) > 1:
         lines.append(f"# the other documents, to load the same way: {', '.join(map(repr, names[1:]))}")

@@ -153,6 +153,24 @@ def test_generated_langchain_code_reproduces_recursive(tmp_path, params):
     assert _run_langchain(code, path) == ours
 
 
+def test_generated_langchain_code_reproduces_recursive_on_a_pdf(tmp_path):
+    """PyPDFLoader's pages joined as explorer joins them (stripped, one blank line between): the
+    same chunks on the bundled handbook; with clean-up on, the snippet says it does none."""
+    pytest.importorskip("langchain_community")
+    from explorer.documents.loaders import load_path
+    from explorer.documents.samples import sample_bytes
+
+    path = tmp_path / "handbook.pdf"
+    path.write_bytes(sample_bytes("handbook.pdf")[1])
+    config = StrategyConfig.make("recursive", {"chunk_size": 600, "chunk_overlap": 200})
+    code = config_to_code([config], ["FILE.pdf"])["langchain"].replace(repr("FILE.pdf"), repr("FILE"))
+    ours = [c.text for c in chunk_document(load_path(path), "recursive", config.param_dict)]
+    assert _run_langchain(code, path) == ours
+    cleaned = config_to_code([config], ["handbook.pdf"], cleanup=["collapse_blank_lines"])
+    for peer in ("langchain", "llamaindex", "chonkie"):
+        assert "explorer cleaned the text up first (collapse_blank_lines): not done here" in cleaned[peer]
+
+
 @pytest.mark.model
 def test_generated_langchain_code_reproduces_recursive_in_model_tokens(tmp_path):
     """length='tokens' becomes a Hugging Face tokenizer length function counting [CLS]/[SEP]."""
