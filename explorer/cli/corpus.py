@@ -37,11 +37,15 @@ def use_runner(args: argparse.Namespace) -> bool:
         raise ParamError("--address is a Ray cluster's: use it with --engine ray")
     if getattr(args, "resume", False) and not out:
         raise ParamError("--resume continues the run of an --out file: give --out FILE")
-    questions = [q for q in [getattr(args, "questions", None)] if isinstance(q, str) and os.path.isfile(q)]
     found = expand_paths(args.corpus, [out, f"{out}.chunks"] if out else [])
-    args.corpus = expand_paths(found, questions)  # a folder that holds the questions file: not a document
-    if len(args.corpus) < len(found):
-        sys.stderr.write(f"note: --corpus: {questions[0]} is the questions file, left out of the documents\n")
+    questions = getattr(args, "questions", None)
+    if isinstance(questions, str) and os.path.isfile(questions):  # found in a folder or by a pattern,
+        named = {os.path.abspath(i) for i in args.corpus if os.path.isfile(i)}  # not named: left out
+        drop = {os.path.abspath(questions)} - named
+        if any(os.path.abspath(f) in drop for f in found):
+            sys.stderr.write(f"note: --corpus: {questions} is the questions file, left out of the documents\n")
+            found = [f for f in found if os.path.abspath(f) not in drop]
+    args.corpus = found
     many = len(args.corpus) + len(args.samples) > STREAM_OVER
     return bool(engine or out or many)
 
@@ -181,25 +185,11 @@ def _keep(box: list) -> Any:
 def sweep_rows(args: argparse.Namespace, base: Any, param: str, values: Sequence[Any]) -> tuple[list, list]:
     """:func:`explorer.evaluation.evaluate.sweep` on the corpus runner: every value's configuration
     in one pass over the documents (rows, questions)."""
-    from explorer.errors import LimitError
-    from explorer.evaluation.evaluate import MAX_SWEEP_VALUES, SweepRow
-    from explorer.strategies import get_strategy
-    from explorer.strategies.config import StrategyConfig
+    from explorer.evaluation.evaluate import SweepRow, sweep_steps
 
-    strategy = get_strategy(base.strategy)
-    strategy.param(param)
-    if len(values) > MAX_SWEEP_VALUES:
-        raise LimitError(f"a sweep of {len(values)} values is over the limit of {MAX_SWEEP_VALUES}")
-    chosen = inputs.user_set_names(args) | {param}
-    made = []
-    for v in values:  # as sweep() adapts each value
-        got = strategy.adapt({**base.param_dict, param: v}, chosen)
-        made.append(
-            (v, StrategyConfig.make(base.strategy, got.values), "")
-            if got.ok
-            else (v, None, next(iter(got.conflicts.values())))
-        )
-    configs = [c for _, c, _ in made if c is not None]
+    steps = sweep_steps(base, param, values, inputs.user_set_names(args))
+    configs = [s.config for s in steps if s.config is not None]
     results, questions = run(args, configs) if configs else ([], [])
     it = iter(results)
-    return [SweepRow(param, v, next(it) if c is not None else None, err) for v, c, err in made], questions
+    rows = [SweepRow(param, s.value, next(it) if s.config is not None else None, s.error, s.adjusted) for s in steps]
+    return rows, questions

@@ -238,6 +238,7 @@ def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
         p.add_argument(
             "--vary",
             required=True,
+            action="append",
             metavar="P=RANGE",
             help="parameter and values: chunk_size=100:800:100 (inclusive) or chunk_size=200,400; "
             "the parameter alone (chunk_size) tries five values around the configuration's own",

@@ -75,7 +75,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from explorer.evaluation.evaluate import parse_values, sweep
 
     (base,) = inputs.configs_from_args(args, many=False)
-    param, values = _vary(args.vary, base) if "=" not in args.vary else parse_values(args.vary, base.strategy)
+    if len(args.vary) > 1:  # a second one silently replaced the first
+        raise ParamError(f"give one --vary: a sweep varies one parameter (got {', '.join(map(repr, args.vary))})")
+    (vary,) = args.vary
+    param, values = _vary(vary, base) if "=" not in vary else parse_values(vary, base.strategy)
     if corpus.use_runner(args):
         rows, questions = corpus.sweep_rows(args, base, param, values)
     else:
@@ -185,4 +188,5 @@ def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int, embedd
     how += _mode_note(row.result.mode for row in rows if row.result is not None)
     how += f", {embedded}" if embedded else ""
     note = f"\n{base.display}, {plural(n_questions, 'question')}, top {k}{how}; mean ± standard deviation over questions, in %.\n"
-    return markdown_table(header, body) + note
+    moved = "".join(f"{r.param}={r.value}: {'; '.join(r.adjusted)}\n" for r in rows if r.adjusted)
+    return markdown_table(header, body) + note + (f"Adjusted with the value:\n{moved}" if moved else "")

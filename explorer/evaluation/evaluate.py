@@ -259,6 +259,8 @@ class SweepRow:
     value: Any
     result: StrategyResult | None
     error: str = ""
+    #: what else this value changed (a size below the overlap lowers the overlap), as notes
+    adjusted: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"param": self.param, "value": self.value}
@@ -266,7 +268,41 @@ class SweepRow:
             d.update(self.result.to_dict())
         else:
             d["error"] = self.error
+        if self.adjusted:
+            d["adjusted"] = list(self.adjusted)
         return d
+
+
+@dataclass(frozen=True)
+class SweepStep:
+    """One value of a sweep before it runs: its configuration, or why it cannot run, and what
+    else the value changed."""
+
+    value: Any
+    config: StrategyConfig | None
+    error: str = ""
+    adjusted: tuple[str, ...] = ()
+
+
+def sweep_steps(base: StrategyConfig, param: str, values: Sequence[Any], user_set: Collection[str] | None) -> list[SweepStep]:
+    """Each value's configuration: ``base`` with ``param`` set to it, the parameters the user did
+    not set (``user_set``; None: all of ``base``'s) following as :meth:`Strategy.adapt` has them,
+    and the notes of what they became (a curve over one parameter that quietly moved another
+    read as that parameter's effect)."""
+    strategy = get_strategy(base.strategy)
+    strategy.param(param)  # unknown parameter -> ParamError now
+    if len(values) > MAX_SWEEP_VALUES:
+        raise LimitError(f"a sweep of {len(values)} values is over the limit of {MAX_SWEEP_VALUES}")
+    chosen = set(base.param_dict if user_set is None else user_set) | {param}
+    steps = []
+    for v in values:
+        got = strategy.adapt({**base.param_dict, param: v}, chosen)
+        if got.ok:
+            others = tuple(n for n in got.notes if not n.startswith(f"{param} "))
+            steps.append(SweepStep(v, StrategyConfig.make(base.strategy, got.values), "", others))
+        else:
+            steps.append(SweepStep(v, None, next(iter(got.conflicts.values()))))
+    return steps
 
 
 def parse_values(spec: str, strategy: str) -> tuple[str, list[Any]]:
@@ -332,23 +368,14 @@ def sweep(
     overlap). A value that still makes an invalid combination (e.g. below an overlap the user
     set) gives a row with the error instead of stopping the whole sweep.
     """
-    strategy = get_strategy(base.strategy)
-    strategy.param(param)  # unknown parameter -> ParamError now
-    chosen = set(base.param_dict if user_set is None else user_set) | {param}
     check_retriever(retriever)
-    if len(values) > MAX_SWEEP_VALUES:
-        raise LimitError(f"a sweep of {len(values)} values is over the limit of {MAX_SWEEP_VALUES}")
-    made: list[tuple[Any, StrategyConfig | None, str]] = []
-    for v in values:
-        got = strategy.adapt({**base.param_dict, param: v}, chosen)
-        if got.ok:
-            made.append((v, StrategyConfig.make(base.strategy, got.values), ""))
-        else:
-            made.append((v, None, next(iter(got.conflicts.values()))))
-    configs = [c for _, c, _ in made if c is not None]
+    steps = sweep_steps(base, param, values, user_set)
+    configs = [s.config for s in steps if s.config is not None]
     results = iter(
         evaluate(docs, configs, questions, k, ctx, options, progress, on_step, retriever, mode, force_preview)
         if configs
         else []
     )
-    return [SweepRow(param, v, next(results) if c is not None else None, err) for v, c, err in made]
+    return [
+        SweepRow(param, s.value, next(results) if s.config is not None else None, s.error, s.adjusted) for s in steps
+    ]

@@ -322,5 +322,8 @@ def sweep_results(sw: dict, k: int) -> None:
     ]
     for e in errors[:5]:
         st.caption(f":material/warning: {md(e)}")
+    moved = [f"{label}: {r.param}={r.value}: {'; '.join(r.adjusted)}" for label, rows in sw["lines"].items() for r in rows if r.adjusted]
+    for m in moved[:5]:  # a curve over one parameter that moved another is not that parameter's alone
+        st.caption(f":material/tune: {md(m)}")
     if sw.get("stopped"):
         st.caption(":material/pause_circle: The sweep was stopped: the lines show the values scored before.")

@@ -332,6 +332,28 @@ def test_sweep_of_a_parameter_alone_tries_values_around_the_configurations_own(c
     assert all("error" not in r for r in json.loads(out))
 
 
+def test_a_sweep_says_what_else_each_value_changed(capsysbinary, txt, tmp_path, fake_ctx):
+    """A size swept below the default overlap lowers the overlap: said under the table and in
+    the JSON, so the curve is not read as the size's effect alone."""
+    q = _questions(tmp_path)
+    args = _scoring("sweep", txt, q, "--vary", "chunk_size=100,300", "--k", "1", "-q")
+    rc, out, _ = run_main(capsysbinary, *args)
+    assert rc == 0
+    assert "Adjusted with the value:\nchunk_size=100: chunk_overlap 200 → 20" in out
+    assert "chunk_size=300:" not in out  # 300 keeps the default overlap
+    rows = json.loads(run_main(capsysbinary, *args, "--format", "json")[1])
+    assert rows[0]["adjusted"][0].startswith("chunk_overlap 200 → 20") and "adjusted" not in rows[1]
+
+
+def test_a_second_vary_is_refused(capsysbinary, txt, tmp_path, fake_ctx):
+    q = _questions(tmp_path)
+    args = _scoring("sweep", txt, q, "--vary", "chunk_size=100", "--vary", "chunk_overlap=0")
+    rc, _, err = run_main(capsysbinary, *args)
+    assert rc == 2 and err.splitlines() == [
+        "error: give one --vary: a sweep varies one parameter (got 'chunk_size=100', 'chunk_overlap=0')"
+    ]
+
+
 # -- errors: exit 2, one line, no traceback ------------------------------------------------------
 @pytest.mark.parametrize(
     ("argv", "needle"),
