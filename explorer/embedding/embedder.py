@@ -36,7 +36,8 @@ def get_embedder(model: str | None = None, *, quantize: bool = False, backend: s
     check_backend(backend)
     spec = find_spec(model)
     if quantize and backend not in ("auto", "torch"):
-        raise ModelError(f"--int8 is the torch backend's option, not {backend!r}'s (onnx is int8 already)")
+        already = " (its graph is int8 already)" if backend == "onnx" else ""
+        raise ModelError(f"--int8 is an option of the torch backend, not of {backend}{already}")
     if spec is None and backend not in ("auto", "torch"):
         raise ModelError(f"backend {backend!r} runs registered models only, not the folder {model!r}")
     if quantize or spec is None:
