@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.errors import ExplorerError
 from explorer.strategies import get_strategy
 
 
@@ -36,9 +37,24 @@ class StrategyConfig:
         return dict(self.params)
 
     def changed_params(self) -> dict[str, Any]:
-        """Only the parameters that differ from the strategy's defaults (for labels, URLs, code)."""
-        defaults = get_strategy(self.strategy).defaults()
-        return {k: v for k, v in self.params if _freeze(defaults.get(k)) != v}
+        """Only the parameters that differ from the strategy's defaults (for labels, URLs, code).
+        A default that follows the others (semantic's breakpoint_amount is its mode's) is the
+        value the strategy fills in from them: it was labelled as set ("breakpoint_amount=95.0")."""
+        strategy = get_strategy(self.strategy)
+        defaults = strategy.defaults()
+        given = self.param_dict
+        changed = {}
+        for k, v in self.params:
+            if _freeze(defaults.get(k)) == v:
+                continue
+            if defaults.get(k) is None:  # filled from the others: is v what they fill in?
+                try:
+                    if _freeze(strategy.validate({n: x for n, x in given.items() if n != k}).get(k)) == v:
+                        continue
+                except ExplorerError:
+                    pass
+            changed[k] = v
+        return changed
 
     @property
     def display(self) -> str:

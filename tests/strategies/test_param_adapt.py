@@ -320,3 +320,18 @@ def test_a_mode_back_to_its_default_releases_the_amount_too():
     assert got.values["breakpoint_amount"] == 95.0 and got.user_set == frozenset()
     same = SEMANTIC.adapt(before, {"breakpoint_mode", "breakpoint_amount"}, before=before)
     assert same.values == before and same.notes == ()
+
+
+def test_a_default_that_follows_another_parameter_is_not_labelled_as_set():
+    """Semantic's breakpoint_amount defaults to its mode's (95 for percentile): the default
+    configuration is "semantic", its exported command line sets nothing, a real change shows."""
+    from explorer.export.code import config_to_code
+    from explorer.strategies.config import StrategyConfig
+
+    default = StrategyConfig.make("semantic", {})
+    assert default.param_dict["breakpoint_amount"] == 95.0
+    assert default.changed_params() == {} and default.display == "semantic"
+    assert "breakpoint_amount" not in config_to_code([default], ["doc.txt"])["cli"]
+    assert StrategyConfig.make("semantic", {"breakpoint_amount": 90}).display == "semantic(breakpoint_amount=90.0)"
+    mode = StrategyConfig.make("semantic", {"breakpoint_mode": "standard_deviation"})
+    assert mode.changed_params() == {"breakpoint_mode": "standard_deviation"}  # its amount is that mode's
