@@ -22,8 +22,9 @@ class FixedParams:
 class FixedStrategy(Strategy[FixedParams]):
     name = "fixed"
     description = (
-        "Windows of exactly chunk_size units (characters, words or tokens), each starting "
-        "chunk_size - chunk_overlap units after the previous one. Ignores structure: the baseline."
+        "Windows of chunk_size units (characters, words or tokens), each starting "
+        "chunk_size - chunk_overlap units after the previous one, the whitespace at their edges trimmed. "
+        "Ignores structure: the baseline."
     )
     Params = FixedParams
     rules = (OVERLAP_BELOW_SIZE,)
@@ -76,7 +77,11 @@ class FixedStrategy(Strategy[FixedParams]):
                 ],
             ),
             "chonkie": kit.chonkie(
-                ["from chonkie import TokenChunker"],
+                [
+                    "# closest: windows of the same size and overlap, the whitespace at their edges kept "
+                    "(explorer trims it)",
+                    "from chonkie import TokenChunker",
+                ],
                 [f"chunker = TokenChunker(tokenizer={chonkie_tok}, {sizes})"],
             ),
         }
