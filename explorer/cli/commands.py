@@ -128,7 +128,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from explorer.retrieval.search import build_index
 
     configs = inputs.configs_from_args(args, many=True)
-    options = inputs.embed_options(args)
+    options = inputs.embed_options(args, say_unused=True)
     if args.k < 1:
         raise ParamError(f"--k {args.k} must be at least 1")
     if not args.question.strip():

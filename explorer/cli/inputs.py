@@ -111,15 +111,26 @@ def load_docs(paths: Sequence[str], cleanup_spec: str = "", samples: Sequence[st
     return [d for i, d in enumerate(docs) if i not in twins]
 
 
-def embed_options(args: argparse.Namespace):
+def embed_options(args: argparse.Namespace, say_unused: bool = False):
     """What is embedded for a chunk, from ``--prepend-headings``, ``--context-chars`` and
-    ``--piece-chars`` (those a command has not: off)."""
+    ``--piece-chars`` (those a command has not: off). ``say_unused``: a note on stderr when
+    ``--retriever bm25`` embeds nothing, so that these (and ``--preview``) change nothing."""
     from explorer.retrieval.vectors import EmbedOptions
 
+    given = {
+        "--prepend-headings": getattr(args, "prepend_headings", False),
+        "--context-chars": getattr(args, "context_chars", 0),
+        "--piece-chars": getattr(args, "piece_chars", 0),
+        "--preview": getattr(args, "preview", None),
+    }
+    unused = [flag for flag, value in given.items() if value]
+    if say_unused and unused and getattr(args, "retriever", "") == "bm25":
+        verb = "changes" if len(unused) == 1 else "change"
+        sys.stderr.write(f"note: --retriever bm25 embeds nothing: {', '.join(unused)} {verb} nothing here\n")
     return EmbedOptions(
-        prepend_headings=getattr(args, "prepend_headings", False),
-        context_chars=getattr(args, "context_chars", 0),
-        piece_chars=getattr(args, "piece_chars", 0),
+        prepend_headings=bool(given["--prepend-headings"]),
+        context_chars=given["--context-chars"],
+        piece_chars=given["--piece-chars"],
     )
 
 

@@ -24,7 +24,7 @@ def _eval_setup(args: argparse.Namespace):
 
     if args.k < 1:
         raise ParamError(f"--k {args.k} must be at least 1")
-    options = inputs.embed_options(args)
+    options = inputs.embed_options(args, say_unused=True)
     progress = progress_line(args)
     ctx = inputs.make_context(args.model, progress, args.int8, args.backend)
     if args.preview and args.retriever != "bm25":

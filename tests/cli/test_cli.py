@@ -345,6 +345,16 @@ def test_a_sweep_says_what_else_each_value_changed(capsysbinary, txt, tmp_path, 
     assert rows[0]["adjusted"][0].startswith("chunk_overlap 200 → 20") and "adjusted" not in rows[1]
 
 
+def test_embedding_options_under_bm25_are_said_to_change_nothing(capsysbinary, txt, tmp_path, fake_ctx):
+    rc, _, err = run_main(capsysbinary, "compare", str(txt), "--question", "second", "--retriever", "bm25", "--piece-chars", "300", "-q")
+    assert rc == 0 and "note: --retriever bm25 embeds nothing: --piece-chars changes nothing here" in err.splitlines()
+    q = _questions(tmp_path)
+    rc, _, err = run_main(capsysbinary, *_scoring("evaluate", txt, q, "--retriever", "bm25", "--preview", "--prepend-headings", "-q"))
+    assert rc == 0 and "note: --retriever bm25 embeds nothing: --prepend-headings, --preview change nothing here" in err
+    rc, _, err = run_main(capsysbinary, "compare", str(txt), "--question", "second", "--piece-chars", "300", "-q")
+    assert "embeds nothing" not in err  # hybrid embeds
+
+
 def test_a_second_vary_is_refused(capsysbinary, txt, tmp_path, fake_ctx):
     q = _questions(tmp_path)
     args = _scoring("sweep", txt, q, "--vary", "chunk_size=100", "--vary", "chunk_overlap=0")
