@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from explorer.cli import inputs
 from explorer.cli.output import progress_line, write
@@ -111,15 +112,24 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     return inputs.EXIT_CHECK_FAILED if bad else 0
 
 
-def _hits_json(hits: list, question: str, texts: dict[str, str], languages: frozenset[str]) -> list[dict]:
-    """Each hit as JSON, with ``matched``: the offsets of the question's words in it, as BM25
-    matches them (what the app underlines)."""
+def _hits_json(hits: list, question: str, texts: dict[str, str], index: Any, qv: Any) -> list[dict]:
+    """Each hit as JSON, with its document's id, ``matched``: the offsets of the question's words
+    in it, as BM25 matches them (what the app underlines), and, where pieces score the chunks,
+    ``best_piece``: its offsets, its cosine and the chunk's own (what the app's card says)."""
     from explorer.retrieval.lexical import matched_spans
 
+    languages = index.stemmed_languages()
+    pieces = index.pieces if qv is not None and index.options.piece_chars else None
     out = []
     for h in hits:
         c = h.chunk
-        out.append(h.to_dict() | {"matched": matched_spans(texts[c.doc_id], c.start, c.end, question, languages)})
+        d = h.to_dict() | {"doc_id": c.doc_id, "matched": matched_spans(texts[c.doc_id], c.start, c.end, question, languages)}
+        row = index.positions[(c.doc_id, c.start)]
+        best = pieces.best_piece(qv[0], row) if pieces is not None else None
+        if best is not None:
+            own = float(index.vectors[row] @ qv[0])
+            d["best_piece"] = {"start": best.start, "end": best.end, "cosine": round(best.cosine, 6), "chunk_cosine": round(own, 6)}
+        out.append(d)
     return out
 
 
@@ -149,7 +159,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 "config": config.to_dict(),
                 "retriever": args.retriever,
                 "chunks": len(index.chunks),
-                "hits": _hits_json(hits, args.question, texts, index.stemmed_languages()),
+                "hits": _hits_json(hits, args.question, texts, index, qv),
             }
         )
     write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")

@@ -300,6 +300,11 @@ def test_piece_chars_reach_evaluate_and_compare(capsysbinary, txt, tmp_path, fak
     assert rc == 0 and json.loads(out)[0]["questions"] == 2 and seen == [100]
     rc, out, _ = run_main(capsysbinary, "compare", str(txt), "--question", "second paragraph", "--piece-chars", "200", "-q")
     assert rc == 0 and json.loads(out)[0]["hits"] and seen == [100, 200]
+    for h in json.loads(out)[0]["hits"]:  # each hit names its best piece, as the app's card does
+        piece = h["best_piece"]
+        assert 0 < piece["end"] - piece["start"] <= 200 and 2 * (min(piece["end"], h["end"]) - max(piece["start"], h["start"])) >= piece["end"] - piece["start"]
+        assert -1 <= piece["cosine"] <= 1 and -1 <= piece["chunk_cosine"] <= 1 and h["doc_id"]
+        assert h["evidence"]["cosine"] == pytest.approx((piece["cosine"] + piece["chunk_cosine"]) / 2, abs=1e-5)  # the mix
     rc, out, _ = run_main(capsysbinary, *args)
     assert rc == 0 and seen == [100, 200]  # off by default
     table = [a for a in args if a not in ("--format", "json")]
