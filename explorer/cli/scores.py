@@ -65,8 +65,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         )
     if args.format == "json":
         out = [r.to_dict(per_question=args.per_question) for r in results]
+        for d in out if args.per_question else ():  # each row says which question it scores
+            d["per_question"] = [{"question": q.text, **row} for q, row in zip(questions, d["per_question"], strict=True)]
         write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
+        if args.per_question:
+            sys.stderr.write("note: --per-question is written with --format json\n")
         write(results_table(results, len(questions), args.k, inputs.embed_options(args).label))
     return 0
 

@@ -93,12 +93,12 @@ class StrategyResult:
         if per_question:
             d["per_question"] = [
                 {
-                    "recall": q.recall,
-                    "precision": q.precision,
-                    "iou": q.iou,
-                    "precision_omega": o,
-                    "hit": q.hit,
-                    "rr": q.rr,
+                    "recall": _num(q.recall),
+                    "precision": _num(q.precision),
+                    "iou": _num(q.iou),
+                    "precision_omega": _num(o),
+                    "hit": _num(q.hit),
+                    "rr": _num(q.rr),
                 }
                 for q, o in zip(self.scores.questions, self.scores.omegas, strict=True)
             ]

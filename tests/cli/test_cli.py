@@ -274,6 +274,8 @@ def test_evaluate_json_and_table(capsysbinary, txt, tmp_path, fake_ctx):
             assert 0 <= d[m] <= 1 and d[f"{m}_std"] >= 0
         assert d["questions"] == 2 and d["mean_chars"] > 0 and d["chunks"] >= 1
         assert len(d["per_question"]) == 2
+        assert [r["question"] for r in d["per_question"]] == ["second paragraph words", "hello world"]
+        assert all(r["recall"] == round(r["recall"], 6) for r in d["per_question"])
     # fixed (500 chars) is one chunk holding everything: recall 1, precision = Σ|e| / |chunk|
     fixed = data[1]
     assert fixed["recall"] == 1.0 and fixed["chunks"] == 1
