@@ -330,7 +330,8 @@ def parse_values(spec: str, strategy: str) -> tuple[str, list[Any]]:
             raise ParamError(f"--vary {spec!r}: need START <= STOP and STEP > 0")
         count = math.floor((stop - start) / step + 1e-9) + 1
         if count > MAX_SWEEP_VALUES:
-            raise LimitError(f"--vary {spec!r} gives {count} values; at most {MAX_SWEEP_VALUES}")
+            said = f"{count:,}" if count < 10**9 else f"{count:.3g}"  # 1e308 as a stop gave 300 digits
+            raise LimitError(f"--vary {spec!r} gives {said} values; at most {MAX_SWEEP_VALUES}")
         digits = max(0, -math.floor(math.log10(step))) + 3 if param.kind is FLOAT else 0
         raw = [round(start + i * step, digits) for i in range(count)]
     else:
