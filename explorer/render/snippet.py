@@ -21,7 +21,7 @@ PIECE_TITLE = "This chunk's best piece for the question (half of its dense score
 ABOVE_TITLE = "Show the chunk's text above the evidence"
 #: A line end between a character and a word (its first letter decides: lower case continues
 #: a sentence), for ``soft_breaks``.
-_SOFT_BREAK = re.compile(r"(?<=[^\n])\n(?=(\w))")
+_SOFT_BREAK = re.compile(r"(?<=[^\n-])\n(?=(\w))")  # not after a hyphen: "experi-\nenced" stays
 
 
 def _space_if_lower(m: re.Match[str]) -> str:
@@ -50,6 +50,13 @@ def fold_start(text: str, start: int, focus: int | None) -> int:
     return focus
 
 
+def shown_span(start: int, end: int, fold: int, max_chars: int) -> tuple[int, int]:
+    """The part of a chunk ``[start, end)`` a card holds when its box opens at ``fold``: at most
+    ``max_chars`` folded above and ``max_chars`` from the fold on (a huge chunk never becomes a
+    huge card, whichever end its evidence is at)."""
+    return max(start, fold - max_chars), min(end, fold + max_chars)
+
+
 def render_snippet(
     text: str,
     start: int,
@@ -68,20 +75,22 @@ def render_snippet(
     underlined (the question's words, :func:`explorer.retrieval.lexical.matched_spans`) and
     ``best_piece`` tinted (:mod:`explorer.retrieval.pieces`). ``fold`` (:func:`fold_start`): the
     box opens there, the text before it folded under a line that unfolds it; the cap counts
-    from there. ``soft_breaks`` (a PDF's text): a line end inside a sentence (the next line starts
+    from there, both ways (:func:`shown_span`). ``soft_breaks`` (a PDF's text): a line end inside a sentence (the next line starts
     in lower case) shows as a space, so the card's narrow box does not wrap each page line again
     into ragged fragments; every other character is shown as it is."""
     fold = start if fold is None else min(max(fold, start), end)
-    hi = min(end, fold + max_chars)
+    lo, hi = shown_span(start, end, fold, max_chars)
     out: list[str] = [CSS] if with_css else []
     out.append(f'<div class="ce-snip" style="--ce-h:{int(height)}px">')
     bounds = [*terms, *([best_piece] if best_piece else [])]  # as "chunks": a segment is in them or not
-    shown = _SOFT_BREAK.sub(_space_if_lower, text[start:hi]) if soft_breaks else text[start:hi]
+    shown = _SOFT_BREAK.sub(_space_if_lower, text[lo:hi]) if soft_breaks else text[lo:hi]
     if fold > start:
         out.append(f'<details class="ce-above"><summary class="ce-more" title="{ABOVE_TITLE}">▸ {fold - start:,} characters above</summary>')
-        out += _marked(shown, start, (start, fold), marks, bounds, len(terms), best_piece is not None)
+        if lo > start:
+            out.append(f'<span class="ce-more">(+{lo - start:,} characters before) … </span>')
+        out += _marked(shown, lo, (lo, fold), marks, bounds, len(terms), best_piece is not None)
         out.append("</details>")
-    out += _marked(shown, start, (fold, hi), marks, bounds, len(terms), best_piece is not None)
+    out += _marked(shown, lo, (fold, hi), marks, bounds, len(terms), best_piece is not None)
     if hi < end:
         out.append(f'<span class="ce-more"> … (+{end - hi:,} characters)</span>')
     out.append("</div>")

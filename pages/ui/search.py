@@ -16,7 +16,7 @@ from explorer.documents.document import Document
 from explorer.errors import Cancelled, ExplorerError
 from explorer.render.html import render_chunks
 from explorer.render.layout import MAX_RENDER_CHARS
-from explorer.render.snippet import fold_start, render_snippet
+from explorer.render.snippet import fold_start, render_snippet, shown_span
 from explorer.retrieval.lexical import matched_spans
 from explorer.strategies.config import StrategyConfig
 from pages.ui.compute import index_all, index_key
@@ -346,7 +346,7 @@ def _card_text(doc: Document, ch: Any, ref: Any, best: tuple[int, int] | None, q
     marks = [(s, e)] if e > s else []
     text = doc.text
     fold = fold_start(text, ch.start, min((a for a, _ in [*marks, *([best] if best else [])]), default=None))
-    terms = matched_spans(text, ch.start, min(ch.end, fold + HIT_CHARS), question, languages)
+    terms = matched_spans(text, *shown_span(ch.start, ch.end, fold, HIT_CHARS), question, languages)
     return render_snippet(
         text, ch.start, ch.end, marks, HIT_CHARS, 180, terms=terms, best_piece=best, fold=fold,
         soft_breaks=doc.kind == "pdf",  # page lines, wrapped again in the card's box

@@ -238,17 +238,22 @@ def test_snippet_folds_the_text_above_a_deep_piece_and_caps_from_there():
     assert 0 < cut < piece[0] and text[cut - 1] == "\n"
     out = render_snippet(text, 0, len(text), max_chars=200, best_piece=piece, fold=cut)
     above = re.search(r'<details class="ce-above"><summary class="ce-more"[^>]*>▸ ([\d,]+) characters above</summary>(.*?)</details>', out, re.S)
-    assert above and above.group(1) == f"{cut:,}" and above.group(2) == html.escape(text[:cut])
+    assert above and above.group(1) == f"{cut:,}"
+    # at most max_chars folded above too, the rest counted: a huge chunk is never a huge card
+    before = f'<span class="ce-more">(+{cut - 200:,} characters before) … </span>'
+    assert above.group(2) == before + html.escape(text[cut - 200 : cut])
     assert "ce-piece" in out.split("</details>")[1]  # the piece is in the box as it opens
     shown = re.sub(r"(?s)<summary.*?</summary>|<span class=\"ce-more\">[^<]*</span>|<[^>]+>", "", out)
-    assert shown == html.escape(text[: min(len(text), cut + 200)])  # every character once, in order
+    assert shown == html.escape(text[cut - 200 : min(len(text), cut + 200)])  # every character once, in order
+    near = fold_start(text, 0, 150)  # evidence near the top: nothing folded, nothing before
+    assert near == 0 and "ce-above" not in render_snippet(text, 0, len(text), max_chars=200, fold=near)
     assert "ce-above" not in render_snippet(text, 0, len(text), best_piece=piece)  # no fold asked: none
 
 
 def test_soft_breaks_join_page_lines_inside_sentences_only():
     """A PDF's page lines in a hit card: a line end before a lower-case word shows as a space;
     a blank line, a line end before a heading or a capital, and every other character stay."""
-    text = "disinfection with lime before\nthe water enters.\n2. Daily rounds\nOperators walk\n\nthe plant <daily>."
+    text = "disinfection with lime before\nthe water enters.\n2. Daily rounds\nOperators walk\n\nthe plant <daily>, experi-\nenced."
     out = render_snippet(text, 0, len(text), terms=[(0, 12)], soft_breaks=True)
     shown = html.unescape(re.sub(r"<[^>]+>", "", out))
     assert shown == text.replace("before\nthe", "before the")
