@@ -90,18 +90,32 @@ class EmbedOptions:
 
     @classmethod
     def from_link(cls, value: str) -> EmbedOptions:
-        """:meth:`link_value` read back; ParamError naming the part it cannot read (the value
-        comes from a link: untrusted)."""
+        """:meth:`link_value` read back; ParamError naming the first part it cannot read (the
+        value comes from a link: untrusted)."""
+        options, bad = cls.read_link(value)
+        if bad:
+            raise ParamError(bad[0])
+        return options
+
+    @classmethod
+    def read_link(cls, value: str) -> tuple[EmbedOptions, tuple[str, ...]]:
+        """:meth:`link_value` read back part by part: the options from the parts that read, and
+        why each other part was left out, so one bad part does not drop the good ones."""
         fields: dict[str, Any] = {}
+        bad: list[str] = []
         for part in value.split(",")[:8] if value else []:
             m = _LINK_PART.fullmatch(part)
             if m is None:
-                raise ParamError(f"{part[:40]!r} is not h, cN or pN")
-            if part == "h":
-                fields["prepend_headings"] = True
-            else:
-                fields["context_chars" if m["kind"] == "c" else "piece_chars"] = int(m["n"])
-        return cls(**fields)
+                bad.append(f"{part[:40]!r} is not h, cN or pN")
+                continue
+            name = "prepend_headings" if part == "h" else "context_chars" if m["kind"] == "c" else "piece_chars"
+            try:
+                cls(**{name: True if part == "h" else int(m["n"])})
+            except ParamError as err:
+                bad.append(str(err))
+                continue
+            fields[name] = True if part == "h" else int(m["n"])
+        return cls(**fields), tuple(bad)
 
 
 #: One part of :meth:`EmbedOptions.link_value`: "h", or "c"/"p" and a number.

@@ -33,10 +33,12 @@ def restore_ranking(qp: Any) -> None:
         session.notices.append(f"Ignored top k from the link ({clip(k, 40)}): it must be {MIN_K} to {MAX_K}.")
     emb = qp.get("emb") or ""
     if emb:
-        try:
-            session.embed_opts = asdict(EmbedOptions.from_link(emb[:200]))
-        except ExplorerError as err:
-            session.notices.append(f"Ignored what to embed from the link ({clip(emb, 40)}): {err}.")
+        options, bad = EmbedOptions.read_link(emb[:200])
+        if options != EmbedOptions() or not bad:
+            session.embed_opts = asdict(options)
+        if bad:
+            kept = f" (kept {options.link_value()})" if options.link_value() else ""
+            session.notices.append(f"Ignored part of what to embed from the link{kept}: {'; '.join(bad)}.")
 
 
 def ranking_url() -> dict[str, str]:

@@ -1211,7 +1211,7 @@ def test_hybrid_offers_reciprocal_rank_fusion_and_links_keep_the_ranking():
         ({"k": "²"}, "top k"),
         ({"emb": "[x](http://evil.example)"}, "what to embed"),
         ({"emb": "p50"}, "what to embed"),
-        ({"emb": "h,c" + "9" * 5_000}, "what to embed"),
+        ({"emb": "c" + "9" * 5_000}, "what to embed"),
     ],
 )
 def test_a_ranking_from_the_link_that_the_app_does_not_offer_is_said_and_ignored(query, said):
@@ -1221,6 +1221,14 @@ def test_a_ranking_from_the_link_that_the_app_does_not_offer_is_said_and_ignored
     assert notes and all("](http" not in n for n in notes)
     assert not {"retriever", "k", "emb"} & set(at.query_params)  # the defaults stay
     assert at.session_state["embed_opts"] == {"prepend_headings": False, "context_chars": 0, "piece_chars": 0}
+
+
+def test_a_links_bad_part_of_what_to_embed_keeps_its_good_parts():
+    at = start("retrieve", query={"emb": "h,zz,p300"})
+    ok(at)
+    assert at.session_state["embed_opts"] == {"prepend_headings": True, "context_chars": 0, "piece_chars": 300}
+    assert any("kept h,p300" in w.value and "zz" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert at.query_params["emb"] == "h,p300"
 
 
 def test_a_link_keeps_what_is_embedded():

@@ -139,7 +139,7 @@ def test_a_links_bad_values_stay_in_sight_until_dismissed(server):
         for said in (
             "Ignored top k from the link (100000)",
             "Ignored the retriever named in the link (<b>bm</b>)",
-            "Ignored what to embed from the link (h,zz)",
+            "Ignored part of what to embed from the link (kept h): 'zz' is not h, cN or pN",
             "question was cut to its first 500 characters",
             "Ignored the backend named in the link (<script>)",
         ):

@@ -220,3 +220,11 @@ def test_options_travel_in_a_link_and_come_back_equal(options):
 def test_a_links_options_that_cannot_be_read_are_refused_by_name(raw, named):
     with pytest.raises(ParamError, match=re.escape(named)):
         EmbedOptions.from_link(raw)
+
+
+def test_a_links_bad_part_does_not_drop_its_good_ones():
+    options, bad = EmbedOptions.read_link("h,zz,p50,c120")
+    assert options == EmbedOptions(prepend_headings=True, context_chars=120)
+    assert bad == ("'zz' is not h, cN or pN", EmbedOptions.read_link("p50")[1][0])
+    assert "piece_chars=50" in bad[1]
+    assert EmbedOptions.read_link("h,p300") == (EmbedOptions(True, 0, 300), ())
