@@ -40,5 +40,8 @@ def loads(text: str | bytes, what: str, error: type[ExplorerError], max_depth: i
         raise error(f"{what} is nested more than {max_depth} levels deep: not a value this program reads")
     try:
         return json.loads(text)
+    except json.JSONDecodeError as err:  # the parser's words, made a plain place and reason
+        where = f"column {err.colno}" if err.lineno == 1 else f"line {err.lineno}, column {err.colno}"
+        raise error(f"{what} is not valid JSON ({where}: {err.msg[:1].lower() + err.msg[1:]})") from None
     except (ValueError, RecursionError) as err:
         raise error(f"{what} is not valid JSON: {err}") from None

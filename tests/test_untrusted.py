@@ -25,7 +25,7 @@ def test_depth_counts_brackets_outside_strings():
 def test_loads_refuses_deep_nesting_with_the_callers_error():
     with pytest.raises(ParamError, match="separators is nested more than 32 levels"):
         loads(DEEP, "separators", ParamError)
-    with pytest.raises(LoadError, match=r"q\.json is not valid JSON"):
+    with pytest.raises(LoadError, match=r"q\.json is not valid JSON \(column 4: expecting value\)$"):
         loads("[1,", "q.json", LoadError)
     assert loads('{"a": [[1]]}', "x", ParamError) == {"a": [[1]]}
 
