@@ -12,6 +12,7 @@ directory, never a server path.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ HUB_DEFAULT_MODEL = HUB_NAMES[DEFAULT_MODEL]
 #: How the peer libraries are named in a "no equivalent" comment.
 PEER_NAMES = {"langchain": "LangChain", "llamaindex": "LlamaIndex", "chonkie": "Chonkie"}
 TIKTOKEN_UNITS = ("cl100k", "o200k")
+#: A top-level import line of a snippet.
+_IMPORT = re.compile(r"(from \S+ )?import \S")
 
 
 # -- the model, as code ---------------------------------------------------------------------------
@@ -93,7 +96,23 @@ class Kit:
         return _py(value)
 
     def code(self, lines: Sequence[str]) -> str:
-        return "\n".join(lines) + "\n"
+        """The snippet, its imports gathered under its opening comments (the reading lines bring
+        their own, which would otherwise sit after the splitter)."""
+        flat = "\n".join(lines).split("\n")
+        imports = list(dict.fromkeys(line for line in flat if _IMPORT.match(line)))
+        rest = [
+            line
+            for i, line in enumerate(flat)
+            if not _IMPORT.match(line) and not (line == "" and i and _IMPORT.match(flat[i - 1]))
+        ]  # nor the blank line under an import
+        lead = next((i for i, line in enumerate(rest) if not line.startswith("#")), len(rest))
+        body: list[str] = []
+        for line in rest[lead:]:
+            if line.startswith("#") and body and body[-1] and not body[-1].startswith("#"):
+                body.append("")  # a comment after code opens a new paragraph
+            if line or (body and body[-1]):  # no blank line first or twice
+                body.append(line)
+        return "\n".join([*rest[:lead], *imports, "", *body]).strip("\n") + "\n"
 
     def none(self, peer: str, strategy: str, why: str = "") -> str:
         extra = f" ({why})" if why else ""

@@ -100,6 +100,19 @@ def test_code_snippets_for_every_strategy_are_valid_python():
             assert code[key].strip(), key
 
 
+@pytest.mark.parametrize("name", ["report.pdf", "notes.md", "notes.txt"])
+def test_code_snippets_import_before_anything_else(name):
+    """The reading lines bring imports of their own: they join the snippet's, above its code."""
+    for s in all_strategies():
+        for key, code in config_to_code([StrategyConfig.make(s.name, {"length": "tokens"})], [name]).items():
+            if key == "cli":
+                continue
+            body = ast.parse(code).body
+            kinds = [isinstance(node, ast.Import | ast.ImportFrom) for node in body]
+            assert kinds == sorted(kinds, reverse=True), (s.name, key, code)
+            assert "\n\n\n" not in code, (s.name, key)
+
+
 def test_code_quotes_hostile_values():
     config = StrategyConfig.make("recursive", {"separators": ["'; import os; os.system('x') #", "\n"]})
     code = config_to_code([config], ["it's a file.txt"])
