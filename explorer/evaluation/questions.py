@@ -43,6 +43,16 @@ class NotLoaded(LoadError):
         self.name = name
 
 
+def several_documents(where: str, name: str, n: int, ids: Sequence[str] = ()) -> LoadError:
+    """A question's document name that more than one loaded document answers to (two files of
+    one name from two folders, say): the id tells them apart, so say so."""
+    which = f" (ids {', '.join(ids)})" if ids else ""
+    return LoadError(
+        f"{where}: document {name!r} matches {n:,} loaded documents{which}: name it by its id instead "
+        "(the doc_id that `chunk` prints)"
+    )
+
+
 class _Docs:
     """Find a document by the name a question file uses: file name, stem, or id."""
 
@@ -68,7 +78,7 @@ class _Docs:
         names = ", ".join(repr(d.name) for d in self.docs) or "none"
         if not found:
             raise NotLoaded(f"{where}: document {name!r} is not loaded (loaded: {names})", str(name))
-        raise LoadError(f"{where}: document {name!r} matches several loaded documents ({names})")
+        raise several_documents(where, str(name), len(found), [d.id for d in found])
 
 
 def _check_span(doc: Document, start: Any, end: Any, where: str) -> tuple[str, int, int]:

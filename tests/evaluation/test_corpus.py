@@ -267,6 +267,32 @@ def test_cli_skip_unloaded_scores_the_rest_and_says_what_it_left_out(capsysbinar
     assert rc == 0 and _plain(json.loads(skipped)) == _plain(json.loads(whole))
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["in-memory", "streamed"])
+def test_cli_a_name_two_loaded_files_share_is_refused_with_how_to_tell_them_apart(
+    capsysbinary, tmp_path, fake_cli, streamed
+):
+    """Two folders' ``notes.txt``: a question naming ``notes.txt`` could mean either, and one error
+    line says to name it by its id (which the in-memory run can quote)."""
+    texts = {"one": "The pump starts at dawn.", "two": "The valve closes at dusk."}
+    for folder, text in texts.items():
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "notes.txt").write_text(text)
+    q = tmp_path / "q.jsonl"
+    q.write_text(json.dumps({"question": "When?", "answer": "at dawn", "document": "notes.txt"}) + "\n")
+    args = ["--corpus", str(tmp_path / "one"), str(tmp_path / "two"), "--questions", str(q), "--retriever", "bm25"]
+    rc, out, err = run_main(capsysbinary, "evaluate", *args, *(["--engine", "local"] if streamed else []))
+    (line,) = err.splitlines()
+    assert rc == 2 and out == "" and line.startswith("error:")
+    assert "'notes.txt' matches 2 loaded documents" in line and "name it by its id" in line
+    if not streamed:
+        ids = [load_path(tmp_path / f / "notes.txt").id for f in texts]
+        assert all(i in line for i in ids)
+        by_id = tmp_path / "by_id.jsonl"
+        by_id.write_text(json.dumps({"question": "When?", "answer": "at dawn", "document": ids[0]}) + "\n")
+        rc, out, err = run_main(capsysbinary, "evaluate", *args[:-4], "--questions", str(by_id), *args[-2:])
+        assert rc == 0, err
+
+
 def test_cli_reads_folders_and_patterns(capsysbinary, corpus, tmp_path, fake_cli):
     args = ["--questions", str(corpus[1]), "--format", "json", "--retriever", "bm25", "-q"]
     rc, by_folder, _ = run_main(capsysbinary, "evaluate", "--corpus", str(corpus[0]), *args)

@@ -35,6 +35,7 @@ from explorer.evaluation.questions import (
     only_place,
     question_records,
     record_parts,
+    several_documents,
     unloaded_names,
 )
 
@@ -177,7 +178,7 @@ class QuestionPlan:
             return
         found = self._by_name.get(key, [])
         if len(found) > 1:
-            raise LoadError(f"{where}: document {key!r} matches several loaded documents ({self._loaded()})")
+            raise several_documents(where, key, len(found))
         if not found and not _ID.fullmatch(key):
             raise NotLoaded(f"{where}: document {key!r} is not loaded (loaded: {self._loaded()})", key)
         if found and not _ID.fullmatch(key):
@@ -275,7 +276,7 @@ class QuestionPlan:
             return found[0]
         if not found:
             raise NotLoaded(f"{where}: document {key!r} is not loaded (loaded: {self._loaded()})", key)
-        raise LoadError(f"{where}: document {key!r} matches several loaded documents ({self._loaded()})")
+        raise several_documents(where, key, len(found))
 
 
 def _settle_answer(answer: str, found: list[tuple[int, int, int]], where: str) -> tuple[int, int, int]:
