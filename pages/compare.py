@@ -12,7 +12,7 @@ from pages.ui.charts import color, metric_bars, size_figures
 from pages.ui.compareview import Panel, side_by_side
 from pages.ui.compute import analyse, chunk, start_cohesion
 from pages.ui.configs import config_labels, config_of, duplicate_active
-from pages.ui.frame import page_header
+from pages.ui.frame import WRAP_KEY, page_header
 from pages.ui.model import limit_words, model_id, passage_room
 from pages.ui.safe import err_text, md
 from pages.ui.settings import model_settings
@@ -107,7 +107,7 @@ def _sizes(good: list[dict]) -> None:
         for r in good
     ]
     hist, box = size_figures(series, unit, limit)
-    left, right = st.columns(2)
+    left, right = st.container(key=WRAP_KEY).columns(2)  # the violins wrap under it when narrow
     left.plotly_chart(hist, key=W.CMP_HIST)
     right.plotly_chart(box, key=W.CMP_VIOLIN)
     if unit == "tokens":

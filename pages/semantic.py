@@ -15,7 +15,7 @@ from pages.ui.charts import curve_figures
 from pages.ui.chunknav import SEMANTIC_NAV, chunk_text, nav_inputs
 from pages.ui.compute import analyse, chunk, chunk_now
 from pages.ui.configs import MAX_CONFIGS, add_config
-from pages.ui.frame import page_header
+from pages.ui.frame import WRAP_KEY, page_header
 from pages.ui.inspector import metric_row
 from pages.ui.model import context_maker, embedder, model_id
 from pages.ui.safe import clip, err_text, md
@@ -132,7 +132,7 @@ else:
         lambda span: html.escape(clip(" ".join(doc.text[span[0] : span[1]].split()), 110)),
         selected=(chunks[sel].start, chunks[sel].end, f"chunk {chunks[sel].index}") if chunks else None,
     )
-    left, right = st.columns([0.72, 0.28])
+    left, right = st.container(key=WRAP_KEY).columns([0.72, 0.28])  # the histogram wraps under it
     left.plotly_chart(fig, key=W.SEM_CURVE, on_select=_on_curve, selection_mode="points")
     right.plotly_chart(hist, key=W.SEM_HIST)
     how = {
@@ -148,8 +148,7 @@ else:
         "once more, then is cached too)."
     )
 
-add_col, _ = st.columns([1, 3])
-if add_col.button(
+if st.button(
     "Add to the comparison",
     icon=":material/add:",
     key=W.SEM_ADD,

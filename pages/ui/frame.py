@@ -24,7 +24,12 @@ FRAME_CSS = """<style>
 [data-testid="stMainBlockContainer"]{padding-top:2.2rem;padding-bottom:3rem}
 [data-testid="stSidebarUserContent"]{padding-top:0.5rem}
 [data-testid="stMetricValue"]{font-size:1.7rem}
+.st-key-ce-wrap [data-testid="stHorizontalBlock"]{flex-wrap:wrap}
+.st-key-ce-wrap [data-testid="stColumn"]{min-width:min(100%, 240px)}
 </style>"""
+#: The key of a container whose columns wrap, each at least 240 pixels wide (charts side by side
+#: were cut at the window's edge in an 800-pixel window).
+WRAP_KEY = "ce-wrap"
 
 
 def run() -> None:

@@ -116,4 +116,14 @@ def test_semantic_reaches_the_end_of_a_70_kb_document(server, tmp_path):
         assert 0 < picked < n - 1, picked
         first, _ = page.evaluate(SHOWN_JS, LAST)
         assert 20_000 < first < 50_000  # the middle of the document
+
+        # in an 800-pixel window the histogram wraps under the curve, inside the window (it was
+        # cut at the window's edge), and the button under them keeps its words
+        page.set_viewport_size({"width": 800, "height": 900})
+        page.wait_for_timeout(800)
+        curve, hist = (page.locator('[data-testid="stPlotlyChart"]').nth(i).bounding_box() for i in (0, 1))
+        assert hist["y"] >= curve["y"] + curve["height"] - 1 and hist["x"] + hist["width"] <= 800, (curve, hist)
+        add = page.get_by_role("button", name="Add to the comparison")
+        assert add.evaluate("b => b.scrollWidth <= b.clientWidth")
+        bu.screenshot(page, "semantic-narrow.png")
     assert not [ln for ln in server.log_tail(20_000).splitlines() if "Traceback" in ln]
