@@ -130,6 +130,7 @@ class W:
     QCLEAR = "w.qclear"
     EVAL_RUN = "w.eval_run"
     EVAL_TABLE = "w.eval_table"
+    EVAL_COST = "w.eval_cost"
     EVAL_METRIC = "w.eval_metric"
     EVAL_QUESTIONS = "w.eval_questions"
     EVAL_CHART = "w.eval_chart"

@@ -733,7 +733,7 @@ def test_evaluate_with_pieces_says_so_beside_its_results():
     ok(at)
     assert at.session_state["eval_results"]
     assert any("scored with pieces of 300 characters" in c.value for c in at.caption)
-    table = at.dataframe[0].value  # its vectors: the chunks and the pieces
+    table = at.dataframe[1].value  # the cost table's vectors: the chunks and the pieces
     assert all(count(v) > c for v, c in zip(table["vectors"], table["chunks"], strict=True))
 
 
@@ -932,7 +932,7 @@ def test_evaluate_question_file_runs_every_configuration():
     table = at.dataframe[0]  # the results table
     assert len(table.value) == 2
     # per question: each configuration's first hit and recall, as the scores say
-    per_q = at.dataframe[1].value
+    per_q = at.dataframe[2].value  # after the scores' table and the cost's
     assert list(per_q["question"]) == ["Quel est le chiffre d'affaires ?", "Et les effectifs ?"]
     for r in at.session_state["eval_results"]:
         name = next(c for c in per_q.columns if c.endswith(" · first hit") and r.config.strategy in c)

@@ -219,8 +219,10 @@ def test_evaluate_results_table_has_the_cost_columns(app_env):
     at.button(key="w.qsample").click().run()
     at.button(key="w.eval_run").click().run()
     ok(at)
-    t = at.dataframe[0].value
-    assert "Recall" in t.columns and list(t.columns[-4:]) == COST_COLUMNS
+    scores, t = at.dataframe[0].value, at.dataframe[1].value  # quality, then cost, by configuration
+    assert "Recall" in scores.columns and "vectors" not in scores.columns
+    assert list(t["configuration"]) == list(scores["configuration"]) and "Recall" not in t.columns
+    assert list(t.columns[-4:]) == COST_COLUMNS
     assert len(t) == 2 and all(float(v.replace(",", "")) > 0 for v in t["LLM tokens @5"])
     assert any("from the cache" in c.value for c in at.caption)
 
