@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer import jobs
 from explorer.errors import ExplorerError
+from explorer.strategies import get_strategy
 from pages.ui import evaluation
 from pages.ui.background import job_bar, job_result
 from pages.ui.configs import config_label, valid_configs
@@ -69,7 +70,7 @@ phase, result = job_result("eval")
 if phase == jobs.DONE:
     session.eval_results, session.eval_meta = result
 if session.eval_results:
-    evaluation.results(session.eval_results, session.eval_meta)
+    evaluation.results(session.eval_results, session.eval_meta, run.inputs(pairs))
 
 # -- sweep -----------------------------------------------------------------------------------
 st.divider()
@@ -110,6 +111,7 @@ else:
         session.sweep_results = dict(result, stopped=phase == jobs.STOPPED)
     sw = session.sweep_results
     if sw and sw["lines"]:
-        evaluation.sweep_results(sw, k)
+        swept = [c for c in pairs if sw["param"] in get_strategy(c.strategy).param_names()]
+        evaluation.sweep_results(sw, run.inputs(swept, parameter=sw["param"]))
 
 job_bar()

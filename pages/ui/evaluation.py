@@ -147,9 +147,26 @@ class Run:
         self.docs, self.questions, self.k = list(docs), tuple(questions), k
         self.options, self.retriever = options, retriever
 
+    def inputs(self, configs: Sequence[StrategyConfig], **extra: Any) -> dict[str, Any]:
+        """What results are computed on, by the name a note gives it: results kept on the page
+        are compared with the page's inputs, so results that no longer match say so."""
+        from pages.ui.model import model_id
+
+        return {
+            "questions": self.questions,
+            "documents": tuple(d.id for d in self.docs),
+            "configurations": tuple(dict.fromkeys(configs)),
+            "top k": self.k,
+            "retriever": self.retriever,
+            "what is embedded": self.options,
+            "model": model_id(),
+            **extra,
+        }
+
     def start_evaluation(self, configs: list[StrategyConfig], emb: Any) -> None:
         make = context_maker(emb)
         docs, qs, k, options, retriever = self.docs, self.questions, self.k, self.options, self.retriever
+        inputs = self.inputs(configs)
 
         def work(job: Any) -> tuple:
             results = evaluate_mod.evaluate(
@@ -164,7 +181,7 @@ class Run:
                 retriever=retriever,
             )
             meta = {"questions": len(qs), "k": k, "retriever": retriever, "embedded": options.label}
-            return results, meta | {"asked": [q.text for q in qs]}
+            return results, meta | {"asked": [q.text for q in qs], "inputs": inputs}
 
         n = len(configs)
         start_job(
@@ -182,9 +199,12 @@ class Run:
         total = sum(len(values) for _, _, values in plans)
         names = labels_for([config for config, _, _ in plans])
 
+        inputs = self.inputs([config for config, _, _ in plans], parameter=param)
+
         def work(job: Any) -> dict:
             lines: dict = {}
-            job.partial = {"param": param, "lines": lines, "retriever": retriever, "embedded": options.label}
+            job.partial = {"param": param, "lines": lines, "retriever": retriever, "k": k, "inputs": inputs}
+            job.partial["embedded"] = options.label
             n = 0
             for config, name, values in plans:
                 rows = lines.setdefault(names[config], [])
@@ -250,8 +270,21 @@ def sweep_plans(configs: Sequence[StrategyConfig], param: str, spec: str) -> lis
 
 
 # -- the results --------------------------------------------------------------------------------
-def results(results: list, meta: dict) -> None:
+def stale_note(then: dict | None, now: dict, again: str) -> None:
+    """Say so when results on the page were computed on other inputs than the page's now (the
+    question file put away, a configuration added, top k moved…): they stay, marked."""
+    changed = [name for name, value in now.items() if then is not None and then.get(name) != value]
+    if changed:
+        st.warning(
+            f"Computed before the {' and '.join([', '.join(changed[:-1]), changed[-1]] if len(changed) > 1 else changed)} "
+            f"changed: these results are for the earlier ones. {again}",
+            icon=":material/history:",
+        )
+
+
+def results(results: list, meta: dict, now: dict) -> None:
     st.subheader("Results", anchor=False)
+    stale_note(meta.get("inputs"), now, "Run the evaluation again to score the current ones.")
     nq = meta.get("questions", 0)
     st.caption(
         f"{plural(nq, 'question')} · top {meta.get('k', '?')} · "
@@ -289,8 +322,10 @@ def per_question(results: list, asked: list[str], names: list[str]) -> None:
         "**first hit**: the rank of the first chunk in the top k that overlaps the expected "
         f"answer (None: no chunk in the top k does). Questions missed: {missed}"
     )
-    hit = {f"{n} · first hit": st.column_config.NumberColumn(format="#%d") for n in names}
-    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=hit, key=W.EVAL_QUESTIONS)
+    columns: dict[str, Any] = {f"{n} · first hit": st.column_config.NumberColumn(format="#%d") for n in names}
+    # the question narrow and pinned: its full width hid every configuration's columns at 800 pixels
+    columns["question"] = st.column_config.TextColumn(width="medium", pinned=True)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=columns, key=W.EVAL_QUESTIONS)
 
 
 def per_question_rows(results: list, asked: list[str], names: list[str]) -> list[dict[str, Any]]:
@@ -304,13 +339,15 @@ def per_question_rows(results: list, asked: list[str], names: list[str]) -> list
     return rows
 
 
-def sweep_results(sw: dict, k: int) -> None:
+def sweep_results(sw: dict, now: dict) -> None:
+    stale_note(sw.get("inputs"), now, "Run the sweep again for the current ones.")
     charts = st.columns(2)
     for col, metric in zip(charts, ("recall", "iou"), strict=True):
         col.plotly_chart(
             sweep_lines(sw["lines"], sw["param"], metric, METRICS[metric]), key=W.SWEEP_CHART(metric)
         )
     embedded = f", {md(sw['embedded'])}" if sw.get("embedded") else ""
+    k = sw.get("k", "k")  # the sweep's own: the sidebar's may have moved since
     st.caption(f"{RETRIEVER_LABELS.get(sw.get('retriever', 'dense'), 'Dense')} retrieval, top {k}{embedded}.")
     errors = [
         f"{label}: {r.param}={r.value}: {r.error}"

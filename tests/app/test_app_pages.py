@@ -979,6 +979,31 @@ def test_evaluate_sample_questions_score_out_of_the_box():
     assert len(at.dataframe[0].value) == 2  # one row per configuration
 
 
+def test_evaluate_results_say_when_the_page_has_moved_on_from_them():
+    """Results stay on the page when their inputs change (the question file put away, top k
+    moved), marked as computed before; the sweep keeps naming the k it ran at."""
+    at = start("evaluate")
+    at.button(key="w.qsample").click().run()
+    at.button(key="w.eval_run").click().run()
+    at.text_input(key="w.sweep_values").set_value("300,600")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    assert not [w for w in at.warning if "Computed before" in w.value]
+    assert any("top 5" in c.value for c in at.caption if "retrieval, top" in c.value)
+    at.slider(key="w.k").set_value(7).run()
+    notes = [w.value for w in at.warning if "Computed before" in w.value]
+    assert len(notes) == 2 and all("the top k changed" in n for n in notes), notes
+    sweep = [c.value for c in at.caption if "retrieval, top" in c.value]
+    assert sweep and all("top 5" in c for c in sweep), sweep  # the sweep ran at 5, not the sidebar's 7
+    at.slider(key="w.k").set_value(5).run()
+    assert not [w for w in at.warning if "Computed before" in w.value]  # the same inputs again
+    at.button(key="w.qclear").click().run()
+    ok(at)
+    notes = [w.value for w in at.warning if "Computed before" in w.value]
+    assert len(notes) == 2 and all("the questions changed" in n for n in notes), notes
+    assert at.dataframe[0].value is not None  # the results stay, marked
+
+
 def test_semantic_page_says_which_chunks_the_size_cap_made():
     at = start("semantic")
     ok(at)
