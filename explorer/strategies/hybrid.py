@@ -58,8 +58,32 @@ _CODE_LINE = re.compile(
     r"INSERT |UPDATE |CREATE |[}\])]+;?\s*$|@\w+)"
     r"|[{;]\s*$"
     r"|^\s*[\w.\[\]]+\s*(?:[+\-*/]?=|:=|=>|->)\s*\S"
-    r"|^(?: {4,}|\t)\S"
 )
+#: An indented line: code, unless it reads as prose (:func:`_prose_like`).
+_INDENTED = re.compile(r"^(?: {4,}|\t)\S")
+#: Characters of prose besides letters and spaces.
+_PROSE_MARKS = frozenset(",.;:!?'’\"«»()-–—/%")
+#: Characters that prose has little use for and code much: one makes an indented line code.
+_CODE_MARKS = frozenset("$={}[]<>\\_@`~^|")
+
+
+def _prose_like(line: str) -> bool:
+    """Nearly all letters (a manual page's or a text dump's indented paragraph: "Ce document
+    décrit la façon de construire un paquet"), or a row of a text table, and not ending in ``:``
+    as a block of code opens (``for item in items:``; ``print(a, b)`` has too few letters)."""
+    body = line.strip()
+    if body.startswith(("|", "+-", "+=")):
+        return True
+    if body.endswith(":") or not _CODE_MARKS.isdisjoint(body):
+        return False
+    plain = sum(c.isalpha() or c.isspace() or c in _PROSE_MARKS for c in body)
+    return plain >= 0.9 * len(body)
+
+
+def _code_line(line: str) -> bool:
+    """A line of a plain text that looks like code (keywords, assignments, braces, or an
+    indentation that is not prose)."""
+    return bool(_CODE_LINE.search(line)) or (bool(_INDENTED.match(line)) and not _prose_like(line))
 
 
 class Route(NamedTuple):
@@ -111,7 +135,7 @@ def _facts(
         code_share = code_chars / max(len(piece.strip()), 1)
     else:
         probe = [ln for ln in sample(piece).split("\n") if ln.strip()]
-        code_share = sum(1 for ln in probe if _CODE_LINE.search(ln)) / max(len(probe), 1)
+        code_share = sum(1 for ln in probe if _code_line(ln)) / max(len(probe), 1)
     mean_line, short_share = line_stats(piece)
     # prose paragraphs: blank-line paragraphs outside code, tables and html blocks
     skip = [(b.start, b.end) for b in blocks if b.kind in ("code", "table", "html", "front_matter")]

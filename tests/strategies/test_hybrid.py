@@ -77,6 +77,33 @@ def test_code_heavy_text_goes_to_recursive():
     assert {choice(c) for c in cs} == {"recursive"}
 
 
+#: A manual page as text: option lines and their indented French descriptions, and a text table.
+MAN_PAGE = (
+    "NOM\n       grep - affiche les lignes correspondant à un motif\n\n"
+    "DESCRIPTION\n"
+    "       grep recherche un MOTIF dans chaque FICHIER. Un FICHIER « - » désigne l'entrée\n"
+    "       standard. Si aucun FICHIER n'est indiqué, les recherches récursives examinent le\n"
+    "       répertoire de travail, et les recherches non récursives lisent l'entrée standard.\n\n"
+    "   Options générales\n"
+    "       -i, --ignore-case\n"
+    "              Ignorer la casse dans les motifs et les données d'entrée, de sorte que les\n"
+    "              caractères qui ne diffèrent que par la casse correspondent les uns aux autres.\n\n"
+    "    |paquet   |taille |description                     |\n"
+    "    |---------+-------+--------------------------------|\n"
+    "    |iputils  |45     |test de la connexion au réseau  |\n\n"
+)
+MAKEFILE = "run: $(VENV)/.req\n\t$(PY) -m streamlit run app.py --server.port $(PORT)\n\t@echo done > $@\n\n"
+
+
+def test_indented_prose_is_not_code_but_indented_code_is():
+    """A manual page's indented paragraphs, option lines and text tables are prose (they read as
+    82–96 % code once, "code-heavy" beside "Code blocks 0"); a Makefile's recipes stay code."""
+    (r,) = route(doc_of(MAN_PAGE * 8, "man-grep.txt"), 1000)
+    assert not r.reason.startswith("code-heavy"), r.reason
+    (r,) = route(doc_of(MAKEFILE * 20, "Makefile.txt"), 1000)
+    assert r.reason.startswith("code-heavy"), r.reason
+
+
 def test_line_structured_text_goes_to_recursive():
     log = "".join(f"2024-05-0{i % 9 + 1} INFO job {i} done\n" for i in range(200))
     (r,) = route(doc_of(log, "app.log"), 500)
