@@ -14,6 +14,7 @@ from pages.ui.nav import PAGES
 from pages.ui.safe import md
 from pages.ui.sources import (
     CLEANUP_FLAGS,
+    cleanup_steps,
     duplicates,
     load,
     open_source,
@@ -147,7 +148,7 @@ for src in list(session.sources):
             st.markdown(
                 f":material/alt_route: **hybrid** would use **{md(p.hybrid_choice)}**: {md(p.hybrid_reason)}"
             )
-        if doc.cleanup:
-            st.caption("Clean-up: " + " · ".join(md(step) for step in doc.cleanup))
+        if steps := cleanup_steps(doc.cleanup):
+            st.caption("Clean-up: " + " · ".join(md(step) for step in steps))
         for w in doc.warnings:
             st.warning(md(w), icon=":material/warning:")  # warnings quote the file name

@@ -6,6 +6,8 @@ that the link, which names them by their hash (:mod:`pages.ui.url`), reopens the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from explorer.documents import uploads
 from explorer.documents.cleanup import Cleanup
 from explorer.documents.document import Document, repeats
@@ -26,6 +28,18 @@ CLEANUP_FLAGS = {
         "Lines repeated at the top or bottom of most PDF pages are removed.",
     ),
 }
+
+
+def cleanup_steps(report: Sequence[str]) -> list[str]:
+    """A document's clean-up report (``"join_hyphenated: joined 4 words…"``) as the toggles say
+    it, in their order ("Join hyphenated words: joined 4 words…"); a step that does not apply
+    to the document (headers and footers of a text without pages) is left out."""
+    said = dict(step.split(": ", 1) for step in report if ": " in step)
+    return [
+        f"{label}: {said[field]}"
+        for field, label, _ in CLEANUP_FLAGS.values()
+        if field in said and not said[field].startswith("skipped")
+    ]
 
 
 def add_sample(name: str) -> None:

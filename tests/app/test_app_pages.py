@@ -436,6 +436,12 @@ def test_cleanup_toggle_changes_the_document():
     after = summaries(at)
     assert before != after  # the PDF sample has running headers and footers
     assert at.query_params["clean"] == "headers"
+    at.toggle(key="w.clean.blank").set_value(True).run()
+    said = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Clean-up:")]
+    # the toggles' words, in their order; headers and footers said only of the PDF (it has pages)
+    assert said and all(c.startswith("Clean-up: Collapse blank lines: collapsed") for c in said), said
+    assert sum("Drop page headers/footers: removed" in c for c in said) == 1
+    assert not [c for c in said if "_" in c or "skipped" in c]
 
 
 # -- Compare ----------------------------------------------------------------------------------
