@@ -1,6 +1,6 @@
 """URL state: the shareable view (samples, uploads, active document, clean-up, model, strategies,
-how chunks are ranked (``retriever=``, ``k=``, ``emb=``: :mod:`pages.ui.url_ranking`), the chunk Explore
-inspects (``chunk=``), the question asked, the kept questions and
+how chunks are ranked (``retriever=``, ``k=``, ``emb=``: :mod:`pages.ui.url_ranking`), the chunks Explore
+and Semantic show (``chunk=``, ``schunk=``: :mod:`pages.ui.url_chunks`), the question asked, the kept questions and
 Evaluate's question file) in the link.
 
 :func:`restore` reads a link once per session (what it cannot use becomes a notice: the link is
@@ -41,6 +41,7 @@ from pages.ui.sources import (
     sample_names,
 )
 from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, ConfigDict, session
+from pages.ui.url_chunks import chunks_url, restore_chunks
 from pages.ui.url_ranking import ranking_url, restore_ranking
 
 #: More ``samples`` values than this in a link are ignored (there are three samples).
@@ -96,16 +97,7 @@ def restore() -> None:
         i = int(qp["cfgsel"]) - 1
         if 0 <= i < len(session.configs):
             session.active_cfg = session.configs[i]["id"]
-    _restore_chunk(qp)
-
-
-def _restore_chunk(qp: Any) -> None:
-    """The chunk Explore inspects (``chunk=``, its number; past the last, the last one)."""
-    chunk = qp.get("chunk") or ""
-    if re.fullmatch(r"[0-9]{1,7}", chunk):
-        session.chunk_sel = int(chunk)
-    elif chunk:
-        session.notices.append(f"Ignored the chunk named in the link ({clip(chunk, 40)}): it must be a chunk number.")
+    restore_chunks(qp)
 
 
 def _adapted(strategy: str, params: Any) -> Adapted:
@@ -326,8 +318,7 @@ def sync() -> None:
     idx = next((i for i, c in enumerate(session.configs) if c["id"] == session.active_cfg), 0)
     if idx:
         want["cfgsel"] = str(idx + 1)
-    if session.chunk_sel:
-        want["chunk"] = str(int(session.chunk_sel))
+    want.update(chunks_url())
     sem = _sem_url()
     if sem:
         want["sem"] = sem

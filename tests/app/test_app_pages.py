@@ -1083,6 +1083,14 @@ def test_the_inspected_chunk_travels_in_the_link():
     assert bad.subheader[0].value.startswith("Chunk 0 of")
     past = start(query={"chunk": "9999999"})
     assert past.subheader[0].value.startswith(f"Chunk {n - 1:,} of {n:,}")
+    # Semantic's chunk too (schunk=): it came back as chunk 0
+    sem = start("semantic")
+    sem.number_input(key="w.sem_chunk").set_value(2).run()
+    link = {k: sem.query_params[k] for k in sem.query_params}
+    assert link["schunk"] in ("2", ["2"]) and "chunk" not in link
+    again = start("semantic", query=link)
+    ok(again)
+    assert again.number_input(key="w.sem_chunk").value == 2 and not again.warning
 
 
 def test_seeded_boxes_carry_their_value_as_the_default_after_the_run_that_set_them():
@@ -1319,7 +1327,7 @@ def test_sample_names_with_commas_survive_the_link():
     assert again.query_params["samples"] == link
 
 
-_URL_PARAMS = ["samples", "doc", "clean", "model", "backend", "cfg", "cfgsel", "sem", "retriever", "k", "emb", "chunk", "q", "x"]
+_URL_PARAMS = ["samples", "doc", "clean", "model", "backend", "cfg", "cfgsel", "sem", "retriever", "k", "emb", "chunk", "schunk", "q", "x"]
 def _nasty_values():
     from hypothesis import strategies as hs
 
