@@ -263,9 +263,11 @@ def _cli(configs: Sequence[StrategyConfig], run: _Run) -> str:
     extra = run.cli_options()
     paths = run.cli_docs()
     lines = []
-    for c in configs:
+    for i, c in enumerate(configs, 1):
         cmd = f"python -m explorer chunk {paths} --strategy {shlex.quote(c.strategy)}"
-        lines.append(" ".join(x for x in (cmd, " ".join(_sets(c)), *extra) if x))
+        # several configurations: each to its own file (pasted as a block, they shared one stream)
+        out = f"> chunks-{i}-{c.strategy}.jsonl" if len(configs) > 1 else ""
+        lines.append(" ".join(x for x in (cmd, " ".join(_sets(c)), *extra, out) if x))
     if len(configs) > 1:
         strategies = " ".join(" ".join([f"--strategy {shlex.quote(c.strategy)}", *_sets(c)]) for c in configs)
         compare = f"python -m explorer compare {paths} --question 'YOUR QUESTION'"

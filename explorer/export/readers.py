@@ -99,6 +99,37 @@ def read_lines(peer: str, files: Sequence[str], samples: Sequence[str] = (), cle
     if kind_of(first) == "pdf":
         lines.append(PDF_NOTE)
     lines += [line.format(name=repr(first)) for line in READERS[peer][kind_of(first)]]
-    if len(names) > 1:
-        lines.append(f"# the other documents, to load the same way: {', '.join(map(repr, names[1:]))}")
-    return "\n".join(lines)
+    return "\n".join(lines + _others(peer, names[1:], first, samples))
+
+
+#: How a comment names the documents of a kind.
+KIND_WORDS = {"pdf": "PDFs", "markdown": "Markdown files", "text": "text files"}
+
+
+def _others(peer: str, others: Sequence[str], first: str, samples: Sequence[str]) -> list[str]:
+    """Comment lines for the documents after the first: those of its kind load the same way;
+    those of another kind get that kind's reading (commented out: ``open()`` reads no PDF);
+    bundled samples among them say how to get their files."""
+    lines: list[str] = []
+    by_kind: dict[str, list[str]] = {}
+    for name in others:
+        by_kind.setdefault(kind_of(name), []).append(name)
+    for kind, names in by_kind.items():
+        listed = ", ".join(map(repr, names))
+        if _code(READERS[peer][kind]) == _code(READERS[peer][kind_of(first)]):
+            lines.append(f"# the {KIND_WORDS[kind]}, to load the same way: {listed}")
+            continue
+        lines.append(f"# the {KIND_WORDS[kind]}, read this way (shown for the first): {listed}")
+        lines += [f"#   {line.format(name=repr(names[0]))}" for line in READERS[peer][kind] if line]
+    bundled = [n for n in others if n in samples]
+    if bundled and first not in samples:
+        lines += sample_note(bundled[0])
+        bundled = bundled[1:]
+    if bundled:
+        lines.append(f"# bundled samples too, written the same way: {', '.join(map(repr, bundled))}")
+    return lines
+
+
+def _code(lines: Sequence[str]) -> list[str]:
+    """A reading's lines without its comments: two kinds read alike when these are equal."""
+    return [line for line in lines if line and not line.startswith("#")]

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from tests.export.test_export_runs import run_in_fresh_shell
+from tests.export.test_export_runs import output_rows, run_in_fresh_shell
 from tests.support import browser_util as bu
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -180,6 +180,6 @@ def test_the_exported_cli_line_runs_in_a_fresh_shell(server, browser, tmp_path):
     (run_dir / NAME).write_text(NOTES, encoding="utf-8")  # the user's own copy of what they uploaded
     done = run_in_fresh_shell(lines[0], run_dir)
     assert done.returncode == 0, done.stderr[-2000:]
-    docs = {json.loads(x)["document"] for x in done.stdout.splitlines()}
+    docs = {row["document"] for row in output_rows(lines[0], done, run_dir)}
     assert {"handbook.pdf", "guide.md", "rapport_annuel.txt", NAME} <= docs
     context.close()

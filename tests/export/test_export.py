@@ -234,6 +234,10 @@ def test_cli_snippet_round_trips_through_the_parser():
     args = build_parser().parse_args(argv)
     assert args.paths == ["my doc.txt"]
     assert configs_from_args(args, many=True) == configs
+    chunk_lines = [ln for ln in code.splitlines() if " chunk " in ln]  # each to its own file
+    assert [shlex.split(ln)[-2:] for ln in chunk_lines] == [[">", "chunks-1-recursive.jsonl"], [">", "chunks-2-fixed.jsonl"]]
+    assert configs_from_args(build_parser().parse_args(shlex.split(chunk_lines[1])[3:-2]), many=False) == configs[1:]
+    assert ">" not in config_to_code(configs[:1], ["my doc.txt"])["cli"]  # one: to the screen
 
 
 def test_int8_travels_into_the_code_and_the_json():
@@ -337,3 +341,19 @@ def test_samples_are_named_with_sample_and_peer_code_says_how_to_get_them():
     ns: dict = {}
     exec(compile(only_sample["python"], "<python snippet>", "exec"), ns)  # our own generated code
     assert ns["chunks_0"] and ns["docs"][0].name == "handbook.pdf"
+
+
+def test_peer_snippets_tell_how_to_read_the_other_documents_by_their_kind():
+    """After the first document, those of another kind get their own reading (open() reads no
+    PDF), those read alike are listed to load the same way, and a bundled sample says how to
+    get its file."""
+    config = StrategyConfig.make("recursive", {})
+    code = config_to_code([config], ["notes.txt", "report.pdf", "b.txt"], samples=["handbook.pdf"])
+    lc = code["langchain"]
+    same = next(ln for ln in lc.splitlines() if "to load the same way" in ln)
+    assert "'b.txt'" in same and ".pdf" not in same
+    assert "#   pages = PyPDFLoader('report.pdf').load()" in lc and "'handbook.pdf'" in lc
+    assert "sample_bytes('handbook.pdf')" in lc
+    assert "PdfReader('report.pdf')" in code["chonkie"]
+    for key in ("langchain", "llamaindex", "chonkie"):
+        ast.parse(code[key])

@@ -38,6 +38,14 @@ def run_in_fresh_shell(line: str, folder: Path) -> subprocess.CompletedProcess:
     )
 
 
+def output_rows(line: str, done: subprocess.CompletedProcess, folder: Path) -> list[dict]:
+    """The chunks a ``chunk`` line wrote: to the file it sends them to (``> chunks-1-….jsonl``,
+    one file per configuration when there are several), else to its output."""
+    words = shlex.split(line)
+    out = (folder / words[-1]).read_text(encoding="utf-8") if words[-2] == ">" else done.stdout
+    return [json.loads(x) for x in out.splitlines()]
+
+
 def test_the_exported_cli_line_for_a_sample_runs_in_a_fresh_shell(tmp_path):
     at = start("export", query={"samples": "Plant operations handbook (PDF, 6 pages)"})
     ok(at)
@@ -47,7 +55,7 @@ def test_the_exported_cli_line_for_a_sample_runs_in_a_fresh_shell(tmp_path):
     for line in lines:
         done = run_in_fresh_shell(line, tmp_path)
         assert done.returncode == 0, (line, done.stderr[-2000:])
-        rows = [json.loads(x) for x in done.stdout.splitlines()]
+        rows = output_rows(line, done, tmp_path)
         assert rows and {r["document"] for r in rows} == {"handbook.pdf"}
         assert all(r["text"] for r in rows)
 
@@ -64,7 +72,7 @@ def test_the_exported_cli_line_names_an_upload_by_its_file_name(tmp_path):
     (tmp_path / name).write_text(NOTES, encoding="utf-8")  # the user's own copy of the file
     done = run_in_fresh_shell(lines[0], tmp_path)
     assert done.returncode == 0, done.stderr[-2000:]
-    rows = [json.loads(x) for x in done.stdout.splitlines()]
+    rows = output_rows(lines[0], done, tmp_path)
     assert "".join(r["text"] for r in rows).startswith("# My notes")
     peers = " ".join(c.value for c in at.code if c.language == "python")
     assert "PyPDFLoader" not in peers and "rapport_annuel" not in peers and repr(name) in peers
