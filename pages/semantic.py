@@ -38,8 +38,7 @@ if config is None:
     st.warning("Fix the parameters in the sidebar.", icon=":material/tune:")
     st.stop()
 
-from explorer.strategies.semantic import semantic_curve  # noqa: E402  (after the guard above)
-from explorer.text.chunk import END_OF_TEXT, SEMANTIC  # noqa: E402
+from explorer.strategies.semantic import semantic_curve, size_cap_cuts  # noqa: E402  (after the guard above)
 
 try:
     emb = embedder()
@@ -85,7 +84,7 @@ y_name = "distance gradient" if curve.mode == "gradient" else "cosine distance"
 
 
 def _chunks_help() -> str:
-    capped = sum(1 for ch in chunks if not ch.reason.startswith((SEMANTIC, END_OF_TEXT)))
+    capped = len(size_cap_cuts(chunks))
     p = config.param_dict
     why = (
         f"{len(chunks) - capped:,} end at a breakpoint or the end of the text; {capped:,} more "
@@ -131,6 +130,7 @@ else:
         y_name,
         lambda span: html.escape(clip(" ".join(doc.text[span[0] : span[1]].split()), 110)),
         selected=(chunks[sel].start, chunks[sel].end, f"chunk {chunks[sel].index}") if chunks else None,
+        cap_cuts=size_cap_cuts(chunks),
     )
     left, right = st.container(key=WRAP_KEY).columns([0.72, 0.28])  # the histogram wraps under it
     left.plotly_chart(fig, key=W.SEM_CURVE, on_select=_on_curve, selection_mode="points")

@@ -37,8 +37,11 @@ from explorer.strategies.splitting import split_range
 from explorer.text.chunk import END_OF_TEXT, SEMANTIC, UNBREAKABLE, Span
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from explorer.documents.document import Document
     from explorer.strategies.context import Context
+    from explorer.text.chunk import Chunk
     from explorer.text.length import Length
 
 #: Valid ``breakpoint_amount`` range per mode, and what the amount means there.
@@ -202,6 +205,12 @@ class SemanticStrategy(Strategy[SemanticParams]):
             "llamaindex": _llamaindex(p, kit),
             "chonkie": _chonkie(p, kit),
         }
+
+
+def size_cap_cuts(chunks: Sequence[Chunk]) -> list[int]:
+    """Where ``max_chunk_size`` cut inside a group of sentences: the ends of the chunks that end
+    neither at a breakpoint nor at the text's end (the curve marks them apart from breakpoints)."""
+    return [c.end for c in chunks if not c.reason.startswith((SEMANTIC, END_OF_TEXT))]
 
 
 def semantic_curve(doc: Document, params: dict[str, Any] | None, ctx: Context | None = None) -> SemanticCurve:

@@ -152,10 +152,13 @@ def curve_figures(
     y_name: str,
     sentence: Callable[[tuple[int, int]], str],
     selected: tuple[int, int, str] | None = None,
+    cap_cuts: Sequence[int] = (),
 ) -> tuple[go.Figure, go.Figure]:
     """The distance curve between neighbouring sentences with its breakpoints and threshold, and
     the histogram of its values; ``sentence(span)`` is the (escaped) text a point's hover shows;
-    ``selected`` (start, end, name) is shaded (the chunk shown under the curve)."""
+    ``selected`` (start, end, name) is shaded (the chunk shown under the curve); ``cap_cuts``
+    are the cuts the size cap made, marked along the bottom (else the chunks outnumber the
+    breakpoints with nothing on the chart to say why)."""
     points, thr = curve.points, curve.threshold
     hover = [
         [i, sentence(p.left), sentence(p.right), p.similarity, "boundary" if p.is_break else "no boundary"]
@@ -190,6 +193,17 @@ def curve_figures(
             hoverinfo="skip",
         )
     )
+    if cap_cuts:
+        fig.add_trace(
+            go.Scatter(
+                x=list(cap_cuts),
+                y=[min(p.score for p in points)] * len(cap_cuts),
+                mode="markers",
+                marker={"color": "#CC79A7", "size": 11, "symbol": "triangle-up"},
+                name=f"cut by max_chunk_size ({len(cap_cuts):,})",
+                hovertemplate="cut by max_chunk_size at character %{x:,}<extra></extra>",
+            )
+        )
     _curve_extras(fig, curve, y_name, selected)
     hist = go.Figure(go.Histogram(x=[p.score for p in points], nbinsx=40, marker_color="#56B4E9"))
     if not math.isnan(thr):

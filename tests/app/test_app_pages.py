@@ -1019,6 +1019,10 @@ def test_semantic_page_says_which_chunks_the_size_cap_made():
     )
     assert found and int(found[1]) + int(found[2]) == int(m.value)
     assert "max_chunk_size (256 tokens)" in m.proto.help
+    # and the curve marks those cuts, one marker each, apart from the breakpoints
+    curve = json.loads(at.get("plotly_chart")[0].proto.spec)
+    (cuts,) = [t for t in curve["data"] if t.get("name", "").startswith("cut by max_chunk_size")]
+    assert len(cuts["x"]) == int(found[2]) and cuts["name"].endswith(f"({int(found[2]):,})")
 
 
 def test_sample_questions_follow_the_loaded_samples():
