@@ -194,22 +194,27 @@ def curve_figures(
         )
     )
     if cap_cuts:
-        fig.add_trace(
-            go.Scatter(
-                x=list(cap_cuts),
-                y=[min(p.score for p in points)] * len(cap_cuts),
-                mode="markers",
-                marker={"color": "#CC79A7", "size": 11, "symbol": "triangle-up"},
-                name=f"cut by max_chunk_size ({len(cap_cuts):,})",
-                hovertemplate="cut by max_chunk_size at character %{x:,}<extra></extra>",
-            )
-        )
+        _mark_cap_cuts(fig, cap_cuts, min(p.score for p in points))
     _curve_extras(fig, curve, y_name, selected)
     hist = go.Figure(go.Histogram(x=[p.score for p in points], nbinsx=40, marker_color="#56B4E9"))
     if not math.isnan(thr):
         hist.add_vline(x=thr, **LIMIT_LINE)
     hist.update_layout(xaxis_title=y_name, yaxis_title="gaps", height=380, margin=MARGIN)
     return fig, hist
+
+
+def _mark_cap_cuts(fig: go.Figure, cuts: Sequence[int], y: float) -> None:
+    """The size cap's cuts along the bottom of the curve, apart from the breakpoints."""
+    fig.add_trace(
+        go.Scatter(
+            x=list(cuts),
+            y=[y] * len(cuts),
+            mode="markers",
+            marker={"color": "#CC79A7", "size": 11, "symbol": "triangle-up"},
+            name=f"cut by max_chunk_size ({len(cuts):,})",
+            hovertemplate="cut by max_chunk_size at character %{x:,}<extra></extra>",
+        )
+    )
 
 
 def _curve_extras(fig: go.Figure, curve: Any, y_name: str, selected: tuple[int, int, str] | None) -> None:
