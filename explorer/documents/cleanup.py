@@ -110,16 +110,35 @@ def drop_headers_footers(pages: Sequence[str]) -> tuple[list[str], int]:
     At an edge where lines were removed, a second pass removes a short next line (up to
     ``SECOND_LINE_MAX`` characters) that repeats the same way: a title line followed by a
     page-number line. Body lines are longer and differ from page to page, so they stay.
+    The first page with text keeps its top line: a title that later pages repeat as their
+    running header was dropped with them.
     """
     out = list(pages)
     removed = 0
+    title = None
     for where in ("first", "last"):
+        before = out
         out, n = _drop_edge(out, where, max_len=None)
         removed += n
+        if n and where == "first":
+            title = _first_top_line(before, out)
         if n:
             out, n = _drop_edge(out, where, max_len=SECOND_LINE_MAX)
             removed += n
+    if title is not None:  # put back: the first page's top line is most often the title itself
+        i, line = title
+        out[i] = line + "\n" + out[i]
+        removed -= 1
     return out, removed
+
+
+def _first_top_line(before: list[str], after: list[str]) -> tuple[int, str] | None:
+    """The first page with text and its top line, when a pass removed that line."""
+    i = next((i for i, page in enumerate(before) if page.strip()), None)
+    if i is None or before[i] == after[i]:
+        return None
+    s, e = _edge_line(before[i], "first") or (0, 0)
+    return i, before[i][s:e]
 
 
 def _drop_edge(pages: list[str], where: str, max_len: int | None) -> tuple[list[str], int]:
