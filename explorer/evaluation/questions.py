@@ -46,11 +46,10 @@ class NotLoaded(LoadError):
 def several_documents(where: str, name: str, n: int, ids: Sequence[str] = ()) -> LoadError:
     """A question's document name that more than one loaded document answers to (two files of
     one name from two folders, say): the id tells them apart, so say so."""
-    which = f" (ids {', '.join(ids)})" if ids else ""
-    return LoadError(
-        f"{where}: document {name!r} matches {n:,} loaded documents{which}: name it by its id instead "
-        "(the doc_id that `chunk` prints)"
+    which = f": name it by its id instead ({', '.join(ids)})" if ids else (
+        ": name it by its id instead (the doc_id that `chunk` prints)"
     )
+    return LoadError(f"{where}: document {name!r} matches {n:,} loaded documents{which}")
 
 
 class _Docs:
