@@ -52,7 +52,7 @@ test: $(VENV)/.req-dev $(VENV)/.editable browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 
-## The inner loop (about 1.5 minutes here, on both cores): lint, then the unit and property tests; no real model,
+## The inner loop (about 2.5 to 3 minutes here, on both cores): lint, then the unit and property tests; no real model,
 ## no browser, nothing marked slow. CI runs `make test`, the whole suite.
 check: $(VENV)/.req-dev $(VENV)/.editable
 	$(PY) -m ruff check .

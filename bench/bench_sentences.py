@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from common import ROOT, chroma_text, megabytes, table
 
-from explorer.text.sentences import paragraph_spans, sentence_spans
+from explorer.text.sentences import _whole_text_sentences, paragraph_spans, sentence_spans
 
 Spans = list[tuple[int, int]]
 
@@ -62,6 +62,9 @@ def corpus(chars: int = 1_000_000) -> str:
 
 
 def ours(text: str, lang: str = "en") -> Spans:
+    # past the memo of whole-document calls (sentence_spans remembers its last texts): each
+    # repeat must segment again, as the peers do
+    _whole_text_sentences.cache_clear()
     return sentence_spans(text)
 
 
