@@ -61,9 +61,13 @@ def nav_inputs(nav: Nav, doc: Document, chunks: Sequence[Chunk], sel: int, cols:
         def on_page(number: int) -> None:
             page = next((p for p in doc.pages if p.number == number), None)
             if page is not None:
-                nav.set(next((i for i, ch in enumerate(chunks) if ch.end > page.start), n - 1))
+                nav.set(page_chunk(chunks, page.start, page.end))
 
-        here = chunks[sel].pages[0] if chunks[sel].pages else 1
+        # the page asked for while the chunk shown covers it (a chunk over pages 3-4 asked on
+        # page 4 showed 3, and "+" could not get past it), else the chunk's first page
+        asked = session.widget(nav.page_key)
+        pages = chunks[sel].pages
+        here = asked if asked in pages else pages[0] if pages else 1
         synced(
             cols[1].number_input,
             "Page",
@@ -74,6 +78,15 @@ def nav_inputs(nav: Nav, doc: Document, chunks: Sequence[Chunk], sel: int, cols:
             value=here,
             on_change=on_page,
         )
+
+
+def page_chunk(chunks: Sequence[Chunk], start: int, end: int) -> int:
+    """The chunk to show for the page ``text[start:end]``: the first one that starts on it, else
+    the one that runs into it (the first that merely spilled onto it showed the page before)."""
+    on = next((i for i, ch in enumerate(chunks) if start <= ch.start < end), None)
+    if on is not None:
+        return on
+    return next((i for i, ch in enumerate(chunks) if ch.end > start), len(chunks) - 1)
 
 
 def chunk_text(

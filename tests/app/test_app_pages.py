@@ -408,6 +408,36 @@ def test_documents_bad_file_gets_its_own_message_others_stay(tmp_path):
     assert len(summaries(at)) == 4
 
 
+def test_every_page_of_a_pdf_is_reachable_with_long_chunks():
+    """Chunks longer than a page: each page asked for shows a chunk that covers it and keeps the
+    page asked for (the field used to snap back to the chunk's first page, and "+" got stuck)."""
+    from explorer import chunk_document
+    from explorer.documents.samples import load_sample
+
+    params = {"chunk_size": 5000, "chunk_overlap": 0}
+    chunks = chunk_document(load_sample("handbook.pdf"), "recursive", params)
+    assert any(len(c.pages) > 1 for c in chunks)
+    at = start(query={"cfg": json.dumps({"s": "recursive", "p": params})})
+    ok(at)
+    for number in range(1, 7):
+        at.number_input(key="w.page").set_value(number).run()
+        ok(at)
+        assert at.number_input(key="w.page").value == number
+        sel = at.session_state["chunk_sel"]
+        assert number in chunks[sel].pages, (number, sel, chunks[sel].pages)
+
+
+def test_a_page_shows_the_chunk_that_starts_on_it_else_the_one_running_into_it():
+    from types import SimpleNamespace as C
+
+    from pages.ui.chunknav import page_chunk
+
+    chunks = [C(start=0, end=10), C(start=10, end=25), C(start=25, end=30)]
+    assert page_chunk(chunks, 5, 12) == 1  # starts on it, not the one spilling onto it
+    assert page_chunk(chunks, 12, 20) == 1  # none starts on it: the one that runs into it
+    assert page_chunk(chunks, 26, 30) == 2
+
+
 def test_documents_multi_page_pdf_upload(tmp_path):
     fpdf = pytest.importorskip("fpdf")
     pdf = fpdf.FPDF()
