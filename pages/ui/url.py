@@ -83,16 +83,17 @@ def restore() -> None:
             continue
         assert got.values is not None
         add_config(name, got.values, user_set=got.user_set)
-        _say_adapted(name, got.notes)
+        _say_adapted(name, got.notes, d.get("p") or {})
     if "sem" in qp:
         try:
-            got = _adapted("semantic", untrusted.loads(qp["sem"], "semantic settings", ParamError))
+            given = untrusted.loads(qp["sem"], "semantic settings", ParamError)
+            got = _adapted("semantic", given)
         except (ValueError, TypeError, AttributeError) as err:
             session.notices.append(f"Ignored the semantic settings from the link: {err}")
         else:
             assert got.values is not None
             session.sem_cfg.update(params=dict(got.values), valid=dict(got.values), user_set=sorted(got.user_set))
-            _say_adapted("semantic", got.notes)
+            _say_adapted("semantic", got.notes, given)
     if re.fullmatch(r"[0-9]{1,3}", qp.get("cfgsel", "")):  # not isdigit(): "²" is a digit int() refuses
         i = int(qp["cfgsel"]) - 1
         if 0 <= i < len(session.configs):
@@ -107,9 +108,11 @@ def _adapted(strategy: str, params: Any) -> Adapted:
     return get_strategy(strategy).adapt(params, params.keys(), lenient=True)
 
 
-def _say_adapted(strategy: str, notes: Sequence[str]) -> None:
-    """One notice for what a link's settings of ``strategy`` became (a note is clipped: it may
-    quote the link)."""
+def _say_adapted(strategy: str, notes: Sequence[str], given: Any) -> None:
+    """One notice for what became of the settings of ``strategy`` that the link gives (a note is
+    clipped: it may quote the link). A default that follows them is not said: the app's own link
+    ("chunk_size": 10) drew "chunk_overlap 200 → 2" on every reload."""
+    notes = [n for n in notes if n.split(" ", 1)[0] in given]
     if notes:
         more = f"; and {len(notes) - MAX_LINK_NOTES} more" if len(notes) > MAX_LINK_NOTES else ""
         said = "; ".join(clip(n, 160) for n in notes[:MAX_LINK_NOTES])

@@ -268,6 +268,19 @@ def test_a_strategy_switch_applies_the_new_defaults_and_keeps_the_place_in_the_t
     assert text_views(at)[0]["selected"] == sel
 
 
+def test_the_apps_own_link_reloads_without_a_notice_for_a_default_that_follows():
+    """The link the app wrote for chunk size 10 holds only that; on reload the default overlap
+    follows it again, as it did when the size was set, with no notice (it said one every time)."""
+    at = start()
+    param(at, "slider", "Chunk size").set_value(10).run()
+    link = {k: at.query_params[k] for k in at.query_params}
+    assert all("chunk_overlap" not in c for c in link["cfg"])
+    again = start(query=link)
+    ok(again)
+    assert not [w.value for w in again.warning if "adjusted" in w.value]
+    assert again.session_state["configs"][0]["params"]["chunk_overlap"] == 2
+
+
 def test_a_link_with_conflicting_settings_is_honoured_leniently_and_said_until_dismissed():
     cfg = json.dumps({"s": "recursive", "p": {"chunk_size": 130, "chunk_overlap": 200}})
     at = start(query={"cfg": [cfg]})
