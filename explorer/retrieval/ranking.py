@@ -339,6 +339,10 @@ class AnswerPlaces:
 
     dense_rank: int | None
     bm25_rank: int | None
+    #: Which chunk (its index in the index) holds each place: two chunks that share the answer
+    #: (an overlap) can each be the better placed in one ranking.
+    dense_chunk: int | None = None
+    bm25_chunk: int | None = None
 
 
 def answer_places(
@@ -352,22 +356,21 @@ def answer_places(
     rows = np.array([i for i, c in enumerate(index.chunks) if c.doc_id == doc_id and c.start < end and c.end > start])
     if not len(rows):
         return None
-    dense = None
+    dense = bm25 = (None, None)
     if query_vector is not None and index.has_vectors:
         dense = _place(index.dense_scores(np.asarray(query_vector, np.float32), np.arange(len(index))), rows)
-    bm25 = None
     if index.has_lexical:
         scores = index.lexical.scores(question)
-        bm25 = _place(scores, rows) if scores[rows].max() > 0 else None
-    return AnswerPlaces(dense, bm25)
+        bm25 = _place(scores, rows) if scores[rows].max() > 0 else (None, None)
+    return AnswerPlaces(dense[0], bm25[0], dense[1], bm25[1])
 
 
-def _place(scores: np.ndarray, rows: np.ndarray) -> int:
-    """1-based rank of the best placed of ``rows`` among all ``scores``: every higher score,
-    and every equal one (within :data:`TIE_EPSILON`) of a chunk that comes earlier, goes first."""
+def _place(scores: np.ndarray, rows: np.ndarray) -> tuple[int, int]:
+    """(1-based rank, row) of the best placed of ``rows`` among all ``scores``: every higher
+    score, and every equal one (within :data:`TIE_EPSILON`) of a chunk that comes earlier, goes first."""
 
     def place(row: int) -> int:
         s = scores[row]
         return int((scores > s + TIE_EPSILON).sum() + (np.abs(scores[:row] - s) <= TIE_EPSILON).sum() + 1)
 
-    return min(place(int(r)) for r in rows)
+    return min((place(int(r)), int(r)) for r in rows)

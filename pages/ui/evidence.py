@@ -13,17 +13,23 @@ from explorer.text.wording import plural
 def answer_note(idx: Any, question: str, ref: tuple[str, int, int]) -> str:
     """The scored caption's tail, " · the answer's chunk: dense #7 · BM25 #23": where the
     rankings this search built place the best chunk that overlaps the expected answer
-    (explorer.retrieval.ranking.answer_places)."""
+    (explorer.retrieval.ranking.answer_places), each chunk named when the two rankings' best are
+    two chunks that share the answer ("dense #2 (chunk 23) · BM25 #4 (chunk 22)")."""
     if not question:
         return ""
     qv = idx.ctx.get_embedder().encode_queries([question])[0] if idx.has_vectors else None
     places = answer_places(idx, question, ref, qv)
     if places is None:
         return ""
-    parts = [f"{name} #{rank}" for name, rank in (("dense", places.dense_rank), ("BM25", places.bm25_rank)) if rank]
+    ranked = [(name, rank, row) for name, rank, row in (
+        ("dense", places.dense_rank, places.dense_chunk), ("BM25", places.bm25_rank, places.bm25_chunk)
+    ) if rank]
+    two = len({row for _, _, row in ranked}) > 1  # the answer in an overlap: one chunk per ranking
+    parts = [f"{name} #{rank}" + (f" (chunk {idx.chunks[row].index})" if two else "") for name, rank, row in ranked]
     if idx.has_lexical and places.bm25_rank is None:
         parts.append("BM25: no question word")
-    return f" · the answer's chunk: {' · '.join(parts)}" if parts else ""
+    head = "the answer's chunks" if two else "the answer's chunk"
+    return f" · {head}: {' · '.join(parts)}" if parts else ""
 
 
 def evidence_line(ev: Evidence, dense_name: str = "cosine") -> str:

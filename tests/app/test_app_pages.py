@@ -1436,3 +1436,18 @@ def test_a_fused_hit_names_its_place_in_each_ranking():
     assert evidence_line(Evidence(0.31, None, 9.5, 1, raised=True)) == (
         "dense below #50 · cosine 0.310 · BM25 #1 · 9.50 · kept in the first 5 as BM25's first hit"
     )
+
+
+def test_the_answers_note_names_each_chunk_when_two_share_the_answer(monkeypatch):
+    """An answer in the overlap of two chunks: each ranking's best may be the other chunk, and
+    the note says which ("dense #2 (chunk 23) · BM25 #4 (chunk 22)"), not one chunk's two ranks."""
+    from types import SimpleNamespace
+
+    from explorer.retrieval.ranking import AnswerPlaces
+    from pages.ui import evidence
+
+    idx = SimpleNamespace(chunks=[SimpleNamespace(index=i) for i in range(30)], has_vectors=False, has_lexical=True)
+    monkeypatch.setattr(evidence, "answer_places", lambda *a: AnswerPlaces(2, 4, 23, 22))
+    assert evidence.answer_note(idx, "q", ("d", 0, 1)) == " · the answer's chunks: dense #2 (chunk 23) · BM25 #4 (chunk 22)"
+    monkeypatch.setattr(evidence, "answer_places", lambda *a: AnswerPlaces(2, 4, 22, 22))
+    assert evidence.answer_note(idx, "q", ("d", 0, 1)) == " · the answer's chunk: dense #2 · BM25 #4"

@@ -733,8 +733,14 @@ def _assert_answer_places_are_the_retrievers_ranks(ctx: Context) -> None:
         a, b = idx.chunks[3], idx.chunks[4]
         both = answer_places(idx, question, (a.doc_id, a.end - 1, b.start + 1), qv)
         assert both.dense_rank == min(dense[a.start], dense[b.start])
+        # and which of the two holds each place
+        assert both.dense_chunk == (3 if dense[a.start] < dense[b.start] else 4)
+        if both.bm25_rank is not None:
+            ranks = {3: bm25.get(a.start, n + 1), 4: bm25.get(b.start, n + 1)}
+            assert ranks[both.bm25_chunk] == both.bm25_rank == min(ranks.values())
     assert answer_places(idx, "grep", ("other.txt", 0, 10), qv) is None
-    assert answer_places(idx, "le la", ref, qv) == AnswerPlaces(places.dense_rank, None)  # no question word
+    no_word = answer_places(idx, "le la", ref, qv)  # no question word
+    assert no_word == AnswerPlaces(places.dense_rank, None, places.dense_chunk, None)
     bare = build_index([Document("man-grep.txt", "text", text)], cfg, ctx, retriever="dense")
     if not bare.has_lexical:  # a dense search does not build BM25 for this
         assert answer_places(bare, "grep", ref, qv).bm25_rank is None
@@ -747,3 +753,4 @@ def test_an_answers_place_in_each_ranking():
 @pytest.mark.model
 def test_an_answers_place_in_each_ranking_with_the_real_model():
     _assert_answer_places_are_the_retrievers_ranks(Context())
+
