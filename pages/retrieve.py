@@ -74,7 +74,7 @@ mark_line = st.container()  # always there, so the expander below keeps its plac
 if mark:
     marked = next(d for d in docs if d.id == mark[0])
     mark_line.caption(
-        f":material/flag: Expected answer: the span you selected, characters {mark[1]:,}–{mark[2]:,} "
+        f":material/flag: Expected answer: the place you chose, characters {mark[1]:,}–{mark[2]:,} "
         f"of **{md(marked.name)}**."
     )
 with st.expander("Select the expected answer in the text", icon=":material/ink_highlighter:"):

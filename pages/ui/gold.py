@@ -40,7 +40,7 @@ def answer_ref(item: dict, docs: Sequence[Document], where: str = "expected answ
         n = len(err.occurrences)
         raise AmbiguousAnswer(
             f"{where}: {clip(' '.join(item.get('answer', '').split()), 60)!r} occurs more than once "
-            f"({n}{'+' if n >= 20 else ''} places): pick the one you mean on Retrieve, or select it in the text",
+            f"({n}{'+' if n >= 20 else ''} places): pick the one you mean (Retrieve lists its places), or select it in the text",
             err.occurrences,
         ) from None
 
