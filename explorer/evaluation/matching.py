@@ -13,7 +13,8 @@ the document and the answer are read through a *view* that
 
 and remembers, for every character of the view, where it comes from in the original text, so a
 match maps back to exact ``start``/``end`` offsets of ``Document.text``. Case and everything
-else must match.
+else must match, unless the caller asks for case to be set aside (the app does for a typed
+answer that matches nowhere with its case).
 
 Why a module of its own: it is pure string work with its own property test, used by
 :mod:`explorer.evaluation.questions` (question files, the app's expected answers).
@@ -81,19 +82,31 @@ def needle(answer: str) -> str:
     return view(answer).text.strip(" ")
 
 
-def find_tolerant(answer: str, text: str, limit: int = 20) -> list[tuple[int, int]]:
+def find_tolerant(answer: str, text: str, limit: int = 20, *, fold_case: bool = False) -> list[tuple[int, int]]:
     """Where ``answer`` occurs in ``text`` as read through the view, as exact (start, end)
-    offsets of ``text``, in order, at most ``limit``."""
+    offsets of ``text``, in order, at most ``limit``; with ``fold_case``, case aside too."""
     n = needle(answer)
     if not n:
         return []
     v = view(text)
+    hay = _lower(v.text) if fold_case else v.text
+    n = _lower(n) if fold_case else n
     found = []
-    pos = v.text.find(n)
+    pos = hay.find(n)
     while pos != -1 and len(found) < limit:
         found.append((v.where[pos], v.where[pos + len(n) - 1] + 1))
-        pos = v.text.find(n, pos + 1)
+        pos = hay.find(n, pos + 1)
     return found
+
+
+@lru_cache(maxsize=4)
+def _lower(text: str) -> str:
+    """``text`` in lower case character by character, so offsets into it stay those of ``text``
+    (a character whose lower case is longer, "İ", stays as it is)."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
 
 
 def same_text(a: str, b: str) -> bool:

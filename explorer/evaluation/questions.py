@@ -113,17 +113,22 @@ class AmbiguousAnswer(LoadError):
 
 
 def find_answer(
-    answer: str, docs: Sequence[Document], limit: int = MAX_OCCURRENCES
+    answer: str, docs: Sequence[Document], limit: int = MAX_OCCURRENCES, *, fold_case: bool = False
 ) -> list[tuple[str, int, int]]:
     """Where ``answer`` occurs in ``docs`` as (document id, start, end), at most ``limit``.
 
     Exact occurrences first: when there are any, they are the answer. Else the answer is matched
     like a person reads it (:mod:`explorer.evaluation.matching`: whitespace and line breaks are
     one space, a hyphen at a line end between letters joins the word or stays as a hyphen), and
-    each match is mapped back to the exact offsets of the document's text."""
+    each match is mapped back to the exact offsets of the document's text. With ``fold_case``,
+    only the tolerant match is made, case aside (a last resort for a typed answer)."""
     from explorer.evaluation.matching import find_tolerant
 
     found: list[tuple[str, int, int]] = []
+    if fold_case:
+        for d in docs:
+            found += [(d.id, s, e) for s, e in find_tolerant(answer, d.text, limit - len(found), fold_case=True)]
+        return found[:limit]
     for d in docs:
         pos = d.text.find(answer)
         while pos != -1 and len(found) < limit:

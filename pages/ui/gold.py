@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.documents.document import Document
+from explorer.errors import LoadError
 from explorer.evaluation.matching import same_text
 from explorer.evaluation.questions import AmbiguousAnswer, find_answer, locate_answer
 from pages.ui.nav import go_to
@@ -30,19 +31,33 @@ CONTEXT_CHARS = 50
 def answer_ref(item: dict, docs: Sequence[Document], where: str = "expected answer") -> tuple[str, int, int]:
     """The gold span of a question: the span the user selected (or picked) when it still holds
     that answer (exact offsets, even for text that occurs twice), else the one place the typed
-    answer occurs (:func:`explorer.evaluation.questions.locate_answer`)."""
+    answer occurs (:func:`explorer.evaluation.questions.locate_answer`), else, typed without its
+    case ("utiliser" for "Utiliser"), the one place it occurs case aside."""
     ref = item.get("ref")
     if holds(ref, item.get("answer"), docs):
         return (ref[0], int(ref[1]), int(ref[2]))
+    answer = item.get("answer", "")
     try:
-        return locate_answer(item.get("answer", ""), docs, where, hint=APP_HINT)
+        return locate_answer(answer, docs, where, hint=APP_HINT)
     except AmbiguousAnswer as err:
-        n = len(err.occurrences)
-        raise AmbiguousAnswer(
-            f"{where}: {clip(' '.join(item.get('answer', '').split()), 60)!r} occurs more than once "
-            f"({n}{'+' if n >= 20 else ''} places): pick the one you mean (Retrieve lists its places), or select it in the text",
-            err.occurrences,
-        ) from None
+        raise _twice(where, answer, err.occurrences) from None
+    except LoadError:
+        folded = find_answer(answer, docs, fold_case=True) if isinstance(answer, str) and answer.strip() else []
+        if not folded:
+            raise
+        if len(folded) > 1:
+            raise _twice(where, answer, folded) from None
+        return folded[0]
+
+
+def _twice(where: str, answer: str, places: Sequence[Any]) -> AmbiguousAnswer:
+    n = len(places)
+    return AmbiguousAnswer(
+        f"{where}: {clip(' '.join(answer.split()), 60)!r} occurs more than once "
+        f"({n}{'+' if n >= 20 else ''} places): pick the one you mean (Retrieve lists its places), or "
+        "select it in the text",
+        list(places),
+    )
 
 
 def holds(ref: Sequence | None, answer: str | None, docs: Sequence[Document]) -> bool:
@@ -62,7 +77,7 @@ def answer_problem(query: dict, docs: Sequence[Document], message: str) -> None:
     places with their context, to pick the one meant (it then scores like a selection)."""
     st.warning(md(message), icon=":material/help:")
     answer = query.get("answer", "")
-    places = find_answer(answer, docs) if answer.strip() else []
+    places = (find_answer(answer, docs) or find_answer(answer, docs, fold_case=True)) if answer.strip() else []
     if len(places) < 2:
         return
     by_id = {d.id: d for d in docs}

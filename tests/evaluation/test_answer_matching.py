@@ -184,3 +184,24 @@ def test_retrieve_scores_a_typed_answer_and_lets_the_user_pick_among_places(fake
     assert len([c.value for c in at.caption if c.value.startswith("Recall")]) == 2
     next(b for b in at.button if b.label == "Keep the question").click().run()
     assert at.session_state["questions"][-1]["ref"] == [handbook.id, second, second + 66]
+    # typed without its case, the answer still scores (it was "not an exact substring")
+    ask(at, "Who is told?", "Reported To The Plant Superintendent the same day")
+    ok(at)
+    assert not at.warning
+    assert len([c.value for c in at.caption if c.value.startswith("Recall")]) == 2
+
+
+def test_case_aside_only_when_asked_and_at_exact_offsets():
+    """A typed answer without its case ("utiliser" for "Utiliser") is found only when the caller
+    sets case aside (the app, as a last resort); question files keep case. Offsets stay exact,
+    whatever lower case does to a character's length ("İ" lowers to two)."""
+    text = "Options:\n  Utiliser un tampon\nde ligne. İstanbul ÉTÉ.\n"
+    d = Document("a.txt", "text", text)
+    assert find_answer("utiliser un tampon de ligne", [d]) == []
+    ((_, s, e),) = find_answer("utiliser un tampon de ligne", [d], fold_case=True)
+    assert text[s:e] == "Utiliser un tampon\nde ligne"
+    ((_, s, e),) = find_answer("été", [d], fold_case=True)
+    assert text[s:e] == "ÉTÉ"
+    assert find_tolerant("stanbul", text, fold_case=True) == [(text.index("stanbul"), text.index("stanbul") + 7)]
+    with pytest.raises(LoadError, match="not an exact substring"):
+        locate_answer("utiliser un tampon de ligne", [d])
