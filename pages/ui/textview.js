@@ -39,13 +39,20 @@ export default function (component) {
   if (old) scrolls.set(root.dataset.view, old.scrollTop);
   const hadFocus = root.contains(document.activeElement) || root.dataset.focus === "1";
   const byKey = root.dataset.pending !== undefined && root.dataset.pending !== "";
-  root.dataset.pending = "";
+  // the selected chunk is brought into view only when it changed (or the view is new): a rerun
+  // for something else (a text selection, say) left the reader where they had scrolled
+  const moved = root.dataset.view !== data.view || root.dataset.selected !== String(data.selected);
+  // keys pressed faster than the app answers: a render of an earlier step keeps the step still on
+  // its way (cleared, every press after it counted from the earlier step and was lost)
+  const caughtUp = Number(root.dataset.pending) === data.selected;
+  if (caughtUp || Date.now() - Number(root.dataset.pendingAt || 0) > 1500) root.dataset.pending = "";
   root.innerHTML = data.html;
   root.dataset.view = data.view;
+  root.dataset.selected = String(data.selected);
   const box = root.querySelector(".ce-text");
   if (box) {
     box.scrollTop = scrolls.get(data.view) || 0;
-    showSelected(box, byKey);
+    if (moved || byKey) showSelected(box, byKey);
     if (data.count) {
       box.tabIndex = 0;
       box.setAttribute("role", "region");
@@ -66,6 +73,7 @@ export default function (component) {
     const target = Math.min(Math.max(base + step, 0), data.count - 1);
     if (target === base) return;
     root.dataset.pending = String(target);
+    root.dataset.pendingAt = String(Date.now());
     setTriggerValue("pick", target);
   };
 

@@ -188,7 +188,35 @@ def test_next_and_previous_chunk_keys_move_the_selection(page):
     assert chunk_heading(page).startswith("Chunk 5 of")
     assert page.evaluate(SELECTED_IN_VIEW_JS)  # the view scrolled to the chunk
     assert page.locator(".ce-view .ce-idx-sel").inner_text() == "5"
+    # a burst of keys, faster than the app answers (a held key): every press counts
+    for _ in range(5):
+        page.keyboard.press("j")
+        page.wait_for_timeout(40)
+    bu.settle(page)
+    page.wait_for_timeout(500)
+    bu.settle(page)
+    assert chunk_heading(page).startswith("Chunk 10 of"), chunk_heading(page)
 
+
+def test_selecting_text_far_from_the_selected_chunk_keeps_the_scroll(page):
+    """The reader scrolled away from the selected chunk and selects a passage there: the view
+    stays where it is (the rerun brought the selected chunk back, the selection out of sight)."""
+    bu.nav(page, "Explore")
+    box = page.locator(".ce-view .ce-text").first
+    box.evaluate("(b) => { b.scrollTop = b.scrollHeight * 0.6; }")
+    page.wait_for_timeout(300)
+    before = box.evaluate("(b) => b.scrollTop")
+    v = box.bounding_box()
+    y = v["y"] + v["height"] / 2
+    page.mouse.move(v["x"] + 60, y)  # a drag over a line in the middle of the box
+    page.mouse.down()
+    page.mouse.move(v["x"] + 220, y, steps=10)
+    page.mouse.up()
+    bu.settle(page)
+    assert any(t.startswith("Selected") for t in captions(page))
+    after = page.locator(".ce-view .ce-text").first.evaluate("(b) => b.scrollTop")
+    assert abs(after - before) < 40, (before, after)
+    assert chunk_heading(page).startswith("Chunk 0 of")
 
 def test_the_pdf_page_beside_the_text_follows_the_selected_chunk(page):
     bu.nav(page, "Explore")
