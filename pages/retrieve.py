@@ -191,6 +191,6 @@ else:
     if phase == jobs.DONE:
         session.ret_batch = search.batch_records(*result, docs)
     if session.ret_batch:
-        st.dataframe(pd.DataFrame(session.ret_batch), hide_index=True, key=W.Q_TABLE)
+        st.dataframe(pd.DataFrame(session.ret_batch), hide_index=True, column_config=search.batch_columns(), key=W.Q_TABLE)
 
 job_bar()

@@ -81,7 +81,8 @@ def grid_html(
     ``diff`` is over the panels that have chunks (in order); ``selected`` is (panel, chunk)."""
     with_chunks = [i for i, p in enumerate(panels) if p.chunks]
     cols = per_row(len(panels))
-    out = [CHUNK_CSS, f'<div class="ce-cmp" style="grid-template-columns:repeat({cols},minmax(0,1fr))">']
+    rows = " ce-cmp-rows" if len(panels) > cols else ""  # two rows of panels share the window's height
+    out = [CHUNK_CSS, f'<div class="ce-cmp{rows}" style="grid-template-columns:repeat({cols},minmax(0,1fr))">']
     if any(p.unread for p in panels):
         out.append(f'<div class="ce-cmp-legend ce-legend" style="grid-column:1/-1">{UNREAD_KEY}</div>')
     if diff is not None and len(diff.cuts) > 1:

@@ -353,6 +353,19 @@ def _card_text(doc: Document, ch: Any, ref: Any, best: tuple[int, int] | None, q
     )
 
 
+def batch_columns() -> dict[str, Any]:
+    """How the batch table shows its figures, as the cost table above it does ("0.909" and
+    "1.000", "18,671"; it showed "1" beside "0.909" and "18671")."""
+    number = st.column_config.NumberColumn
+    return {
+        "top score": number(format="%.3f"),
+        "LLM tokens": number(format="localized"),
+        "recall %": number(format="%.1f"),
+        "IoU %": number(format="%.1f"),
+        "first hit": number(format="#%d"),
+    }
+
+
 def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> list[dict]:
     """One row per kept question and configuration of a batch run: top score, and the scores
     against the question's expected answer when it has one."""

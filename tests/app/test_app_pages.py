@@ -527,6 +527,13 @@ def test_compare_side_by_side_and_parameter_change():
     figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     violins = [t for f in figures for t in f["data"] if t["type"] == "violin"]
     assert len(violins) == 3 and all(t["spanmode"] == "hard" for t in violins)
+    # three panels make one row, as tall as the window allows; a fourth makes two rows, each
+    # about half the window (the second row used to start below the fold)
+    grid = next(json.loads(e.proto.json)["html"] for e in at.get("bidi_component") if "ce-cmp" in e.proto.json)
+    assert 'class="ce-cmp"' in grid
+    at.button(key="w.cfg_add").click().run()
+    grid = next(json.loads(e.proto.json)["html"] for e in at.get("bidi_component") if "ce-cmp" in e.proto.json)
+    assert 'class="ce-cmp ce-cmp-rows"' in grid
 
 
 def two_recursive(at: AppTest) -> None:
@@ -717,6 +724,9 @@ def test_retrieve_top_k_per_configuration_with_expected_answer():
     at.button(key="w.q.runall").click().run()
     ok(at)
     assert len(at.session_state["ret_batch"]) == 2
+    # its figures formatted as the cost table's: three decimals, thousands separators
+    columns = json.loads(at.dataframe[-1].proto.columns)
+    assert [columns[c]["type_config"]["format"] for c in ("top score", "LLM tokens")] == ["%.3f", "localized"]
 
 
 PIECE_LINE = re.compile(
