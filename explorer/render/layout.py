@@ -98,6 +98,8 @@ def window_around(
     lo = bounds[max(selected - 1, 0)][0]
     if bounds[selected][0] - lo > max_chars // 2:  # a huge previous chunk: start nearer
         lo = max(0, bounds[selected][0] - max_chars // 4)
+    if lo == bounds[0][0]:  # from the text's start: what precedes the first chunk is blank, else cut
+        lo = 0
     lo = min(lo, text_len - max_chars)
     return lo, lo + max_chars
 

@@ -173,6 +173,12 @@ def test_render_window_caps_characters():
 def test_window_whole_text_when_small_and_helpers():
     bounds = [(0, 10), (8, 20), (25, 30)]
     assert window_around(bounds, 2, 30) == (0, 30)
+    # a window from the first chunk starts at the text's start: "17 characters before this
+    # window" were blank lines, offered as a link
+    late = [(17 + 100 * i, 17 + 100 * (i + 1)) for i in range(500)]
+    assert window_around(late, 0, 50_017, max_chars=1_000) == (0, 1_000)
+    assert window_around(late, 1, 50_017, max_chars=1_000) == (0, 1_000)
+    assert window_around(late, 3, 50_017, max_chars=1_000) == (217, 1_217)
     assert chunks_in(bounds, 9, 26) == [0, 1, 2]
     assert chunks_in(bounds, 20, 25) == []
     assert chunk_at(bounds, 9) == 1
