@@ -354,8 +354,7 @@ def _card_text(doc: Document, ch: Any, ref: Any, best: tuple[int, int] | None, q
 
 
 def batch_columns() -> dict[str, Any]:
-    """How the batch table shows its figures, as the cost table above it does ("0.909" and
-    "1.000", "18,671"; it showed "1" beside "0.909" and "18671")."""
+    """The batch table's figures as the cost table shows them ("1.000" beside "0.909", "18,671")."""
     number = st.column_config.NumberColumn
     return {
         "top score": number(format="%.3f"),
