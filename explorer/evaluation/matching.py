@@ -99,10 +99,10 @@ def find_tolerant(answer: str, text: str, limit: int = 20, *, fold_case: bool = 
     return found
 
 
-@lru_cache(maxsize=4)
 def _lower(text: str) -> str:
     """``text`` in lower case character by character, so offsets into it stay those of ``text``
-    (a character whose lower case is longer, "İ", stays as it is)."""
+    (a character whose lower case is longer, "İ", stays as it is). Not memoised: it is a last
+    resort, and a copy of each document kept would cost memory on every server."""
     low = text.lower()
     if len(low) == len(text):
         return low
