@@ -10,14 +10,15 @@ from explorer.retrieval.ranking import HYBRID_CANDIDATES, HYBRID_FIRST_SLOTS, Ev
 from explorer.text.wording import plural
 
 
-def answer_note(idx: Any, question: str, ref: tuple[str, int, int]) -> str:
+def answer_note(idx: Any, question: str, ref: tuple[str, int, int], dense: bool = True) -> str:
     """The scored caption's tail, " · the answer's chunk: dense #7 · BM25 #23": where the
     rankings this search built place the best chunk that overlaps the expected answer
     (explorer.retrieval.ranking.answer_places), each chunk named when the two rankings' best are
-    two chunks that share the answer ("dense #2 (chunk 23) · BM25 #4 (chunk 22)")."""
+    two chunks that share the answer ("dense #2 (chunk 23) · BM25 #4 (chunk 22)"). Without
+    ``dense`` (BM25 results, or keyword stand-ins), the question is not embedded for it."""
     if not question:
         return ""
-    qv = idx.ctx.get_embedder().encode_queries([question])[0] if idx.has_vectors else None
+    qv = idx.ctx.get_embedder().encode_queries([question])[0] if dense and idx.has_vectors else None
     places = answer_places(idx, question, ref, qv)
     if places is None:
         return ""

@@ -310,7 +310,7 @@ def hits_column(
     if ref is not None:
         sc = scores_of(ref, hits)
         first = f"rank {round(1 / sc.rr)}" if sc.rr else "not retrieved"
-        st.caption(f"Recall **{sc.recall:.0%}** · IoU **{sc.iou:.1%}** · first hit: **{first}**" + answer_note(idx, question, ref))
+        st.caption(f"Recall **{sc.recall:.0%}** · IoU **{sc.iou:.1%}** · first hit: **{first}**" + answer_note(idx, question, ref, retriever != "bm25"))
     st.caption(f"{len(idx):,} chunks indexed" + (" · the question's words **underlined**" if question else ""))
     languages = idx.stemmed_languages()
     by_id = {d.id: d for d in docs}

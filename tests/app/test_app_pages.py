@@ -1461,3 +1461,9 @@ def test_the_answers_note_names_each_chunk_when_two_share_the_answer(monkeypatch
     assert evidence.answer_note(idx, "q", ("d", 0, 1)) == " · the answer's chunks: dense #2 (chunk 23) · BM25 #4 (chunk 22)"
     monkeypatch.setattr(evidence, "answer_places", lambda *a: AnswerPlaces(2, 4, 22, 22))
     assert evidence.answer_note(idx, "q", ("d", 0, 1)) == " · the answer's chunk: dense #2 · BM25 #4"
+    # BM25 results (or keyword stand-ins) do not embed the question for the note
+    asked = []
+    monkeypatch.setattr(evidence, "answer_places", lambda _i, _q, _r, qv: asked.append(qv) or AnswerPlaces(None, 4, None, 22))
+    embedder = SimpleNamespace(encode_queries=lambda qs: (_ for _ in ()).throw(AssertionError("embedded")))
+    idx = SimpleNamespace(chunks=idx.chunks, has_vectors=True, has_lexical=True, ctx=SimpleNamespace(get_embedder=lambda: embedder))
+    assert evidence.answer_note(idx, "q", ("d", 0, 1), dense=False) == " · the answer's chunk: BM25 #4" and asked == [None]
