@@ -26,9 +26,7 @@ MAX_CONFIGS = 6
 DEFAULT_STRATEGIES = ("recursive", "fixed")
 
 
-def add_config(
-    strategy: str, params: dict, after: int | None = None, user_set: Collection[str] | None = None
-) -> ConfigDict:
+def add_config(strategy: str, params: dict, user_set: Collection[str] | None = None) -> ConfigDict:
     """A new configuration of the session; ``user_set`` (default: the parameters that differ
     from the strategy's defaults) are the ones the user set."""
     cfg: ConfigDict = {"id": session.next_cfg_id, "strategy": strategy, "params": _plain(params)}
@@ -37,10 +35,7 @@ def add_config(
     if got.ok:
         cfg["valid"] = _plain(got.values)
     session.next_cfg_id += 1
-    if after is None:
-        session.configs.append(cfg)
-    else:
-        session.configs.insert(after + 1, cfg)
+    session.configs.append(cfg)
     return cfg
 
 
@@ -297,12 +292,12 @@ def _value(v: Any) -> str:
 
 
 def duplicate_active() -> None:
-    """Callback: add a copy of the selected configuration after it, and select the copy."""
+    """Callback: add a copy of the selected configuration at the end, and select the copy (put
+    after the original, it renumbered the ones after it, whose numbers the labels carry)."""
     cfg = active_config_dict()
     if len(session.configs) >= MAX_CONFIGS:
         return
-    idx = session.configs.index(cfg)
-    new = add_config(cfg["strategy"], cfg["params"], after=idx, user_set=user_set_of(cfg))
+    new = add_config(cfg["strategy"], cfg["params"], user_set=user_set_of(cfg))
     for key in ("valid", "bad"):
         if cfg.get(key):
             new[key] = dict(cfg[key])

@@ -501,6 +501,17 @@ def compare_panels(at: AppTest) -> tuple[list[str], list[str]]:
     return titles, facts
 
 
+def test_add_copies_the_selected_configuration_at_the_end_and_keeps_the_numbers():
+    at = start("compare")
+    before = [c["id"] for c in at.session_state["configs"]]
+    at.selectbox(key="w.cfg").set_value(before[0]).run()  # the first selected
+    at.button(key="w.cfg_add").click().run()
+    ok(at)
+    configs = at.session_state["configs"]
+    assert [c["id"] for c in configs[:-1]] == before  # "2. fixed 500/0" stays 2.
+    assert configs[-1]["strategy"] == configs[0]["strategy"] and at.session_state["active_cfg"] == configs[-1]["id"]
+
+
 def test_compare_side_by_side_and_parameter_change():
     at = start("compare")
     ok(at)
