@@ -40,6 +40,8 @@ BUSY_POLL_S = 2.0
 INLINE_TEXTS = 16
 #: Jobs started by a button (their stopped or failed state stays on the page until dismissed).
 EXPLICIT_KINDS = ("eval", "sweep", "batch", "cohesion")
+#: Jobs for one document, keyed ``(kind, doc.id, ...)``: the chunks of an embedding strategy, the curve.
+_DOCUMENT_KINDS = ("chunk", "curve")
 _RUN = threading.local()  # this script run's slot at the top of the page, and what was drawn in it
 
 
@@ -97,6 +99,16 @@ def submit(
         return None
     session.job = job
     return job
+
+
+def drop_other_documents_jobs(doc_id: str) -> None:
+    """The user picked document ``doc_id``: a running chunking or curve job for another document
+    is wanted by no page now, so it stops (what it embedded stays cached) and the new document's
+    work does not wait behind it. Dismissed, so no bar offers to resume it."""
+    job = session_job()
+    if job is not None and not job.finished and job.kind in _DOCUMENT_KINDS and job.key[1] != doc_id:
+        job.dismissed = True
+        job.cancel()
 
 
 def _safe_work(work: Callable) -> Callable:

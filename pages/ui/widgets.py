@@ -19,6 +19,7 @@ from explorer.errors import ExplorerError
 from explorer.strategies import get_strategy, strategy_names
 from explorer.strategies.config import StrategyConfig
 from pages.ui import compute
+from pages.ui.background import drop_other_documents_jobs
 from pages.ui.configs import (
     MAX_CONFIGS,
     active_config_dict,
@@ -59,6 +60,9 @@ def choose(draw: Callable, label: str, labels: dict, **kwargs: Any) -> Any:
 def _pick_doc(key: str) -> None:
     session.doc_key = key
     del session.chunk_sel
+    doc = _current_doc()
+    if doc is not None:
+        drop_other_documents_jobs(doc.id)
 
 
 def doc_picker(where: Any = None) -> Document | None:

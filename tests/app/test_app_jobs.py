@@ -312,3 +312,21 @@ def test_the_status_bar_looks_often_at_a_young_job_then_less(monkeypatch):
     assert background.POLL_S < background.SLOW_POLL_S <= background.BUSY_POLL_S
     monkeypatch.setattr(jobs, "load", lambda: 3)  # other visitors' jobs queued: every look costs
     assert background._poll_every(Aged(0.2)) == background.BUSY_POLL_S
+
+
+def test_picking_another_document_stops_the_job_for_the_one_left():
+    at = start("semantic")
+    ok(at)
+    job = session_job(at)
+    assert job is not None and job.kind == "curve" and not job.finished
+    left = job.key[1]
+    at.selectbox(key="w.doc").set_value("sample:Rapport annuel (French report, text)").run()
+    ok(at)
+    assert job.wait(30) and job.status().phase == jobs.STOPPED  # stopped, not left to run on
+    now = session_job(at)
+    assert now is job or now.key[1] != left  # whatever runs now is for the document picked
+    texts = progress_texts(at)
+    assert not any(job.title in t for t in texts), texts  # the bar does not name the one left
+    at.run()
+    ok(at)
+    assert not any("Stopped" in m.value for m in at.markdown)  # nor offers to resume it
