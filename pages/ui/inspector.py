@@ -66,22 +66,23 @@ def mark_line(doc: Document, chunks: Sequence[Chunk], mark: list) -> None:
     )
     with st.container(horizontal=True, vertical_alignment="center"):
         st.caption(f"**Selected** characters {ms:,}–{me:,} ({me - ms:,} chars) · {where}")
-        st.button(
-            "Use as expected answer",
-            key=W.MARK_USE,
-            icon=":material/flag:",
-            type="tertiary",
-            help="Open Retrieve with this exact span as the expected answer.",
-            on_click=use_as_answer,
-            args=(doc, ms, me),
-        )
-        st.button(
-            "Clear",
-            key=W.MARK_CLEAR,
-            icon=":material/close:",
-            type="tertiary",
-            on_click=lambda: delattr(session, "explore_mark"),
-        )
+        with st.container(horizontal=True, width="content", wrap=False):  # the buttons wrap together
+            st.button(
+                "Use as expected answer",
+                key=W.MARK_USE,
+                icon=":material/flag:",
+                type="tertiary",
+                help="Open Retrieve with this exact span as the expected answer.",
+                on_click=use_as_answer,
+                args=(doc, ms, me),
+            )
+            st.button(
+                "Clear",
+                key=W.MARK_CLEAR,
+                icon=":material/close:",
+                type="tertiary",
+                on_click=lambda: delattr(session, "explore_mark"),
+            )
 
 
 def inspector(

@@ -115,6 +115,8 @@ def test_click_picks_a_chunk_and_selection_gives_exact_offsets(page, server):
     assert "".join(marked) == text[a - lo : b - lo]
     bu.SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(bu.SCREENSHOTS / "explore-selection.png"))  # the README's, on request
+    use, clear = (page.get_by_role("button", name=n).bounding_box() for n in ("Use as expected answer", "Clear"))
+    assert abs(use["y"] - clear["y"]) < 4, (use, clear)  # side by side: Clear does not wrap alone
 
     page.get_by_role("button", name="Use as expected answer").click()
     bu.settle(page)
