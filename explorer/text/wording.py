@@ -1,4 +1,5 @@
-"""Counts in words, as every message says them: "1 chunk", "2 chunks", "1,200 questions".
+"""Counts in words, as every message says them: "1 chunk", "2 chunks", "1,200 questions"; and
+shares as percentages that never round a part to none or to all.
 
 Why a module of its own: the strategies' reasons, the loaders' warnings, the CLI's notes and the
 pages' captions all count things, and each had written the plural again.
@@ -10,3 +11,15 @@ from __future__ import annotations
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``n`` and ``word``, with an "s" (or ``many``) unless ``n`` is 1; thousands separated."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def percent(share: float, digits: int = 1) -> str:
+    """``share`` (0–1) as a percentage with ``digits`` decimals; a share above 0 that rounds to
+    0 reads "<0.1%", one below 1 that rounds to 100 ">99.9%", so a sliver is not told as
+    nothing and a near miss not as whole."""
+    step = 10.0**-digits
+    if 0 < share * 100 < step / 2:
+        return f"<{step:.{digits}f}%"
+    if share < 1 and share * 100 >= 100 - step / 2:
+        return f">{100 - step:.{digits}f}%"
+    return f"{share * 100:.{digits}f}%"

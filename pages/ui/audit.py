@@ -21,6 +21,7 @@ from explorer.evaluation.truncation import ModelReading, Reading, TruncationSumm
 from explorer.lru import ByteLRU
 from explorer.strategies.config import StrategyConfig
 from explorer.text.chunk import Chunk
+from explorer.text.wording import percent
 from pages.ui.model import model_arg, model_id
 from pages.ui.safe import md
 
@@ -83,7 +84,7 @@ def audit_line(a: Audit | None) -> None:
     st.caption(
         f":material/content_cut: **Truncation:** the model cuts **{s.truncated:,}** of {s.chunks:,} chunks: "
         f"**{s.unread_chars:,}** characters are never embedded (greyed and struck through in the "
-        f"text); {100 * s.share_never_read:.1f}% of the document is read by no chunk's vector."
+        f"text); {percent(s.share_never_read)} of the document is read by no chunk's vector."
     )
 
 

@@ -1,7 +1,6 @@
 """The pieces of Retrieve: the question boxes, the search job, each configuration's hits, kept questions.
 
-A search is a background job's work (:func:`search_work`): every configuration's index (the
-core caches them) and each question's top k in it.
+A search is a background job's work: every configuration's index (cached) and each question's top k.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from explorer.render.layout import MAX_RENDER_CHARS
 from explorer.render.snippet import fold_start, render_snippet, shown_span
 from explorer.retrieval.lexical import matched_spans
 from explorer.strategies.config import StrategyConfig
+from explorer.text.wording import percent
 from pages.ui.compute import index_all, index_key
 from pages.ui.configs import config_labels, labels_for
 from pages.ui.evidence import answer_note, best_pieces, evidence_line
@@ -310,7 +310,7 @@ def hits_column(
     if ref is not None:
         sc = scores_of(ref, hits)
         first = f"rank {round(1 / sc.rr)}" if sc.rr else "not retrieved"
-        st.caption(f"Recall **{sc.recall:.0%}** · IoU **{sc.iou:.1%}** · first hit: **{first}**" + answer_note(idx, question, ref, retriever != "bm25"))
+        st.caption(f"Recall **{percent(sc.recall, 0)}** · IoU **{percent(sc.iou)}** · first hit: **{first}**" + answer_note(idx, question, ref, retriever != "bm25"))
     st.caption(f"{len(idx):,} chunks indexed" + (" · the question's words **underlined**" if question else ""))
     languages = idx.stemmed_languages()
     by_id = {d.id: d for d in docs}

@@ -1,6 +1,6 @@
-"""Counts in words: one helper for every message that counts things."""
+"""Counts in words and shares in percent: one helper for every message that counts things."""
 
-from explorer.text.wording import plural
+from explorer.text.wording import percent, plural
 
 
 def test_plural_counts_with_thousands_and_an_s_unless_one():
@@ -8,3 +8,11 @@ def test_plural_counts_with_thousands_and_an_s_unless_one():
     assert plural(0, "question") == "0 questions"
     assert plural(1200, "kept question") == "1,200 kept questions"
     assert plural(2, "index", "indexes") == "2 indexes" and plural(1, "index", "indexes") == "1 index"
+
+
+def test_percent_never_rounds_a_part_to_none_or_to_all():
+    assert percent(0.0) == "0.0%" and percent(1.0) == "100.0%" and percent(0.25) == "25.0%"
+    assert percent(0.0002) == "<0.1%"  # an IoU of a sliver is not "0.0%"
+    assert percent(0.9997) == ">99.9%"  # nor a near miss "100.0%"
+    assert percent(0.004, 0) == "<1%" and percent(0.996, 0) == ">99%" and percent(0.5, 0) == "50%"
+    assert percent(0.0123) == "1.2%"
