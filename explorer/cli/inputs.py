@@ -19,6 +19,20 @@ from explorer.errors import ParamError
 EXIT_BAD_INPUT = 2
 EXIT_CHECK_FAILED = 1
 DEFAULT_STRATEGY = "recursive"
+_PENDING: list[str] = []  # note: and warning: lines held until every input is read
+
+
+def say(line: str) -> None:
+    """A ``note:``/``warning:`` line about the input, written once all of it is read (the
+    documents last): input that is refused gets its one ``error:`` line and nothing else."""
+    _PENDING.append(line)
+
+
+def flush_notes(keep: bool = True) -> None:
+    """Write the held lines (``keep``) or drop them (the input was refused)."""
+    if keep:
+        sys.stderr.write("".join(f"{line}\n" for line in _PENDING))
+    _PENDING.clear()
 
 
 def parse_set(item: str) -> tuple[str, str]:
@@ -77,7 +91,7 @@ def adapted_config(name: str, params: dict[str, Any], label: str = ""):
         StrategyConfig.make(name, params, label)  # raises today's message for the values as given
         raise ParamError(next(iter(got.conflicts.values())))
     for note in got.notes:
-        sys.stderr.write(f"note: {name}: {note}\n")
+        say(f"note: {name}: {note}")
     return StrategyConfig.make(name, got.values, label)
 
 
@@ -104,10 +118,11 @@ def load_docs(paths: Sequence[str], cleanup_spec: str = "", samples: Sequence[st
     docs = [load_path(p, cleanup) for p in paths] + [load_sample(n, cleanup) for n in samples]
     for d in docs:
         for w in d.warnings:
-            sys.stderr.write(f"warning: {d.name}: {w}\n")
+            say(f"warning: {d.name}: {w}")
     twins = repeats(docs)
     for i, j in twins.items():
-        sys.stderr.write(f"warning: {docs[i].name}: the same text as {docs[j].name}: counted once\n")
+        say(f"warning: {docs[i].name}: the same text as {docs[j].name}: counted once")
+    flush_notes()
     return [d for i, d in enumerate(docs) if i not in twins]
 
 
@@ -126,7 +141,7 @@ def embed_options(args: argparse.Namespace, say_unused: bool = False):
     unused = [flag for flag, value in given.items() if value]
     if say_unused and unused and getattr(args, "retriever", "") == "bm25":
         verb = "changes" if len(unused) == 1 else "change"
-        sys.stderr.write(f"note: --retriever bm25 embeds nothing: {', '.join(unused)} {verb} nothing here\n")
+        say(f"note: --retriever bm25 embeds nothing: {', '.join(unused)} {verb} nothing here")
     return EmbedOptions(
         prepend_headings=bool(given["--prepend-headings"]),
         context_chars=given["--context-chars"],

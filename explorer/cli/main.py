@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from explorer.cli.inputs import EXIT_BAD_INPUT
+from explorer.cli.inputs import EXIT_BAD_INPUT, flush_notes
 from explorer.cli.parser import build_parser
 from explorer.errors import ExplorerError
 from explorer.models.local import offline
@@ -41,7 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        status = int(args.func(args))
+        flush_notes()  # any the command did not write when it had read its documents
+        return status
     except BrokenPipeError:
         # the reader went away (``| head``): not an error; silence the flush at exit
         try:
@@ -54,9 +56,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("\nerror: interrupted\n")
         return 130
     except ExplorerError as err:
+        flush_notes(keep=False)
         sys.stderr.write(f"error: {_one_line(str(err))}\n")
         return EXIT_BAD_INPUT
     except OSError as err:
+        flush_notes(keep=False)
         sys.stderr.write(f"error: {_one_line(_os_message(err))}\n")
         return EXIT_BAD_INPUT
 

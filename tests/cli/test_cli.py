@@ -579,6 +579,15 @@ def test_a_size_below_the_default_overlap_runs_with_a_note(capsysbinary):
     assert max(json.loads(x)["length"] for x in out.splitlines()) <= 100
 
 
+def test_input_refused_after_a_note_gets_its_error_line_alone(capsysbinary, tmp_path):
+    missing = str(tmp_path / "missing.txt")
+    rc, out, err = run_main(capsysbinary, "chunk", missing, "--set", "chunk_size=1")
+    assert rc == 2 and out == ""
+    assert err.splitlines() == [f"error: cannot read {missing!r}: No such file or directory"]  # no note first
+    rc, out, err = run_main(capsysbinary, "chunk", "--sample", "guide.md", "--set", "chunk_size=1", "--stats")
+    assert rc == 0 and err.splitlines() == ["note: recursive: chunk_overlap 200 → 0 to stay below chunk_size 1"]
+
+
 def test_a_value_the_user_set_that_conflicts_is_still_refused():
     r = run_proc("chunk", "--sample", "guide.md", "--set", "chunk_size=100", "--set", "chunk_overlap=200")
     err = r.stderr.decode("utf-8")
