@@ -8,6 +8,7 @@ Why a module of its own: the app marks flagged chunks one by one, and the struct
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -86,7 +87,9 @@ def _no_space_script(ch: str) -> bool:
 
 
 def _is_word(ch: str) -> bool:
-    return (ch.isalnum() or ch == "_") and not _no_space_script(ch)
+    """A letter, digit or combining mark (a vowel sign in Hindi, an accent in decomposed text:
+    a cut before one splits a character from its mark)."""
+    return (ch.isalnum() or ch == "_" or unicodedata.category(ch)[0] == "M") and not _no_space_script(ch)
 
 
 def _mid_word(text: str, start: int, end: int) -> bool:

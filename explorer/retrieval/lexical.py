@@ -3,8 +3,11 @@ the dense ranking is :func:`explorer.retrieval.ranking.hybrid_hits`).
 
 Dense retrieval misses exact terms (codes, names, numbers) that BM25 finds, and the reverse for
 paraphrases, so the app shows both and their fusion. BM25 needs no model: tokens are Unicode
-words (``\\w+``), case-folded, accents folded (NFKD, combining marks dropped, so "Électricité"
-matches "electricite"), with small English and French stop-word lists removed; numbers are kept.
+words (``\\w+`` with the combining marks that belong to them), case-folded, accents folded
+(NFKD, combining marks dropped, so "Électricité" matches "electricite"; the vowel signs and
+viramas of Indic and South-East Asian scripts are letters, not accents, and stay), with small
+English and French stop-word lists removed; numbers are kept. Scripts written without spaces
+(Han, kana, Hangul, Thai, Lao, Khmer, Myanmar) become overlapping character pairs.
 Words are then stemmed with Snowball (PyStemmer, no data files), so "paquets" meets "paquet" and
 "filters" meets "filter": each document's chunks take the stemmer of its language (English,
 French, German, Spanish, Italian, Portuguese or Dutch: the one whose own function words they
@@ -33,6 +36,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import regex
 
 from explorer.text.measures import CJK_RANGES
 from explorer.text.measures import STOPWORDS as STOPWORDS_BY_LANGUAGE
@@ -41,7 +45,8 @@ from explorer.text.measures import STOPWORDS as STOPWORDS_BY_LANGUAGE
 BM25_K1 = 0.9
 BM25_B = 0.4
 
-_WORD = re.compile(r"\w+")
+#: A word: the ``regex`` module's ``\\w`` holds combining marks (``re``'s split "हिन्दी" at each vowel sign).
+_WORD = regex.compile(r"\w+")
 
 # Function words only. A word that is a function word in one language but a content word in the
 # other is left out, since the corpora mix both: English "an", "or", "but" (French year, gold,
@@ -82,14 +87,24 @@ LANGUAGES = tuple(STEMMERS.values())
 ALWAYS_STEMMED = ("french", "english")
 
 _JAMO = re.compile("[\u1100-\u11ff]")
-#: A CJK character (Hangul letters included): text that needs more than Latin-script folding.
-_EAST_ASIAN = re.compile(f"[{CJK_RANGES}]")
+#: Thai, Lao, Myanmar and Khmer: written, like CJK, without spaces between words.
+_SOUTH_EAST_ASIAN = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+#: A character of a script without spaces between words (Hangul letters included): text that
+#: needs more than Latin-script folding.
+_EAST_ASIAN = re.compile(f"[{CJK_RANGES}{_SOUTH_EAST_ASIAN}]")
+#: Blocks whose combining marks are vowel signs, viramas and tone marks, part of the letters
+#: (Indic scripts, Thai to Tibetan, Myanmar, Khmer and their kin): folding keeps them. Elsewhere a
+#: combining mark is an accent, dropped.
+_LETTER_MARKS = re.compile("[\u0900-\u0fff\u1000-\u109f\u1780-\u17ff\u1900-\u1bff\ua800-\uabff\U00011000-\U00011fff]")
 
 
 def _unmarked(text: str) -> str:
-    """Case-folded, compatibility-decomposed text with combining marks (accents) removed."""
+    """Case-folded, compatibility-decomposed text with its accents (combining marks outside
+    :data:`_LETTER_MARKS`) removed."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return "".join(
+        c for c in decomposed if not unicodedata.combining(c) or (c >= "\u0900" and _LETTER_MARKS.match(c))
+    )  # the first test alone for Latin accents (U+0300-036F): this is BM25's hot path
 
 
 def fold(text: str) -> str:
@@ -131,9 +146,9 @@ def _stemmer(language: str) -> Any:
     return stemmers[language]
 
 
-#: Scripts written without spaces between words (Han, kana) or with particles glued to them
-#: (Hangul): their runs become overlapping character pairs.
-_CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
+#: Scripts written without spaces between words (Han, kana, Thai...) or with particles glued to
+#: them (Hangul): their runs become overlapping character pairs.
+_CJK_RUN = re.compile(f"[{CJK_RANGES}{_SOUTH_EAST_ASIAN}]+")
 
 
 def _words(text: str) -> list[str]:

@@ -172,6 +172,15 @@ def test_flags_by_hand(two_docs):
     assert chunk_flags(chunks[3], d1, tokens=3, max_tokens=4, tiny_chars=4) == flags[3]
 
 
+def test_a_cut_before_a_vowel_sign_is_mid_word():
+    """Hindi's vowel signs are combining marks, not letters to ``str.isalnum``: a cut between
+    "क" and "ि" split the syllable unflagged."""
+    doc = Document("hi.txt", "text", "किताब पढ़ो")  # 0 क, 1 ि (vowel sign), 2 त...; space at 5
+    inside, between = mk(doc, [(0, 1), (1, 5)]), mk(doc, [(0, 5), (6, 10)])
+    assert [("mid_word" in f) for f in flag_chunks(inside, [doc], token_counts=[1, 1], max_tokens=9)] == [True, True]
+    assert not any("mid_word" in f for f in flag_chunks(between, [doc], token_counts=[1, 1], max_tokens=9))
+
+
 def test_chunk_stats_by_hand(two_docs):
     d1, d2, chunks = two_docs
     s = chunk_stats(chunks, [d1, d2], token_counts=[4, 3, 4, 3, 6, 4], max_tokens=4)

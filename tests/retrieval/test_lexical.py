@@ -8,6 +8,7 @@ import json
 import math
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -162,14 +163,26 @@ def test_cjk_runs_become_character_pairs():
     assert tokenize("Électricité et gaz") == tokenize_many(["Électricité et gaz"])[0]  # Latin unchanged
 
 
+def test_words_keep_the_marks_that_are_letters_and_unspaced_scripts_become_pairs():
+    """Indic vowel signs and viramas are part of the word: ``re``'s ``\\w`` and accent folding
+    cut "हिन्दी" into "ह", "नद"; Thai, like Chinese, has no spaces between words."""
+    assert tokenize("हिन्दी भाषा में पाठ") == ["हिन्दी", "भाषा", "में", "पाठ"]
+    assert [unicodedata.normalize("NFC", w) for w in tokenize("தமிழ் மொழி")] == ["தமிழ்", "மொழி"]
+    assert tokenize("ภาษาไทย") == ["ภา", "าษ", "ษา", "าไ", "ไท", "ทย"]
+    assert tokenize("العربيَّة") == ["العربية"]  # Arabic vowel marks are accents: folded away
+    assert tokenize("Électricité") == ["electricit"]  # Latin accents as before
+
+
 @pytest.mark.parametrize(
     ("paras", "question", "want"),
     [
         (["天气预报说明天会下雨。", "输入 dd 将该行删除。", "保存文件并退出编辑器。"], "怎样删除一行？", 1),
         (["ファイルを保存して終了します。", "語句を検索するには / を使います。", "天気がいい。"], "語句を検索する方法は？", 1),
         (["날씨가 좋습니다.", "파일을 저장하고 종료합니다.", "문장을 검색합니다."], "문장 검색", 2),
+        (["मौसम आज अच्छा है।", "फ़िल्टर की सफ़ाई हर सुबह होती है।", "पानी की जाँच रोज़ होती है।"], "फ़िल्टर की सफ़ाई कब होती है?", 1),
+        (["วันนี้อากาศดี", "ล้างตัวกรองทุกเช้า", "ตรวจน้ำทุกวัน"], "ล้างตัวกรองเมื่อไร", 1),
     ],
-    ids=["chinese", "japanese", "korean"],
+    ids=["chinese", "japanese", "korean", "hindi", "thai"],
 )
 def test_bm25_finds_the_chunk_a_cjk_question_asks_for(paras, question, want):
     idx = build_index([_doc(paras)], PARA_CFG, _ctx(), retriever="bm25")
@@ -606,6 +619,8 @@ def test_matched_spans_are_the_words_bm25_matches_at_their_offsets():
     assert matched_spans(text, at + 1, at + 30, "paquet") == []  # "AQUETS": not the word BM25 sees
     cjk = "字节顺序很重要。用 dd 删除一行。"
     assert [cjk[s:e] for s, e in matched_spans(cjk, 0, len(cjk), "如何删除一行？")] == ["删除一行"]
+    hindi = "फ़िल्टर की सफ़ाई हर सुबह होती है।"  # whole words, vowel signs included
+    assert [hindi[s:e] for s, e in matched_spans(hindi, 0, len(hindi), "सफ़ाई कब")] == ["सफ़ाई"]
 
 
 def test_a_chunk_has_matched_words_exactly_when_its_bm25_score_is_positive():
