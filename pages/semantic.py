@@ -128,7 +128,7 @@ else:
     fig, hist = curve_figures(
         curve,
         y_name,
-        lambda span: html.escape(clip(" ".join(doc.text[span[0] : span[1]].split()), 110)),
+        lambda span: html.escape(clip(" ".join(doc.text[span[0] : span[1]].split()), 110), quote=False),
         selected=(chunks[sel].start, chunks[sel].end, f"chunk {chunks[sel].index}") if chunks else None,
         cap_cuts=size_cap_cuts(chunks),
     )

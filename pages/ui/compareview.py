@@ -146,7 +146,9 @@ def _body(
     named: Sequence[Panel],
 ) -> str:
     if not p.chunks:
-        msg = re.sub(r"\\(.)", r"\1", p.message or "No chunks.")  # Markdown escapes, for plain text
+        msg = p.message or "No chunks."
+        if p.kind == "pending":  # written for Markdown (its escapes undone); errors are plain text
+            msg = re.sub(r"\\(.)", r"\1", msg)
         return (
             f'<div class="ce-cmp-body" data-panel="{i}"><div class="ce-cmp-msg ce-cmp-{p.kind or "empty"}">'
             f"{html.escape(msg)}</div></div>"

@@ -22,10 +22,14 @@ MODEL_PROBLEM = (
     "or ask whoever runs this app to check it."
 )
 _PATH = re.compile(r"(?<![\w.:/~])(?:~/|/)[^\s'\"`:;,()\[\]]+")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=])")
-#: Where an address would start a GFM autolink (after Markdown escaping): before ``//`` after a
-#: colon, after ``www`` before a dot, after ``@`` before a word.
-_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?i:(?<=www))(?=\\?\.)|(?<=@)(?=\w)")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=&])")
+#: Where Streamlit would still make something of the text after Markdown escaping: a GFM
+#: autolink (before ``//`` after a colon, after ``www`` before a dot, after ``@`` before a word);
+#: an icon, the logo or an emoji (a word after a colon: ``:material/delete:``, ``:streamlit:``);
+#: an arrow or a dash (between the escaped characters of ``->``, ``<=``, ``--``, ``~=``).
+_BREAKS = re.compile(
+    r"(?<=:)(?=//)|(?i:(?<=www))(?=\\?\.)|(?<=@)(?=\w)|(?<=\\:)(?=\w)|(?<=\\[-<>~])(?=\\[-<>=])"
+)
 WORD_JOINER = "\u2060"
 
 
@@ -37,11 +41,13 @@ def md(s: str) -> str:
     """Text from a document, a file name or a parameter, made inert for ``st.markdown``: no
     links, images, emphasis, HTML, math or Streamlit directives (``:red[...]``) can come from it.
 
-    Escaping is not enough for bare addresses: GitHub-flavoured Markdown links
-    ``http://...``, ``www....`` and ``name@host`` in the text after escapes are resolved, so an
-    invisible WORD JOINER (U+2060) goes between ``:`` and ``//``, after ``www`` and after ``@``.
+    Escaping is not enough: GitHub-flavoured Markdown links ``http://...``, ``www....`` and
+    ``name@host`` in the text after escapes are resolved, and Streamlit turns ``:material/x:``,
+    ``:streamlit:`` and emoji codes into pictures and ``->``, ``--`` into arrows and dashes in the
+    text it was given; so an invisible WORD JOINER (U+2060) goes where they would match
+    (:data:`_BREAKS`). ``&`` is escaped too, so that ``&lt;`` stays as typed.
     """
-    return _AUTOLINK.sub(WORD_JOINER, _MD_SPECIAL.sub(r"\\\1", " ".join(str(s).split())))
+    return _BREAKS.sub(WORD_JOINER, _MD_SPECIAL.sub(r"\\\1", " ".join(str(s).split())))
 
 
 def err_text(err: BaseException | str) -> str:

@@ -259,7 +259,7 @@ def cost_table(
         if res is None or isinstance(res, str):
             continue
         idx, (hits,) = res
-        row: dict[str, Any] = {"configuration": labels.get(cfg["id"]) or labels_for([config])[config]}
+        row: dict[str, Any] = {"configuration": md(labels.get(cfg["id"]) or labels_for([config])[config])}
         if ref is not None:
             sc = scores_of(ref, hits)
             row.update({"recall %": round(100 * sc.recall, 1), "IoU %": round(100 * sc.iou, 1)})

@@ -1478,3 +1478,31 @@ def test_the_answers_note_names_each_chunk_when_two_share_the_answer(monkeypatch
     embedder = SimpleNamespace(encode_queries=lambda qs: (_ for _ in ()).throw(AssertionError("embedded")))
     idx = SimpleNamespace(chunks=idx.chunks, has_vectors=True, has_lexical=True, ctx=SimpleNamespace(get_embedder=lambda: embedder))
     assert evidence.answer_note(idx, "q", ("d", 0, 1), dense=False) == " · the answer's chunk: BM25 #4" and asked == [None]
+
+
+def test_semantic_hover_shows_a_documents_quotes_as_typed():
+    """The curve's hover text is escaped for Plotly (``<``, ``>``, ``&``), not for an attribute:
+    Plotly does not decode ``&quot;``, so every double quote read as that."""
+    at = start("semantic")
+    at.selectbox(key="w.doc").set_value("sample:Tidepool guide (Markdown)").run()
+    ok(at)
+    spec = json.dumps([json.loads(c.proto.spec) for c in at.get("plotly_chart")], ensure_ascii=False)
+    assert 'url = \\"file:///mnt/backup/tidepool\\"' in spec  # a quoted value, as typed
+    assert "&quot;" not in spec
+
+
+def test_a_compare_panels_error_keeps_its_backslashes_and_a_pending_note_loses_its_escapes():
+    """A panel's message is plain text: Markdown escapes are undone only in the pending note,
+    written for Markdown; an error quoting ``\\d+`` showed "d+"."""
+    import html as html_mod
+
+    from pages.ui.compareview import Panel, _body
+    from pages.ui.safe import md
+
+    def shown(p: Panel) -> str:
+        return html_mod.unescape(re.sub(r"<[^>]+>", "", _body(0, p, "", 0, 0, None, None, None, [])))
+
+    error = Panel("1", "#000", message="separators: '\\d+' matches the empty string", kind="error")
+    assert shown(error) == "separators: '\\d+' matches the empty string"
+    pending = Panel("1", "#000", message=md("The chunks of recursive 1000/200 need embedding."), kind="pending")
+    assert shown(pending).replace("\u2060", "") == "The chunks of recursive 1000/200 need embedding."

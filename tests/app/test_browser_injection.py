@@ -27,6 +27,8 @@ IMAGE = "![i](http://evil.example/i.png)"
 RED = ":red[**your data was deleted**]"
 MATH = "$x^2$"
 PAYLOAD = f"{LINK} {IMAGE} {RED} {MATH} <script>alert(1)</script>"
+#: What Streamlit makes pictures, arrows and characters of even in escaped Markdown: it must read as typed.
+AS_TYPED = ":material_delete_forever: :streamlit: A -> B -- C &lt;i&gt;"
 #: Anything the payload would make if it were rendered as Markdown.
 RENDERED = (
     'a[href*="evil.example"], img[src*="evil.example"], .katex, '
@@ -47,12 +49,14 @@ def server(tmp_path):
 def crafted_query() -> str:
     cfg = json.dumps({"s": "recursive", "p": {"separators": [PAYLOAD[:60], "\n\n"], "chunk_size": 300}})
     bad_cfg = json.dumps({"s": PAYLOAD, "p": {}})
+    short = json.dumps({"s": "recursive", "p": {"separators": [MATH], "chunk_size": 300}})  # in the label whole
     pairs = [
         ("samples", PAYLOAD),
         ("samples", "Tidepool guide (Markdown)"),
         ("doc", PAYLOAD),
         ("cfg", cfg),
         ("cfg", bad_cfg),
+        ("cfg", short),
         ("q", PAYLOAD),
         ("qa", PAYLOAD),
         ("model", PAYLOAD),
@@ -75,7 +79,7 @@ def assert_inert(page, where: str, watch: bu.Watch) -> None:
 
 
 def test_a_crafted_link_and_file_name_render_as_text(server, tmp_path):
-    name = f"{LINK} {RED} {MATH}.txt"
+    name = f"{LINK} {RED} {MATH} {AS_TYPED}.txt"
     path = tmp_path / "hostile.txt"
     path.write_text("Rivers carry water to the sea. " * 20, encoding="utf-8")
     named = tmp_path / name.replace("/", "_")
@@ -96,6 +100,7 @@ def test_a_crafted_link_and_file_name_render_as_text(server, tmp_path):
             if title == "Documents":
                 bu.upload(page, named)
                 assert "re-authenticate" in bu.main_text(page)
+                assert AS_TYPED in bu.main_text(page).replace("\u2060", ""), "no icon, arrow or entity made of it"
                 assert_inert(page, "upload", watch)
         bu.nav(page, "Retrieve")
         page.get_by_label("Question").fill(PAYLOAD)

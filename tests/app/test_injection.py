@@ -94,6 +94,11 @@ def problems(at: AppTest) -> list[str]:
         if proto is None or not hasattr(proto, "DESCRIPTOR"):
             continue
         kind = getattr(node, "type", "")
+        if kind == "table":  # st.table renders every cell and header as Markdown
+            frame = node.value
+            cells = [str(c) for c in frame.columns] + [v for v in frame.to_numpy().ravel() if isinstance(v, str)]
+            out += [f"table cell: {p} in {c[:160]!r}" for c in cells for p in _markdown_problems(c)]
+            continue
         data = MessageToDict(proto, preserving_proto_field_name=True)
         if kind in HTML_KINDS:  # HTML bodies, chart specs (Plotly renders <a href> in its text)
             for key, text in _strings(data, kind, True):
@@ -164,6 +169,7 @@ def _widgets_app(text: str) -> None:
     st.tabs([text])
     st.metric(text, 1, help=text)
     st.toast(text)
+    st.table({"configuration": [text]})
 
 
 def test_the_checker_reads_labels_options_and_blocks():
@@ -178,7 +184,7 @@ def test_the_checker_reads_labels_options_and_blocks():
         "button_group.options[0].content",
         "expander",
     }
-    assert where >= {"caption", "tab", "metric", "toast"}
+    assert where >= {"caption", "tab", "metric", "toast", "table"}
     assert problems(AppTest.from_function(_widgets_app, args=(md(EVIL),)).run()) == []
 
 
@@ -273,7 +279,8 @@ def test_link_separators_stay_inert():
     """A valid configuration whose separators hold the payload, active on every page (its
     label, Explore's caption, Compare's panels, Retrieve's columns, Export's warnings)."""
     seps = json.dumps({"s": "recursive", "p": {"separators": [EVIL[:60], "\n\n", " "], "chunk_size": 300}})
-    at = start({"cfg": [seps, json.dumps({"s": "fixed", "p": {}})]})
+    short = json.dumps({"s": "recursive", "p": {"separators": ["$x$"], "chunk_size": 300}})  # whole in its label
+    at = start({"cfg": [seps, json.dumps({"s": "fixed", "p": {}}), short]})
     assert at.session_state["configs"][0]["params"]["separators"][0] == EVIL[:60]
     found = {"start": problems(at), **visit(at)}
     at.switch_page("pages/retrieve.py").run()
