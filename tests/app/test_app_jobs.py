@@ -315,6 +315,9 @@ def test_the_status_bar_looks_often_at_a_young_job_then_less(monkeypatch):
 
 
 def test_picking_another_document_stops_the_job_for_the_one_left():
+    from pages.ui.model import make_embedder
+
+    make_embedder.clear()  # a fresh slow fake: no sentence of the document is embedded yet
     at = start("semantic")
     ok(at)
     job = session_job(at)
