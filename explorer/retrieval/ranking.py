@@ -280,10 +280,12 @@ def _raise_bm25_first(ordered: list[Hit], slots: int) -> list[Hit]:
 
 
 def _unit_range(scores: np.ndarray) -> np.ndarray:
-    """``scores`` min-max normalised to [0, 1]; all zeros when they are all equal."""
+    """``scores`` min-max normalised to [0, 1]. When they are all equal (one candidate), each is
+    as good as the best: 1 if above 0, else 0 (no question word, for BM25): a lone hit read
+    "fused score 0.0000"."""
     scores = np.asarray(scores, np.float64)
     low, span = scores.min(), np.ptp(scores)
-    return (scores - low) / span if span > 0 else np.zeros_like(scores)
+    return (scores - low) / span if span > 0 else (scores > 0).astype(np.float64)
 
 
 def _break_ties(

@@ -271,6 +271,15 @@ def test_hybrid_fuses_dense_and_bm25_scores():
     assert [h.chunk.text for h in top2] == [h.chunk.text for h in hybrid[:2]]
 
 
+def test_a_lone_candidate_is_as_good_as_the_best():
+    """One chunk: its cosine and BM25 score are both the highest and the lowest; it read "fused
+    score 0.0000". A part it does not match (no question word) still gives it nothing."""
+    (hit,) = retrieve(_index_with_cosines(["zebra stripes"], [0.6]), ["zebra"], 5, "hybrid", QUERY)[0]
+    assert hit.score == pytest.approx(1.0)
+    (hit,) = retrieve(_index_with_cosines(["lions hunt"], [0.6]), ["zebra"], 5, "hybrid", QUERY)[0]
+    assert hit.score == pytest.approx(1 - HYBRID_BM25_WEIGHT)
+
+
 def test_hybrid_keeps_the_gaps_that_reciprocal_ranks_throw_away():
     paras = [
         "pump",  # A: dense 1st by far, no question word
