@@ -8,6 +8,7 @@ import streamlit as st
 
 from explorer.export.code import config_to_code
 from explorer.export.data import config_to_json, export_chunks
+from explorer.text.wording import plural
 from pages.ui.compute import chunk, embed_options
 from pages.ui.configs import config_label, config_labels, valid_configs
 from pages.ui.frame import page_header
@@ -67,7 +68,7 @@ for p in problems:
     st.error(p, icon=":material/error:")
 stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", config.display).strip("-")[:60] or "chunks"
 st.caption(
-    f"{len(chunks):,} chunks from {len(chosen)} document(s). Every record has `start`/`end` "
+    f"{plural(len(chunks), 'chunk')} from {plural(len(chosen), 'document')}. Every record has `start`/`end` "
     "offsets into the document's text, its pages, heading path and boundary reason."
 )
 dl = st.columns(3)

@@ -39,6 +39,7 @@ from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
 from explorer.strategies.params import FLOAT, INT
+from explorer.text.wording import plural
 
 Progress = Callable[[int, int], Any]
 #: Most values one sweep may try (each one chunks and embeds the whole corpus).
@@ -139,7 +140,7 @@ def evaluate(
     qvecs = None
     if retriever != "bm25":
         if on_step:
-            on_step(f"embedding {len(questions)} questions")
+            on_step(f"embedding {plural(len(questions), 'question')}")
         qvecs = embedder.encode_queries(texts, progress=progress)
     prebuilt = _preview_indexes(docs, configs, ctx, options, progress, on_step) if preview else []
     results = []

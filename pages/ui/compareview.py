@@ -119,7 +119,7 @@ def _header(
     facts = []
     if p.chunks:
         sizes = [ch.end - ch.start for ch in p.chunks]
-        facts.append(f"{len(sizes):,} chunks · mean {sum(sizes) / len(sizes):,.0f} chars")
+        facts.append(f"{plural(len(sizes), 'chunk')} · mean {sum(sizes) / len(sizes):,.0f} chars")
     if diff is not None and d is not None and len(diff.cuts) > 1:
         only = len(diff.unique[d])
         facts.append(

@@ -18,7 +18,7 @@ from explorer.render.layout import MAX_RENDER_CHARS
 from explorer.render.snippet import fold_start, render_snippet, shown_span
 from explorer.retrieval.lexical import matched_spans
 from explorer.strategies.config import StrategyConfig
-from explorer.text.wording import percent
+from explorer.text.wording import percent, plural
 from pages.ui.compute import index_all, index_key
 from pages.ui.configs import config_labels, labels_for
 from pages.ui.evidence import answer_note, best_pieces, evidence_line
@@ -311,7 +311,7 @@ def hits_column(
         sc = scores_of(ref, hits)
         first = f"rank {round(1 / sc.rr)}" if sc.rr else "not retrieved"
         st.caption(f"Recall **{percent(sc.recall, 0)}** · IoU **{percent(sc.iou)}** · first hit: **{first}**" + answer_note(idx, question, ref, retriever != "bm25"))
-    st.caption(f"{len(idx):,} chunks indexed" + (" · the question's words **underlined**" if question else ""))
+    st.caption(f"{plural(len(idx), 'chunk')} indexed" + (" · the question's words **underlined**" if question else ""))
     languages = idx.stemmed_languages()
     by_id = {d.id: d for d in docs}
     piece_of = best_pieces(idx, question, hits) if retriever != "bm25" else {}
