@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.errors import ParamError
 from explorer.strategies.params import values_of
+from explorer.text.wording import brief_number
 
 if TYPE_CHECKING:
     from explorer.strategies.base import Strategy
@@ -58,8 +59,10 @@ def show(value: Any) -> str:
     """A value as a note shows it: ``26``, ``3``, ``0.5``, ``'chars'``, ``["\\n", " "]``."""
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, float) or (isinstance(value, int) and len(str(value)) > 15):
+    if isinstance(value, float):
         return f"{value:g}"
+    if isinstance(value, int):
+        return brief_number(value)
     if isinstance(value, tuple | list):
         return json.dumps(list(value), ensure_ascii=False)
     if isinstance(value, str):

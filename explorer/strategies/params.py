@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from explorer import untrusted
 from explorer.errors import ParamError
+from explorer.text.wording import brief_number
 
 
 class Invalid(Exception):
@@ -24,6 +25,15 @@ class Invalid(Exception):
     def __init__(self, value: Any) -> None:
         super().__init__(value)
         self.value = value
+
+
+def _quoted(value: Any) -> str:
+    """A bad value as a message quotes it: a whole number in brief, anything else by its repr,
+    cut at 60 characters (a link can carry thousands)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return brief_number(value)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _call(convert: Any, value: Any) -> Any:
@@ -53,17 +63,12 @@ class _Number(Kind):
     def coerce(self, param: Param, value: Any) -> Any:
         value = self.convert(value)
         if param.min is not None and value < param.min:
-            raise ParamError(f"{param.name}={_short(value)} is below the minimum {param.min:g}")
+            raise ParamError(f"{param.name}={brief_number(value)} is below the minimum {param.min:g}")
         if param.max is not None and value > param.max:
-            raise ParamError(f"{param.name}={_short(value)} is above the maximum {param.max:g}")
+            raise ParamError(f"{param.name}={brief_number(value)} is above the maximum {param.max:g}")
         return value
 
 
-def _short(value: float) -> str:
-    """A number as a message quotes it: in full, or ``1e+308`` past 15 digits (a link's 1e308
-    became a 309-digit whole number, and a message of half a screen)."""
-    text = str(value)
-    return text if len(text) <= 15 else f"{value:.3g}"
 
 
 class IntKind(_Number):
@@ -197,7 +202,7 @@ class Param:
         try:
             return self.kind.coerce(self, value)
         except Invalid as bad:
-            raise ParamError(f"{self.name}={bad.value!r} is not a valid {self.kind.name}") from None
+            raise ParamError(f"{self.name}={_quoted(bad.value)} is not a valid {self.kind.name}") from None
 
 
 CHUNK_SIZE = Param(

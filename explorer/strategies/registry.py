@@ -61,7 +61,7 @@ def get_strategy(name: str) -> Strategy[Any]:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ParamError(f"unknown strategy {name!r}; choose one of {', '.join(strategy_names())}") from None
+        raise ParamError(f"unknown strategy {_clipped(name)!r}; choose one of {', '.join(strategy_names())}") from None
 
 
 def all_strategies() -> list[Strategy[Any]]:
@@ -107,3 +107,9 @@ def reference_markdown() -> str:
             + "\n"
         )
     return "\n".join(out)
+
+
+def _clipped(name: Any) -> str:
+    """A name as a message quotes it: at most 40 characters (a link can carry thousands)."""
+    text = str(name)
+    return text if len(text) <= 40 else text[:39] + "…"

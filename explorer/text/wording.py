@@ -23,3 +23,17 @@ def percent(share: float, digits: int = 1) -> str:
     if share < 1 and share * 100 >= 100 - step / 2:
         return f">{100 - step:.{digits}f}%"
     return f"{share * 100:.{digits}f}%"
+
+
+def brief_number(value: float) -> str:
+    """A number as a message quotes it: in full up to 15 characters, else in three figures with
+    its power of ten (``1e+309``). A whole number past a float's range is written from its
+    digits: ``f"{value:g}"`` raised OverflowError on a link's 400-digit size."""
+    text = str(value)
+    if len(text) <= 15:
+        return text
+    if isinstance(value, int):
+        digits = text.lstrip("-")
+        mantissa = f"{digits[0]}.{digits[1:3]}".rstrip("0").rstrip(".")
+        return f"{text[: len(text) - len(digits)]}{mantissa}e+{len(digits) - 1}"
+    return f"{value:.3g}"

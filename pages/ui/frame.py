@@ -7,6 +7,8 @@ too, through :func:`page_header`, so every page always runs inside the frame.
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from explorer.lru import start_heap_trimmer
@@ -18,6 +20,8 @@ from pages.ui.nav import NAVIGATION
 from pages.ui.safe import md
 from pages.ui.sources import CLEANUP_FLAGS
 from pages.ui.state import W, session
+
+log = logging.getLogger(__name__)
 
 #: Small layout adjustments: less empty space above the title, tighter metric labels.
 FRAME_CSS = """<style>
@@ -74,7 +78,11 @@ def init_session() -> None:
     session.notices = []
     session.uploader_gen = 0
     session.sem_cfg = {"id": "sem", "strategy": "semantic", "params": {}}
-    url.restore()
+    try:
+        url.restore()
+    except Exception:  # a link no check foresaw: open without the rest of it, not fail on every reload
+        log.exception("could not restore the view from the link")
+        session.notices.append("Part of the link could not be read: the view opens without it.")
     if not session.configs:
         for name in DEFAULT_STRATEGIES:
             add_config(name, {})

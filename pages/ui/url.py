@@ -77,7 +77,7 @@ def restore() -> None:
             d = untrusted.loads(raw, "strategy", ParamError)
             name = str(d["s"])
             got = _adapted(name, d.get("p") or {})
-        except (ValueError, KeyError, TypeError, AttributeError) as err:
+        except (ValueError, KeyError, TypeError, AttributeError, ArithmeticError) as err:
             msg = str(err) if isinstance(err, ExplorerError) else "not a valid configuration"
             session.notices.append(f"Ignored a strategy from the link ({clip(raw, 80)}): {msg}")
             continue
@@ -88,7 +88,7 @@ def restore() -> None:
         try:
             given = untrusted.loads(qp["sem"], "semantic settings", ParamError)
             got = _adapted("semantic", given)
-        except (ValueError, TypeError, AttributeError) as err:
+        except (ValueError, TypeError, AttributeError, ArithmeticError) as err:
             session.notices.append(f"Ignored the semantic settings from the link: {err}")
         else:
             assert got.values is not None
@@ -125,7 +125,8 @@ def _restore_samples(qp: Any) -> None:
         wanted = [n for v in qp.get_all("samples")[:MAX_SAMPLE_PARAMS] for n in samples_in(v, available)]
         bad = [s for s in wanted if s not in available]
         if bad:
-            session.notices.append(f"Link names unknown samples {', '.join(map(repr, bad))}: ignored.")
+            names = ", ".join(repr(clip(b, 40)) for b in bad[:5]) + (f" and {len(bad) - 5:,} more" if len(bad) > 5 else "")
+            session.notices.append(f"Link names unknown samples {names}: ignored.")
         for name in wanted:
             if name in available:
                 add_sample(name)

@@ -1404,7 +1404,8 @@ def _nasty_values():
         hs.integers(min_value=-(10**30), max_value=10**30).map(str),
         hs.integers(1, 4_000).map(lambda n: "[" * n),
         hs.integers(1, 4_000).map(lambda n: '{"s": "recursive", "p": ' * n),
-        hs.sampled_from(["²", "٣", "1e309", "NaN", "-1", "0", "none", "/root", "../..", "%00", "\x00"]),
+        hs.sampled_from(["²", "٣", "1e309", "NaN", "-1", "0", "none", "/root", "../..", "%00", "\x00", "1" + "0" * 320]),
+        hs.integers(300, 500).map(lambda n: f'{{"s":"fixed","p":{{"chunk_size":-1{"0" * n}}}}}'),
     )
 
 
@@ -1420,6 +1421,32 @@ def test_random_links_never_crash_the_app():
         ok(start(query={k: v.replace("\x00", "") for k, v in query.items()}))
 
     run()
+
+
+def test_a_link_with_a_number_past_a_floats_range_opens_with_a_notice():
+    """JSON's whole numbers have no limit: chunk_size=1 followed by 320 zeros raised
+    OverflowError while its notice was written, and every page of the link failed."""
+    huge = "1" + "0" * 320
+    at = start(query={"cfg": f'{{"s":"fixed","p":{{"chunk_size":{huge}}}}}', "sem": f'{{"breakpoint_amount":-{huge}}}'})
+    ok(at)
+    shown = unescaped(" ".join(sidebar_notes(at) + [w.value for w in at.warning]))
+    assert "chunk_size 1e+320 → " in shown and huge not in shown
+    assert at.session_state["configs"][0]["params"]["chunk_size"] == 500  # fixed's default
+
+
+def test_a_link_that_breaks_the_restore_opens_the_app_without_it(monkeypatch):
+    """Whatever a link trips that no check foresaw, the app opens (with a notice), not fails on
+    every reload of the link."""
+    from pages.ui import url
+
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(url, "restore", broken)
+    at = start(query={"k": "3"})
+    ok(at)
+    assert at.session_state["configs"]  # the default configurations
+    assert any("could not be read" in n for n in sidebar_notes(at) + [w.value for w in at.warning])
 
 
 def test_a_cache_that_is_not_written_is_said_until_dismissed(monkeypatch):
