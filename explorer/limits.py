@@ -16,6 +16,8 @@ MAX_PDF_PAGES = 2_000
 PDF_TIME_BUDGET_S = 60.0
 #: A parameter set that yields more chunks than this for one document is refused.
 MAX_CHUNKS = 200_000
+#: Most chunks retrieved per question (top k): more is no longer a ranking to read or score.
+MAX_TOP_K = 1_000
 #: Longest user-supplied separator (characters).
 MAX_SEPARATOR_CHARS = 64
 #: Largest Markdown text whose block structure is parsed (markdown-it-py reads ~0.3-1 MB/s);

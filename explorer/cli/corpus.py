@@ -98,10 +98,9 @@ def _duration(s: float) -> str:
 
 
 def _questions_sha(path: str) -> str:
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError as err:
-        raise LoadError(f"cannot read question file {path!r}: {err.strerror or err}") from None
+    from explorer.evaluation.questions import read_question_file
+
+    return hashlib.sha256(read_question_file(Path(path))).hexdigest()
 
 
 def _streamed_options(args: argparse.Namespace) -> Any:

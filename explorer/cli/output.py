@@ -13,6 +13,9 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
+from explorer.cli import inputs
+from explorer.text.wording import plural
+
 
 def write(text: str, stream: TextIO | None = None) -> None:
     """Write UTF-8 to stdout whatever the locale (the text is the user's, offsets count it)."""
@@ -102,9 +105,9 @@ def say_left_out(unloaded: Sequence[tuple[str, int]]) -> None:
 
     if unloaded:
         n = sum(c for _, c in unloaded)
-        sys.stderr.write(
-            f"note: --skip-unloaded: {n:,} question(s) about documents not given are left out: "
-            f"{unloaded_names(unloaded)}\n"
+        inputs.say(
+            f"note: --skip-unloaded: {plural(n, 'question')} about documents not given are left out: "
+            f"{unloaded_names(unloaded)}"
         )
 
 

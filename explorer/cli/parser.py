@@ -10,12 +10,15 @@ and :mod:`explorer.cli.scores`.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from explorer.cli.commands import cmd_chunk, cmd_compare, cmd_models, cmd_strategies, cmd_text
 from explorer.cli.inputs import EXIT_BAD_INPUT
 from explorer.cli.scores import cmd_evaluate, cmd_sweep
+from explorer.errors import ParamError
 from explorer.models.registry import BACKENDS
 
 SubParsers = Any  # argparse's _SubParsersAction
@@ -27,6 +30,27 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"error: {self.prog}: {message} (see --help)\n")
         raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _whole(module: str, check: str) -> Callable[[str], int]:
+    """An option's type: a whole number that ``module.check`` accepts, refused when the
+    arguments are read (before any file is), with the core's message."""
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number") from None
+        try:
+            getattr(importlib.import_module(module), check)(value)
+        except ParamError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        return value
+
+    return convert
+
+
+_TOP_K = _whole("explorer.retrieval.ranking", "check_k")
 
 
 class _StrategyAction(argparse.Action):
@@ -136,7 +160,7 @@ def _add_pieces_arg(p: argparse.ArgumentParser) -> None:
 
     p.add_argument(
         "--piece-chars",
-        type=int,
+        type=_whole("explorer.retrieval.pieces", "check_piece_chars"),
         default=0,
         metavar="N",
         help="also embed each document in pieces of about N characters and mix each chunk's cosine "
@@ -213,7 +237,7 @@ def _add_chunking(sub: SubParsers) -> None:
     _add_sample_arg(p)
     p.add_argument("--question", required=True, metavar="TEXT")
     _add_strategy_args(p, many=True)
-    p.add_argument("--k", type=int, default=5, metavar="K", help="hits per strategy (default 5)")
+    p.add_argument("--k", type=_TOP_K, default=5, metavar="K", help="hits per strategy (default 5)")
     _add_retriever_arg(p)
     _add_pieces_arg(p)
     _add_doc_args(p)
@@ -245,7 +269,7 @@ def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
             "the parameter alone (chunk_size) tries five values around the configuration's own",
         )
     p.add_argument(
-        "--k", type=int, default=5, metavar="K", help="chunks retrieved per question (default 5)"
+        "--k", type=_TOP_K, default=5, metavar="K", help="chunks retrieved per question (default 5)"
     )
     p.add_argument("--format", choices=("table", "json"), default="table")
     if name == "evaluate":
@@ -257,7 +281,7 @@ def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
     )
     p.add_argument(
         "--context-chars",
-        type=int,
+        type=_whole("explorer.retrieval.vectors", "check_context_chars"),
         default=0,
         metavar="N",
         help="embed N neighbouring characters on each side",

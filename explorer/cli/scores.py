@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,9 +34,9 @@ def _eval_setup(args: argparse.Namespace):
         how = f"hit@5 within {gap:.1f} points of exact for {name}, measured" if gap is not None else f"no measured gap for {name}"
         if args.preview == "force":
             how = f"forced; {how}"
-        sys.stderr.write(
+        inputs.say(
             f"note: --preview: approximate results (one-pass vectors pooled from each document's token "
-            f"vectors; {how}, bench/bench_late.py); run without --preview for exact ones\n"
+            f"vectors; {how}, bench/bench_late.py); run without --preview for exact ones"
         )
     docs = inputs.load_docs(args.corpus, args.cleanup, args.samples)
     try:
@@ -70,7 +69,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
         if args.per_question:
-            sys.stderr.write("note: --per-question is written with --format json\n")
+            inputs.say("note: --per-question is written with --format json")
         write(results_table(results, len(questions), args.k, inputs.embed_options(args).label))
     return 0
 

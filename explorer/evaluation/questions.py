@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import stat
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -279,6 +280,22 @@ def unloaded_names(unloaded: Sequence[tuple[str, int]]) -> str:
     return said + (f" and {more} more" if more > 0 else "")
 
 
+def read_question_file(path: Path) -> bytes:
+    """The bytes of the question file at ``path``: LoadError if it is not a regular file (a
+    device or a pipe would be read without end), is over :data:`MAX_QUESTION_FILE_BYTES` (read
+    no further, so a file growing while it is read is caught too) or cannot be read."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise LoadError(f"{str(path)!r} is not a file")
+        with path.open("rb") as f:
+            data = f.read(MAX_QUESTION_FILE_BYTES + 1)
+    except OSError as err:
+        raise LoadError(f"cannot read question file {str(path)!r}: {err.strerror or err}") from None
+    if len(data) > MAX_QUESTION_FILE_BYTES:
+        raise LoadError(f"{path.name!r} is over {MAX_QUESTION_FILE_BYTES // 2**20} MB")
+    return data
+
+
 def load_questions(
     source: str | Path | bytes, docs: Sequence[Document], name: str | None = None
 ) -> list[Question]:
@@ -311,12 +328,7 @@ def read_questions(
     else:
         path = Path(source)
         name = name or path.name
-        try:
-            if path.stat().st_size > MAX_QUESTION_FILE_BYTES:
-                raise LoadError(f"{name!r} is over {MAX_QUESTION_FILE_BYTES // 2**20} MB")
-            data = path.read_bytes()
-        except OSError as err:
-            raise LoadError(f"cannot read question file {str(path)!r}: {err.strerror or err}") from None
+        data = read_question_file(path)
     lookup = _Docs(docs)
     out: list[Question] = []
     unloaded: Counter[str] = Counter()
@@ -356,7 +368,7 @@ def question_records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
             raise LoadError(f"{name!r}: expected a list of questions")
         yield from ((f"{name} item {i + 1}", r) for i, r in enumerate(records))
     elif head == "{":
-        for n, line in enumerate(text.splitlines(), 1):
+        for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): JSON strings may hold U+2028
             if line.strip():
                 yield f"{name} line {n}", untrusted.loads(line, f"{name} line {n}", LoadError)
     else:

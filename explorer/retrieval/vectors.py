@@ -23,6 +23,7 @@ from explorer.lru import ByteLRU
 from explorer.retrieval.pieces import ChunkPieces, PieceLayout, check_piece_chars
 from explorer.strategies.context import Context
 from explorer.text.chunk import Chunk
+from explorer.text.wording import brief_number
 
 #: Most neighbouring characters ``context_chars`` may add on each side.
 MAX_CONTEXT_CHARS = 10_000
@@ -52,6 +53,13 @@ def check_preview_mode(ctx: Context, options: EmbedOptions, force: bool = False)
     return check_preview(ctx.get_embedder(), force)
 
 
+def check_context_chars(c: int) -> None:
+    """ParamError unless ``c`` is a whole number from 0 to :data:`MAX_CONTEXT_CHARS`."""
+    if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= MAX_CONTEXT_CHARS:
+        shown = brief_number(c) if isinstance(c, int) and not isinstance(c, bool) else repr(c)
+        raise ParamError(f"context_chars={shown} must be a whole number from 0 to {MAX_CONTEXT_CHARS:,}")
+
+
 @dataclass(frozen=True, slots=True)
 class EmbedOptions:
     """What is embedded for a chunk (never where it is): ``prepend_headings`` puts the heading
@@ -65,9 +73,7 @@ class EmbedOptions:
     piece_chars: int = 0
 
     def __post_init__(self) -> None:
-        c = self.context_chars
-        if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= MAX_CONTEXT_CHARS:
-            raise ParamError(f"context_chars={c!r} must be a whole number from 0 to {MAX_CONTEXT_CHARS:,}")
+        check_context_chars(self.context_chars)
         check_piece_chars(self.piece_chars)
 
     @property

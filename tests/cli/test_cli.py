@@ -391,7 +391,7 @@ def test_a_second_vary_is_refused(capsysbinary, txt, tmp_path, fake_ctx):
         (["text", "{dir}"], "not a file"),
         (["compare", "{txt}", "--question", "  "], "--question is empty"),
         (["evaluate", "--corpus", "{txt}", "--questions", "{badq}"], "line 1"),
-        (["evaluate", "--corpus", "{txt}", "--questions", "{txt}", "--k", "0"], "--k 0"),
+        (["evaluate", "--corpus", "{txt}", "--questions", "{txt}", "--k", "0"], "--k: k=0"),
         (
             ["sweep", "--corpus", "{txt}", "--questions", "{txt}", "--vary", "chunk_size=1:2"],
             "START:STOP:STEP",

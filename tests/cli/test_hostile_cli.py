@@ -187,10 +187,30 @@ def files(tmp_path_factory) -> Path:
         (["chunk", "report.txt", "--set", "x"], ["--set 'x'"]),
         (["chunk", "report.txt", "--format", "xml"], ["--format"]),
         (["chunk", "report.txt", "--bogus"], ["--bogus"]),
+        # refused as the arguments are read, before any file: a note of another option stays unsaid
+        (["evaluate", "--corpus", "report.txt", "--questions", "q.jsonl", "--k", "9" * 400], ["k=9.99e+399", "1,000"]),
+        (["evaluate", "--corpus", "report.txt", "--questions", "q.jsonl", "--k", "0"], ["k=0"]),
+        (["compare", "report.txt", "--question", "pump?", "--k", "1001"], ["k=1001"]),
+        (
+            ["evaluate", "--corpus", "report.txt", "--questions", "q.jsonl", "--retriever", "bm25", "--piece-chars", "-5"],
+            ["piece_chars=-5"],
+        ),
+        (["evaluate", "--corpus", "report.txt", "--questions", "q.jsonl", "--context-chars", "99999"], ["10,000"]),
+        # a question file that is not a regular file is not read without end
+        (["evaluate", "--corpus", "report.txt", "--questions", "/dev/zero"], ["'/dev/zero' is not a file"]),
+        (["evaluate", "--corpus", "report.txt", "--questions", "dir.txt"], ["is not a file"]),
     ],
 )
 def test_bad_parameters_give_one_error_line(files: Path, args: list[str], fragments: list[str]):
     assert_one_error_line(run_cli(*args, cwd=files), *fragments)
+
+
+def test_a_pipe_as_question_file_is_refused_not_waited_on(files: Path, tmp_path: Path):
+    fifo = tmp_path / "questions.jsonl"
+    os.mkfifo(fifo)
+    assert_one_error_line(
+        run_cli("evaluate", "--corpus", "report.txt", "--questions", str(fifo), cwd=files, timeout=60), "is not a file"
+    )
 
 
 def test_million_chunk_request_is_refused_quickly(files: Path):

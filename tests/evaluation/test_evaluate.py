@@ -313,3 +313,16 @@ def test_questions_round_trip_through_a_question_file():
     data = questions_to_jsonl(qs, [a, b])
     assert load_questions(data.encode("utf-8"), [a, b], "kept.jsonl") == qs
     assert '"content": "Header line."' in data
+
+
+def test_kept_questions_with_line_separators_in_their_text_read_back():
+    """JSON strings may hold U+2028, U+2029 and U+0085 as they are; reading JSONL with
+    ``splitlines()`` cut a question there, and the app's own download could not be read back."""
+    from explorer.evaluation.questions import questions_to_jsonl
+
+    text = "First part\u2028second part\u2029third\x85end. Plain line."
+    doc = Document("sep.txt", "text", text)
+    qs = [Question("What\u2028spans?", ((doc.id, 0, text.index(" Plain")),))]
+    data = questions_to_jsonl(qs, [doc])
+    assert "\u2028" in data
+    assert load_questions(data.encode("utf-8"), [doc], "kept.jsonl") == qs

@@ -27,13 +27,13 @@ from explorer.errors import LoadError
 from explorer.evaluation.questions import (
     CLI_HINT,
     MAX_OCCURRENCES,
-    MAX_QUESTION_FILE_BYTES,
     NotLoaded,
     Question,
     _check_span,
     find_answer,
     only_place,
     question_records,
+    read_question_file,
     record_parts,
     several_documents,
     unloaded_names,
@@ -130,12 +130,7 @@ class QuestionPlan:
         a document that is not in ``names`` (nor a document id) is left out and counted, as
         :func:`~explorer.evaluation.questions.read_questions` does in memory."""
         path = Path(source)
-        try:
-            if path.stat().st_size > MAX_QUESTION_FILE_BYTES:
-                raise LoadError(f"{path.name!r} is over {MAX_QUESTION_FILE_BYTES // 2**20} MB")
-            data = path.read_bytes()
-        except OSError as err:
-            raise LoadError(f"cannot read question file {str(path)!r}: {err.strerror or err}") from None
+        data = read_question_file(path)
         planned = [_planned(rec, where) for where, rec in question_records(data, path.name)]
         if not planned:
             raise LoadError(f"{path.name!r} holds no questions")
