@@ -162,3 +162,24 @@ def test_gap_counts_are_kept_within_the_room_the_index_counts_for_them():
     text = spaces.text
     gaps = [text[p:q] for p, q in itertools.pairwise(pos[:51].tolist())]
     assert counts[:50].tolist() == encoded_lengths(tok, gaps, 2)
+
+
+def test_a_long_text_is_counted_in_pieces_that_add_up():
+    """A text over LONG_TEXT_CHARS goes to the tokenizer in pieces (its whole result for a 20 MB
+    line took 2 GB); cut between a letter and a space, the pieces add up to the whole count."""
+    from explorer.text import tokenizing
+
+    tok = get_length("tokens").tokenizer
+    prose = (Path(__file__).parents[2] / "bench" / "data" / "french" / "man-grep.txt").read_text()
+    text = (prose * (1 + 2 * tokenizing.LONG_TEXT_CHARS // len(prose)))[: 2 * tokenizing.LONG_TEXT_CHARS + 17]
+    seen: list[int] = []
+
+    class Spy:
+        def encode_batch(self, texts, add_special_tokens=False):
+            seen.extend(map(len, texts))
+            return tok.encode_batch(texts, add_special_tokens=add_special_tokens)
+
+    whole = len(tok.encode(text, add_special_tokens=False).ids)
+    short = len(tok.encode("short one", add_special_tokens=False).ids)
+    assert encoded_lengths(Spy(), [text, "short one"], 2) == [whole + 2, short + 2]
+    assert max(seen) <= tokenizing.LONG_PIECE_CHARS
