@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,10 +106,20 @@ class Outcome:
         return sum(len(c.text) + 200 for c in self.chunks) + len(self.error) + 256
 
 
+def _busy(what: str) -> Any:
+    """A spinner under what the page has drawn, shown after half a second, while work that is
+    not cached runs on the page's own thread (a 20 MB text takes seconds to chunk and count, and
+    the page stood blank); nothing on a job's thread."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return st.spinner(md(what), show_time=True) if get_script_run_ctx() is not None else nullcontext()
+
+
 def _chunk_cached(doc: Document, config: StrategyConfig, model: str) -> Outcome:
     def make() -> Outcome:
         try:
-            chunks = get_strategy(config.strategy).chunk(doc, config.param_dict, Context(model=model or None))
+            with _busy(f"Chunking {clip(doc.name, 40)} ({len(doc.text):,} characters) with {config.display}…"):
+                chunks = get_strategy(config.strategy).chunk(doc, config.param_dict, Context(model=model or None))
         except ExplorerError as err:
             return Outcome(error=err_text(err))
         return Outcome(tuple(chunks))
@@ -206,7 +217,11 @@ def analyse(doc: Document, config: StrategyConfig, out: Outcome) -> Analysis:
     part of the key because chunks of embedding strategies depend on it)."""
     model, limit = model_arg() or "", passage_room()[0]
     key = (doc.id, config, model, limit, model_id())
-    return _ANALYSES.get_or_make(key, lambda: _analyse_now(doc, out.chunks, model, limit))
+    def make() -> Analysis:
+        with _busy(f"Counting the tokens and flags of {plural(len(out.chunks), 'chunk')} ({config.display})…"):
+            return _analyse_now(doc, out.chunks, model, limit)
+
+    return _ANALYSES.get_or_make(key, make)
 
 
 # -- indexes and the warm-up: embedding starts as soon as documents are loaded ---------------
