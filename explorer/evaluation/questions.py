@@ -281,9 +281,8 @@ def unloaded_names(unloaded: Sequence[tuple[str, int]]) -> str:
 
 
 def read_question_file(path: Path) -> bytes:
-    """The bytes of the question file at ``path``: LoadError if it is not a regular file (a
-    device or a pipe would be read without end), is over :data:`MAX_QUESTION_FILE_BYTES` (read
-    no further, so a file growing while it is read is caught too) or cannot be read."""
+    """The bytes of the question file at ``path``: LoadError if it is not a regular file (a device
+    or a pipe is read without end), is over :data:`MAX_QUESTION_FILE_BYTES` or cannot be read."""
     try:
         if not stat.S_ISREG(path.stat().st_mode):
             raise LoadError(f"{str(path)!r} is not a file")
