@@ -31,6 +31,9 @@ _BREAKS = re.compile(
     r"(?<=:)(?=//)|(?i:(?<=www))(?=\\?\.)|(?<=@)(?=\w)|(?<=\\:)(?=\w)|(?<=\\[-<>~])(?=\\[-<>=])"
 )
 WORD_JOINER = "\u2060"
+#: Bidirectional embeddings, overrides and isolates: in a file name they reorder what is shown
+#: ("report\u202etxt.exe" reads "reportexe.txt"), so md() names them instead.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def clip(s: str, n: int = 60) -> str:
@@ -45,9 +48,11 @@ def md(s: str) -> str:
     ``name@host`` in the text after escapes are resolved, and Streamlit turns ``:material/x:``,
     ``:streamlit:`` and emoji codes into pictures and ``->``, ``--`` into arrows and dashes in the
     text it was given; so an invisible WORD JOINER (U+2060) goes where they would match
-    (:data:`_BREAKS`). ``&`` is escaped too, so that ``&lt;`` stays as typed.
+    (:data:`_BREAKS`). ``&`` is escaped too, so that ``&lt;`` stays as typed. Bidirectional
+    controls are shown by name (``<U+202E>``), not obeyed.
     """
-    return _BREAKS.sub(WORD_JOINER, _MD_SPECIAL.sub(r"\\\1", " ".join(str(s).split())))
+    text = _BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", " ".join(str(s).split()))
+    return _BREAKS.sub(WORD_JOINER, _MD_SPECIAL.sub(r"\\\1", text))
 
 
 def err_text(err: BaseException | str) -> str:

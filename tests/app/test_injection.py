@@ -157,6 +157,15 @@ def test_the_checker_sees_raw_text_and_passes_escaped_text():
     assert _html_problems('<img src="http://evil.example/i.png">') and not _html_problems("&lt;script&gt;")
 
 
+def test_bidirectional_controls_are_named_not_obeyed():
+    """A file name with a right-to-left override reads reversed after it ("reportexe.txt")."""
+    from pages.ui.safe import md
+
+    shown = md("report\u202etxt.exe \u2066x\u2069").replace("\\", "")
+    assert shown == "report<U+202E>txt.exe <U+2066>x<U+2069>"
+    assert md("שלום world") == "שלום world"  # right-to-left text itself is left as it is
+
+
 def _widgets_app(text: str) -> None:
     import streamlit as st
 
