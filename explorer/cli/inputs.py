@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import fields
 from typing import Any
 
@@ -19,20 +21,39 @@ from explorer.errors import ParamError
 EXIT_BAD_INPUT = 2
 EXIT_CHECK_FAILED = 1
 DEFAULT_STRATEGY = "recursive"
-_PENDING: list[str] = []  # note: and warning: lines held until every input is read
+#: The note: and warning: lines of the running ``main()`` held until every input is read (None
+#: outside one: written at once). A context variable: each call, and each thread, has its own.
+_PENDING: ContextVar[list[str] | None] = ContextVar("cli_notes", default=None)
 
 
 def say(line: str) -> None:
     """A ``note:``/``warning:`` line about the input, written once all of it is read (the
-    documents last): input that is refused gets its one ``error:`` line and nothing else."""
-    _PENDING.append(line)
+    documents and questions): input that is refused gets its one ``error:`` line and nothing else."""
+    pending = _PENDING.get()
+    if pending is None:
+        sys.stderr.write(f"{line}\n")
+    else:
+        pending.append(line)
 
 
 def flush_notes(keep: bool = True) -> None:
     """Write the held lines (``keep``) or drop them (the input was refused)."""
+    pending = _PENDING.get() or []
     if keep:
-        sys.stderr.write("".join(f"{line}\n" for line in _PENDING))
-    _PENDING.clear()
+        sys.stderr.write("".join(f"{line}\n" for line in pending))
+    pending.clear()
+
+
+@contextmanager
+def held_notes() -> Iterator[None]:
+    """Hold :func:`say`'s lines for one command: written when its input is read or it ends,
+    dropped when it is refused (:func:`flush_notes` with ``keep=False`` first)."""
+    token = _PENDING.set([])
+    try:
+        yield
+    finally:
+        flush_notes()
+        _PENDING.reset(token)
 
 
 def parse_set(item: str) -> tuple[str, str]:

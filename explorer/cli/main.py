@@ -19,11 +19,12 @@ the commands :mod:`explorer.cli.commands` and :mod:`explorer.cli.scores`.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
 
-from explorer.cli.inputs import EXIT_BAD_INPUT, flush_notes
+from explorer.cli.inputs import EXIT_BAD_INPUT, flush_notes, held_notes
 from explorer.cli.parser import build_parser
 from explorer.errors import ExplorerError
 from explorer.models.local import offline
@@ -40,10 +41,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     offline()
     parser = build_parser()
     args = parser.parse_args(argv)
+    with held_notes():  # written as the input is read, or at the end; dropped when it is refused
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
-        status = int(args.func(args))
-        flush_notes()  # any the command did not write when it had read its documents
-        return status
+        return int(args.func(args))
     except BrokenPipeError:
         # the reader went away (``| head``): not an error; silence the flush at exit
         try:

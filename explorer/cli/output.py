@@ -109,6 +109,7 @@ def say_left_out(unloaded: Sequence[tuple[str, int]]) -> None:
             f"note: --skip-unloaded: {plural(n, 'question')} about documents not given are left out: "
             f"{unloaded_names(unloaded)}"
         )
+    inputs.flush_notes()  # the questions were read last: what was said of the input is told now
 
 
 #: Appended to a "document ... is not loaded" error of evaluate and sweep.

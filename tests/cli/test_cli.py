@@ -588,6 +588,22 @@ def test_input_refused_after_a_note_gets_its_error_line_alone(capsysbinary, tmp_
     assert rc == 0 and err.splitlines() == ["note: recursive: chunk_overlap 200 → 0 to stay below chunk_size 1"]
 
 
+def test_notes_held_by_one_run_never_reach_the_next(capsysbinary, monkeypatch):
+    """A run that ends in a bug (it raises) writes its notes then; the next run in the same
+    process says only its own."""
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli_inputs, "load_docs", broken)
+    with pytest.raises(RuntimeError):
+        main(["chunk", "--sample", "guide.md", "--set", "chunk_size=100"])
+    assert "chunk_overlap 200 → 20" in capsysbinary.readouterr().err.decode("utf-8")
+    monkeypatch.undo()
+    rc, out, err = run_main(capsysbinary, "chunk", "--sample", "guide.md", "--strategy", "fixed", "--stats")
+    assert rc == 0 and err == ""
+
+
 def test_a_value_the_user_set_that_conflicts_is_still_refused():
     r = run_proc("chunk", "--sample", "guide.md", "--set", "chunk_size=100", "--set", "chunk_overlap=200")
     err = r.stderr.decode("utf-8")
