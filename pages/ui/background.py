@@ -107,7 +107,7 @@ def drop_other_documents_jobs(doc_id: str) -> None:
     work does not wait behind it. Dismissed, so no bar offers to resume it."""
     job = session_job()
     if job is not None and not job.finished and job.kind in _DOCUMENT_KINDS and job.key[1] != doc_id:
-        job.dismissed = True
+        job.dismissed = job.dropped = True  # no bar offers it; asked for again, it starts afresh
         job.cancel()
 
 
@@ -150,7 +150,7 @@ def background(
     ``st`` or session state (capture what it needs, e.g. with :func:`pages.ui.model.context_maker`).
     """
     job = session_job()
-    if job is None or job.key != key:
+    if job is None or job.key != key or (job.finished and getattr(job, "dropped", False)):
         inline = _Inline(emb)
         try:
             return jobs.DONE, work(inline)

@@ -333,3 +333,31 @@ def test_picking_another_document_stops_the_job_for_the_one_left():
     at.run()
     ok(at)
     assert not any("Stopped" in m.value for m in at.markdown)  # nor offers to resume it
+
+
+def test_coming_back_to_a_document_whose_job_was_dropped_starts_it_again():
+    """A dropped job is not the user's Stop: back on its document, its work starts afresh (it
+    said "resume at the top of the page", where no bar offered Resume)."""
+    from pages.ui.model import make_embedder
+
+    make_embedder.clear()
+    at = start("semantic")
+    ok(at)
+    first = session_job(at)
+    handbook = at.selectbox(key="w.doc").value
+    assert first is not None and first.wait(120) and first.status().phase == jobs.DONE
+    at.run()
+    report = "sample:Rapport annuel (French report, text)"
+    at.selectbox(key="w.doc").set_value(report).run()
+    dropped = session_job(at)
+    assert dropped is not None and dropped.key[1] != first.key[1] and not dropped.finished
+    at.selectbox(key="w.doc").set_value(handbook).run()  # cached: the report's job is dropped
+    assert dropped.wait(30) and dropped.status().phase == jobs.STOPPED
+    at.selectbox(key="w.doc").set_value(report).run()
+    ok(at)
+    assert not any("resume" in i.value for i in at.info)
+    again = session_job(at)
+    if again is not dropped:  # started afresh in the background (else made on the page's thread)
+        assert again.key == dropped.key and again.wait(120) and again.status().phase == jobs.DONE
+        at.run()
+    assert at.metric[0].label == "Sentences"  # the report's curve, not "resume at the top"
