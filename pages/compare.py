@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.errors import ExplorerError
+from explorer.text.wording import percent_value
 from pages.ui.audit import audit, summary_columns
 from pages.ui.background import job_bar, job_result, session_job
 from pages.ui.charts import color, metric_bars, size_figures
@@ -80,14 +81,14 @@ def _record(r: dict, sem) -> dict:
         "median chars": s.chars.median,
         "CV": round(s.chars.cv, 2),
         "mean tokens": round(s.tokens.mean),
-        "over limit %": round(100 * s.share("over_limit"), 1),
+        "over limit %": percent_value(s.share("over_limit")),
         **summary_columns(r["audit"]),
-        "mid-sentence %": round(100 * s.share("mid_sentence"), 1),
-        "mid-word %": round(100 * s.share("mid_word"), 1),
+        "mid-sentence %": percent_value(s.share("mid_sentence")),
+        "mid-word %": percent_value(s.share("mid_word")),
         "tiny": s.tiny,
         "duplicates": s.duplicate,
-        "coverage %": round(100 * s.coverage, 1),
-        "redundancy %": round(100 * s.redundancy, 1),
+        "coverage %": percent_value(s.coverage),
+        "redundancy %": percent_value(s.redundancy),
         "cohesion": None if sem is None or sem.cohesion is None else round(sem.cohesion, 3),
         "separation": None if sem is None or sem.separation is None else round(sem.separation, 3),
     }

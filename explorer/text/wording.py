@@ -17,12 +17,21 @@ def percent(share: float, digits: int = 1) -> str:
     """``share`` (0–1) as a percentage with ``digits`` decimals; a share above 0 that rounds to
     0 reads "<0.1%", one below 1 that rounds to 100 ">99.9%", so a sliver is not told as
     nothing and a near miss not as whole."""
+    shown = percent_value(share, digits)
+    mark = "" if shown == float(f"{share * 100:.{digits}f}") else ("<" if shown < 50 else ">")
+    return f"{mark}{shown:.{digits}f}%"
+
+
+def percent_value(share: float, digits: int = 1) -> float:
+    """``share`` × 100 rounded to ``digits`` decimals, never to 0 when above 0 nor to 100 when
+    below 1 (it is then the nearest step inside): for a table whose cells stay numbers."""
     step = 10.0**-digits
-    if 0 < share * 100 < step / 2:
-        return f"<{step:.{digits}f}%"
-    if share < 1 and share * 100 >= 100 - step / 2:
-        return f">{100 - step:.{digits}f}%"
-    return f"{share * 100:.{digits}f}%"
+    shown = float(f"{share * 100:.{digits}f}")
+    if share > 0 and shown <= 0:
+        return step
+    if share < 1 and shown >= 100:
+        return 100 - step
+    return shown
 
 
 def brief_number(value: float) -> str:

@@ -21,7 +21,7 @@ from explorer.evaluation.truncation import ModelReading, Reading, TruncationSumm
 from explorer.lru import ByteLRU
 from explorer.strategies.config import StrategyConfig
 from explorer.text.chunk import Chunk
-from explorer.text.wording import percent
+from explorer.text.wording import percent, percent_value
 from pages.ui.model import model_arg, model_id
 from pages.ui.safe import md
 
@@ -109,5 +109,5 @@ def summary_columns(a: Audit | None) -> dict[str, Any]:
     return {
         "truncated": s.truncated,
         "unread chars": s.unread_chars,
-        "never read %": round(100 * s.share_never_read, 2),
+        "never read %": percent_value(s.share_never_read, 2),
     }

@@ -17,7 +17,7 @@ from explorer.evaluation.sweep_values import format_values, suggested_values
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.params import FLOAT, INT
-from explorer.text.wording import plural
+from explorer.text.wording import percent_value, plural
 from pages.ui.background import start_job
 from pages.ui.charts import score_bars, sweep_lines
 from pages.ui.compute import index_key
@@ -335,7 +335,7 @@ def per_question_rows(results: list, asked: list[str], names: list[str]) -> list
     for r, name in zip(results, names, strict=True):
         for row, q in zip(rows, r.scores.questions, strict=True):
             row[f"{name} · first hit"] = round(1 / q.rr) if q.rr else None
-            row[f"{name} · recall %"] = round(100 * q.recall, 1)
+            row[f"{name} · recall %"] = percent_value(q.recall)
     return rows
 
 

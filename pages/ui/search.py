@@ -18,7 +18,7 @@ from explorer.render.layout import MAX_RENDER_CHARS
 from explorer.render.snippet import fold_start, render_snippet, shown_span
 from explorer.retrieval.lexical import matched_spans
 from explorer.strategies.config import StrategyConfig
-from explorer.text.wording import percent, plural
+from explorer.text.wording import percent, percent_value, plural
 from pages.ui.compute import index_all, index_key
 from pages.ui.configs import config_labels, labels_for
 from pages.ui.evidence import answer_note, best_pieces, evidence_line
@@ -262,7 +262,7 @@ def cost_table(
         row: dict[str, Any] = {"configuration": md(labels.get(cfg["id"]) or labels_for([config])[config])}
         if ref is not None:
             sc = scores_of(ref, hits)
-            row.update({"recall %": round(100 * sc.recall, 1), "IoU %": round(100 * sc.iou, 1)})
+            row.update({"recall %": percent_value(sc.recall), "IoU %": percent_value(sc.iou)})
             row["first hit"] = round(1 / sc.rr) if sc.rr else None
         row["top score"] = round(hits[0].score, 3) if hits else None
         cost = cost_of(idx, [hits], k, retriever=retriever)
@@ -391,8 +391,8 @@ def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> li
                 sc = scores_of(ref, hits)
                 rec.update(
                     {
-                        "recall %": round(100 * sc.recall, 1),
-                        "IoU %": round(100 * sc.iou, 1),
+                        "recall %": percent_value(sc.recall),
+                        "IoU %": percent_value(sc.iou),
                         "first hit": round(1 / sc.rr) if sc.rr else None,
                     }
                 )

@@ -600,7 +600,7 @@ def test_notes_held_by_one_run_never_reach_the_next(capsysbinary, monkeypatch):
         main(["chunk", "--sample", "guide.md", "--set", "chunk_size=100"])
     assert "chunk_overlap 200 → 20" in capsysbinary.readouterr().err.decode("utf-8")
     monkeypatch.undo()
-    rc, out, err = run_main(capsysbinary, "chunk", "--sample", "guide.md", "--strategy", "fixed", "--stats")
+    rc, _, err = run_main(capsysbinary, "chunk", "--sample", "guide.md", "--strategy", "fixed", "--stats")
     assert rc == 0 and err == ""
 
 

@@ -1,6 +1,6 @@
 """Counts in words and shares in percent: one helper for every message that counts things."""
 
-from explorer.text.wording import percent, plural
+from explorer.text.wording import percent, percent_value, plural
 
 
 def test_plural_counts_with_thousands_and_an_s_unless_one():
@@ -16,3 +16,6 @@ def test_percent_never_rounds_a_part_to_none_or_to_all():
     assert percent(0.9997) == ">99.9%"  # nor a near miss "100.0%"
     assert percent(0.004, 0) == "<1%" and percent(0.996, 0) == ">99%" and percent(0.5, 0) == "50%"
     assert percent(0.0123) == "1.2%"
+    assert percent(0.005, 0) == "<1%" and percent(0.995, 0) == ">99%"  # 0.5 and 99.5 round to even
+    assert percent_value(0.0002) == 0.1 and percent_value(0.9997) == 99.9 and percent_value(0.25) == 25.0
+    assert percent_value(0.0) == 0.0 and percent_value(1.0) == 100.0 and percent_value(1.5) == 150.0
