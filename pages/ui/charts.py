@@ -25,8 +25,12 @@ def size_figures(
     """A histogram and violins of chunk sizes, one ``(label, colour, sizes)`` per configuration;
     in tokens, the model's limit as a red line."""
     hist, box = go.Figure(), go.Figure()
+    everything = [v for _, _, values in series for v in values]
+    low, high = (min(everything), max(everything)) if everything else (0, 1)
+    width = max(1, math.ceil((high - low + 1) / 40))  # the same 40 bins for every configuration:
+    bins = {"start": low - 0.5, "end": high + width, "size": width}  # Plotly binned each its own way
     for label, colour, values in series:
-        hist.add_trace(go.Histogram(x=values, name=label, marker_color=colour, opacity=0.6, nbinsx=40))
+        hist.add_trace(go.Histogram(x=values, name=label, marker_color=colour, opacity=0.6, xbins=bins))
         box.add_trace(
             go.Violin(
                 y=values,

@@ -1533,3 +1533,13 @@ def test_a_compare_panels_error_keeps_its_backslashes_and_a_pending_note_loses_i
     assert shown(error) == "separators: '\\d+' matches the empty string"
     pending = Panel("1", "#000", message=md("The chunks of recursive 1000/200 need embedding."), kind="pending")
     assert shown(pending).replace("\u2060", "") == "The chunks of recursive 1000/200 need embedding."
+
+
+def test_compares_size_histogram_bins_every_configuration_alike():
+    """Binned each its own way, fixed 500/0 was a hairline beside 40-character bins: heights
+    could not be compared."""
+    from pages.ui.charts import size_figures
+
+    hist, _ = size_figures([("fixed", "#000", [500] * 30 + [120]), ("recursive", "#111", list(range(200, 1000)))], "characters", 0)
+    bins = [t.xbins for t in hist.data]
+    assert bins[0] == bins[1] and bins[0].size == 22 and bins[0].start <= 120 and bins[0].end > 999
