@@ -9,7 +9,8 @@ the document and the answer are read through a *view* that
   ``superintendent``; ``well-\\nknown``, ``well-known`` and ``wellknown`` read the same), since a
   line-end hyphen may be the word's own or the typesetter's;
 * folds typographic quotes to plain ones and compatibility characters to their plain form
-  (NFKC: the ``ﬁ`` ligature is ``fi``); a soft hyphen is nothing;
+  (NFKC: the ``ﬁ`` ligature is ``fi``); a soft hyphen, a zero-width space, a word joiner
+  and a byte-order mark are nothing;
 
 and remembers, for every character of the view, where it comes from in the original text, so a
 match maps back to exact ``start``/``end`` offsets of ``Document.text``. Case and everything
@@ -30,10 +31,11 @@ from functools import lru_cache
 
 _LETTER = r"[^\W\d_]"
 #: One token the view rewrites: a hyphen between letters (perhaps at a line end), a whitespace
-#: run, a soft hyphen.
+#: run, a soft hyphen or an invisible space (zero-width space, word joiner, byte-order mark: text
+#: copied from a page carries them; the app's own messages put word joiners in escaped text).
 _TOKEN = re.compile(
     rf"(?P<hy>(?<={_LETTER})[-\u2010\u00ad](?:[ \t]*(?:\r\n|\r|\n)[ \t]*)?(?={_LETTER}))"
-    r"|(?P<ws>\s+)|(?P<soft>\u00ad)"
+    r"|(?P<ws>\s+)|(?P<soft>[\u00ad\u200b\u2060\ufeff])"
 )
 _QUOTES = {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'}
 

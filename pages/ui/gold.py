@@ -50,12 +50,15 @@ def answer_ref(item: dict, docs: Sequence[Document], where: str = "expected answ
         return folded[0]
 
 
+#: Where the places to pick from are: said everywhere but on Retrieve, which lists them below.
+PLACES_LISTED = " (Retrieve lists its places)"
+
+
 def _twice(where: str, answer: str, places: Sequence[Any]) -> AmbiguousAnswer:
     n = len(places)
     return AmbiguousAnswer(
         f"{where}: {clip(' '.join(answer.split()), 60)!r} occurs more than once "
-        f"({n}{'+' if n >= 20 else ''} places): pick the one you mean (Retrieve lists its places), or "
-        "select it in the text",
+        f"({n}{'+' if n >= 20 else ''} places): pick the one you mean{PLACES_LISTED}, or select it in the text",
         list(places),
     )
 
@@ -75,7 +78,7 @@ def holds(ref: Sequence | None, answer: str | None, docs: Sequence[Document]) ->
 def answer_problem(query: dict, docs: Sequence[Document], message: str) -> None:
     """Why the expected answer cannot score the results; when it occurs in several places, those
     places with their context, to pick the one meant (it then scores like a selection)."""
-    st.warning(md(message), icon=":material/help:")
+    st.warning(md(message.replace(PLACES_LISTED, "")), icon=":material/help:")
     answer = query.get("answer", "")
     places = (find_answer(answer, docs) or find_answer(answer, docs, fold_case=True)) if answer.strip() else []
     if len(places) < 2:

@@ -174,6 +174,7 @@ def test_retrieve_scores_a_typed_answer_and_lets_the_user_pick_among_places(fake
     header = "Harbor Valley Water Authority - Plant\nOperations Handbook (rev. 7)"
     ask(at, "Who publishes the handbook?", header)
     assert any("occurs more than once" in w.value for w in at.warning)
+    assert not any("Retrieve lists" in w.value for w in at.warning)  # it does, right below
     pick = at.radio(key="w.answer_pick")
     second = handbook.text.index("Harbor Valley Water Authority - Plant Operations", 10)
     assert len(pick.options) >= 3 and f"characters {second:,}–{second + 66:,}" in pick.options[1]
@@ -205,3 +206,12 @@ def test_case_aside_only_when_asked_and_at_exact_offsets():
     assert find_tolerant("stanbul", text, fold_case=True) == [(text.index("stanbul"), text.index("stanbul") + 7)]
     with pytest.raises(LoadError, match="not an exact substring"):
         locate_answer("utiliser un tampon de ligne", [d])
+
+
+def test_invisible_spaces_copied_with_an_answer_do_not_stop_its_match():
+    """Text copied from a page carries word joiners (the app's escaped messages put them between
+    "-" and "-"), zero-width spaces and byte-order marks: they are nothing, as a soft hyphen."""
+    text = "Run dpkg --no-act to see what would happen."
+    assert find_answer("\ufeffdpkg -\u2060-no-act\u200b", [Document("a.txt", "text", text)]) == [
+        (Document("a.txt", "text", text).id, 4, 17)
+    ]
