@@ -25,10 +25,11 @@ _PATH = re.compile(r"(?<![\w.:/~])(?:~/|/)[^\s'\"`:;,()\[\]]+")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:^=&])")
 #: Where Streamlit would still make something of the text after Markdown escaping: a GFM
 #: autolink (before ``//`` after a colon, after ``www`` before a dot, after ``@`` before a word);
-#: an icon, the logo or an emoji (a word after a colon: ``:material/delete:``, ``:streamlit:``);
+#: an icon, the logo or an emoji (a word or a sign after a colon: ``:material/delete:``,
+#: ``:streamlit:``, ``:+1:``);
 #: an arrow or a dash (between the escaped characters of ``->``, ``<=``, ``--``, ``~=``).
 _BREAKS = re.compile(
-    r"(?<=:)(?=//)|(?i:(?<=www))(?=\\?\.)|(?<=@)(?=\w)|(?<=\\:)(?=\w)|(?<=\\[-<>~])(?=\\[-<>=])"
+    r"(?<=:)(?=//)|(?i:(?<=www))(?=\\?\.)|(?<=@)(?=\w)|(?<=\\:)(?=[\w\\])|(?<=\\[-<>~])(?=\\[-<>=])"
 )
 WORD_JOINER = "\u2060"
 #: Bidirectional embeddings, overrides and isolates: in a file name they reorder what is shown

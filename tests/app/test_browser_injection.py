@@ -26,9 +26,9 @@ LINK = "[Click to re-authenticate](http://evil.example/phish)"
 IMAGE = "![i](http://evil.example/i.png)"
 RED = ":red[**your data was deleted**]"
 MATH = "$x^2$"
-PAYLOAD = f"{LINK} {IMAGE} {RED} {MATH} <script>alert(1)</script>"
+PAYLOAD = f"{RED} {LINK} {IMAGE} {MATH} <script>alert(1)</script>"  # RED first: notices quote the first 40-80 characters
 #: What Streamlit makes pictures, arrows and characters of even in escaped Markdown: it must read as typed.
-AS_TYPED = ":material_delete_forever: :streamlit: A -> B -- C &lt;i&gt;"
+AS_TYPED = ":material_delete_forever: :streamlit: :+1: A -> B -- C &lt;i&gt;"
 #: Anything the payload would make if it were rendered as Markdown.
 RENDERED = (
     'a[href*="evil.example"], img[src*="evil.example"], .katex, '
