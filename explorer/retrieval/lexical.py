@@ -98,10 +98,16 @@ _EAST_ASIAN = re.compile(f"[{CJK_RANGES}{_SOUTH_EAST_ASIAN}]")
 _LETTER_MARKS = re.compile("[\u0900-\u0fff\u1000-\u109f\u1780-\u17ff\u1900-\u1bff\ua800-\uabff\U00011000-\U00011fff]")
 
 
+#: Letters of scripts paired by character whose compatibility decomposition makes two: SARA AM.
+_KEPT_WHOLE = (("\u0e4d\u0e32", "\u0e33"), ("\u0ecd\u0eb2", "\u0eb3"))
+
+
 def _unmarked(text: str) -> str:
     """Case-folded, compatibility-decomposed text with its accents (combining marks outside
     :data:`_LETTER_MARKS`) removed."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
+    for parts, whole in _KEPT_WHOLE:  # a Thai or Lao vowel NFKD splits in two: one character,
+        decomposed = decomposed.replace(parts, whole)  # as the pairs of the text around it count
     return "".join(
         c for c in decomposed if not unicodedata.combining(c) or (c >= "\u0900" and _LETTER_MARKS.match(c))
     )  # the first test alone for Latin accents (U+0300-036F): this is BM25's hot path
