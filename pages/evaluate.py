@@ -112,6 +112,6 @@ else:
     sw = session.sweep_results
     if sw and sw["lines"]:
         swept = [c for c in pairs if sw["param"] in get_strategy(c.strategy).param_names()]
-        evaluation.sweep_results(sw, run.inputs(swept, parameter=sw["param"]))
+        evaluation.sweep_results(sw, run.inputs(swept, parameter=sw["param"]), [c for c in pairs if c not in swept])
 
 job_bar()

@@ -126,9 +126,16 @@ def score_bars(
     return fig
 
 
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
 def sweep_lines(lines: dict[str, list], param: str, metric: str, title: str) -> go.Figure:
-    """One line per configuration: the mean score (in %) at each value of the swept parameter."""
+    """One line per configuration: the mean score (in %) at each value of the swept parameter.
+    Lines that score alike lie on each other, so each has its own marker and dash, and the first
+    the widest: the ones below still show around the ones drawn over them."""
     fig = go.Figure()
+    n = len(lines)
     for i, (label, rows) in enumerate(lines.items()):
         ok = [r for r in rows if r.result is not None]
         fig.add_trace(
@@ -137,7 +144,8 @@ def sweep_lines(lines: dict[str, list], param: str, metric: str, title: str) -> 
                 y=[100 * getattr(r.result.scores, metric).mean for r in ok],
                 mode="lines+markers",
                 name=label,
-                line={"color": color(i)},
+                line={"color": color(i), "width": 2 + 2 * (n - 1 - i), "dash": _DASHES[i % len(_DASHES)]},
+                marker={"symbol": _SYMBOLS[i % len(_SYMBOLS)], "size": 8 + 4 * (n - 1 - i)},
             )
         )
     fig.update_layout(

@@ -339,8 +339,15 @@ def per_question_rows(results: list, asked: list[str], names: list[str]) -> list
     return rows
 
 
-def sweep_results(sw: dict, now: dict) -> None:
+def sweep_results(sw: dict, now: dict, not_swept: Sequence[StrategyConfig] = ()) -> None:
+    """The sweep's curves, what they were run with, and the configurations without its parameter."""
     stale_note(sw.get("inputs"), now, "Run the sweep again for the current ones.")
+    if not_swept:
+        names = labels_for(list(not_swept))
+        st.caption(
+            f":material/block: Not swept: {md(', '.join(names[c] for c in not_swept))} (no {md(sw['param'])} "
+            f"in {'its strategy' if len(not_swept) == 1 else 'their strategies'})."
+        )
     charts = st.columns(2)
     for col, metric in zip(charts, ("recall", "iou"), strict=True):
         col.plotly_chart(

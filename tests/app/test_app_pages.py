@@ -1543,3 +1543,16 @@ def test_compares_size_histogram_bins_every_configuration_alike():
     hist, _ = size_figures([("fixed", "#000", [500] * 30 + [120]), ("recursive", "#111", list(range(200, 1000)))], "characters", 0)
     bins = [t.xbins for t in hist.data]
     assert bins[0] == bins[1] and bins[0].size == 22 and bins[0].start <= 120 and bins[0].end > 999
+
+
+def test_a_sweep_names_the_configurations_it_leaves_out():
+    """A semantic configuration has no chunk_size: its line was missing with nothing to say why."""
+    semantic = json.dumps({"s": "semantic", "p": {}})
+    at = start("evaluate", query={"cfg": ['{"s":"recursive","p":{}}', semantic]})
+    at.button(key="w.qsample").click().run()
+    at.text_input(key="w.sweep_values").set_value("300,600")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    assert len(at.session_state["sweep_results"]["lines"]) == 1
+    (note,) = [c.value for c in at.caption if "Not swept" in c.value]
+    assert "semantic" in note and "chunk\\_size" in note
