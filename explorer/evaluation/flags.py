@@ -8,7 +8,6 @@ Why a module of its own: the app marks flagged chunks one by one, and the struct
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 from explorer.documents.document import Document
 from explorer.models.registry import get_spec
 from explorer.text.chunk import Chunk
+from explorer.text.words import cut_in_word
 
 if TYPE_CHECKING:
     from explorer.text.length import Length
@@ -71,32 +71,9 @@ def _facts(doc: Document) -> _DocFacts:
     return facts
 
 
-def _no_space_script(ch: str) -> bool:
-    """Scripts written without spaces between words (CJK, kana, Thai...): a cut between two of
-    their letters is not a cut inside a word we could detect."""
-    o = ord(ch)
-    return (
-        0x2E80 <= o <= 0x9FFF  # CJK radicals, kana, CJK unified ideographs (incl. ext. A)
-        or 0xF900 <= o <= 0xFAFF
-        or 0xFF66 <= o <= 0xFF9F
-        or 0x20000 <= o <= 0x3FFFF
-        or 0x0E00 <= o <= 0x0EFF  # Thai, Lao
-        or 0x1000 <= o <= 0x109F  # Myanmar
-        or 0x1780 <= o <= 0x17FF  # Khmer
-    )
-
-
-def _is_word(ch: str) -> bool:
-    """A letter, digit or combining mark (a vowel sign in Hindi, an accent in decomposed text:
-    a cut before one splits a character from its mark)."""
-    return (ch.isalnum() or ch == "_" or unicodedata.category(ch)[0] == "M") and not _no_space_script(ch)
-
-
 def _mid_word(text: str, start: int, end: int) -> bool:
     """A boundary of the chunk falls between two word characters."""
-    if 0 < start < len(text) and _is_word(text[start - 1]) and _is_word(text[start]):
-        return True
-    return 0 < end < len(text) and _is_word(text[end - 1]) and _is_word(text[end])
+    return cut_in_word(text, start) or cut_in_word(text, end)
 
 
 def _mid_sentence(text: str, start: int, end: int, facts: _DocFacts) -> bool:

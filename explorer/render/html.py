@@ -16,6 +16,7 @@ from typing import Protocol
 
 from explorer.render.layout import MAX_RENDER_CHARS, Segment, chunk_at, segments
 from explorer.render.unread import UNREAD_CSS, UNREAD_KEY, unread_title
+from explorer.text.words import mid_word_where
 
 #: Okabe–Ito colours (colour-blind safe), ordered so that consecutive chunks contrast.
 PALETTE = (
@@ -65,10 +66,20 @@ def color_of(position: int) -> str:
     return PALETTE[position % len(PALETTE)]
 
 
+def flag_text(flags: Sequence[str], mid_word_at: str = "") -> str:
+    """The flags as words; ``mid_word_at`` ("its start", "its end", "both ends": see
+    :func:`explorer.text.words.mid_word_where`) says where a chunk cut mid-word was cut, since
+    the ⚠ sits at its end whichever end it was."""
+    return "; ".join(
+        FLAG_LABELS.get(f, f) + (f" at {mid_word_at}" if f == "mid_word" and mid_word_at else "") for f in flags
+    )
+
+
 def chunk_tooltip(
     chunk: ChunkLike,
     tokens: int | None = None,
     flags: Sequence[str] = (),
+    text: str | None = None,
 ) -> str:
     """Plain-text tooltip of a chunk (escaped later, when it goes into an attribute)."""
     chars = chunk.end - chunk.start
@@ -85,7 +96,8 @@ def chunk_tooltip(
         lines.append("Section: " + " › ".join(chunk.headings))
     lines.append(f"Ends: {chunk.reason}")
     if flags:
-        lines.append("⚠ " + "; ".join(FLAG_LABELS.get(f, f) for f in flags))
+        where = mid_word_where(text, chunk.start, chunk.end) if text is not None and "mid_word" in flags else ""
+        lines.append("⚠ " + flag_text(flags, where))
     return "\n".join(lines)
 
 
@@ -233,7 +245,7 @@ class _ChunkView:
     def tip(self, p: int) -> str:
         if p not in self._tips:
             tok = self.tokens[p] if self.tokens is not None and p < len(self.tokens) else None
-            self._tips[p] = chunk_tooltip(self.chunks[p], tok, self.flags.get(p, ()))
+            self._tips[p] = chunk_tooltip(self.chunks[p], tok, self.flags.get(p, ()), self.text)
         return self._tips[p]
 
     def badges(self, seg: Segment) -> list[str]:
@@ -310,7 +322,8 @@ class _ChunkView:
             if self.chunks[p].end == seg.end:
                 if self.flags.get(p):
                     self.used.warned = True
-                    label = "; ".join(FLAG_LABELS.get(f, f) for f in self.flags[p])
+                    c = self.chunks[p]
+                    label = flag_text(self.flags[p], mid_word_where(self.text, c.start, c.end))
                     out.append(f'<span class="ce-warn" title="{html.escape(label)}">⚠</span>')
                 reason = html.escape(f"End of chunk {self.chunks[p].index}: {self.chunks[p].reason}")
                 out.append(f'<span class="ce-end" title="{reason}"></span>')

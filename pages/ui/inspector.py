@@ -10,10 +10,11 @@ import streamlit as st
 
 from explorer.documents.document import Document
 from explorer.errors import ExplorerError
-from explorer.render.html import FLAG_LABELS
+from explorer.render.html import flag_text
 from explorer.render.layout import holders
 from explorer.strategies.config import StrategyConfig
 from explorer.text.chunk import Chunk
+from explorer.text.words import mid_word_where
 from pages.ui.audit import chunk_reading, reading_note
 from pages.ui.compute import Analysis, embed_options
 from pages.ui.gold import use_as_answer
@@ -103,7 +104,10 @@ def inspector(
     st.markdown(f"**Ends because** {md(ch.reason)}")
     if an.flags[sel]:
         st.markdown(
-            " ".join(f":red-badge[:material/warning: {FLAG_LABELS.get(f, f)}]" for f in an.flags[sel])
+            " ".join(
+                f":red-badge[:material/warning: {flag_text([f], mid_word_where(doc.text, ch.start, ch.end))}]"
+                for f in an.flags[sel]
+            )
         )
     reading = chunk_reading(ch)
     reading_note(reading)

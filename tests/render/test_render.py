@@ -442,3 +442,14 @@ def test_a_window_near_the_end_is_full_and_holds_the_selection():
         lo, hi = window_around(bounds, sel, 100_000)
         assert hi - lo == MAX_RENDER_CHARS and lo <= bounds[sel][0] and bounds[sel][1] <= hi
     assert window_around(bounds, 999, 100_000) == (100_000 - MAX_RENDER_CHARS, 100_000)
+
+
+def test_a_chunk_cut_mid_word_says_at_which_end():
+    """The ⚠ sits at a chunk's end whichever end was cut: its title and the tooltip say where."""
+    text = "alpha beta gamma delta"
+    chunks = make_chunks(text, [(0, 8), (8, 16), (16, 22)])  # "alpha be" | "ta gamma" | " delta"
+    out = render_chunks(text, chunks, flags={0: ["mid_word"], 1: ["mid_word", "tiny"]}, interactive=True)
+    titles = re.findall(r'class="ce-warn" title="([^"]*)"', out)
+    assert titles == ["cut mid-word at its end", "cut mid-word at its start; tiny"]
+    assert "⚠ cut mid-word at its start; tiny" in chunk_tooltip(chunks[1], None, ["mid_word", "tiny"], text)
+    assert "⚠ cut mid-word\n" not in chunk_tooltip(chunks[1], None, ["mid_word"], text) + "\n"
