@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 from explorer.cli import inputs
 from explorer.errors import LoadError, ParamError
+from explorer.text.wording import plural
 
 #: Above this many documents ``evaluate``/``sweep`` stream even without --out or --engine.
 STREAM_OVER = 200
@@ -73,7 +74,7 @@ class DocProgress:
         resumed = f" ({stats.resumed:,} resumed)" if stats.resumed else ""
         eta = stats.eta()
         left = f", eta {_duration(eta)}" if eta is not None and not last else ""
-        msg = f"documents {stats.done:,}/{stats.documents:,}{resumed}, {stats.chunks:,} chunks, {_duration(stats.seconds)}{left}"
+        msg = f"documents {stats.done:,}/{stats.documents:,}{resumed}, {plural(stats.chunks, 'chunk')}, {_duration(stats.seconds)}{left}"
         if self.tty:
             self.stream.write("\r" + msg + "\x1b[K")
             self._open = True
@@ -168,8 +169,8 @@ def run(args: argparse.Namespace, configs: Sequence[Any]) -> tuple[list, list]:
     if not args.quiet:
         where = f"; results in {args.out}" if args.out else ""
         sys.stderr.write(
-            f"note: {done.documents:,} documents on the {engine} engine ({done.processed:,} processed, "
-            f"{done.resumed:,} resumed), {done.chunks:,} chunks in {_duration(done.seconds)}{where}\n"
+            f"note: {plural(done.documents, 'document')} on the {engine} engine ({done.processed:,} processed, "
+            f"{done.resumed:,} resumed), {plural(done.chunks, 'chunk')} in {_duration(done.seconds)}{where}\n"
         )
     return results, questions
 

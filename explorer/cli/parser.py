@@ -40,7 +40,9 @@ def _whole(module: str, check: str) -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number") from None
+            too_long = text.strip().lstrip("+-").isdigit()  # int() refuses over 4,300 digits
+            what = "has too many digits" if too_long else "is not a whole number"
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} {what}") from None
         try:
             getattr(importlib.import_module(module), check)(value)
         except ParamError as err:

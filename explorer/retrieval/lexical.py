@@ -86,7 +86,8 @@ STEMMERS = {
 LANGUAGES = tuple(STEMMERS.values())
 ALWAYS_STEMMED = ("french", "english")
 
-_JAMO = re.compile("[\u1100-\u11ff]")
+#: What decomposition split and fold puts back together: Hangul letters (jamo), kana voicing marks.
+_RECOMPOSED = re.compile("[\u1100-\u11ff\u3099\u309a]")
 #: Thai, Lao, Myanmar and Khmer: written, like CJK, without spaces between words.
 _SOUTH_EAST_ASIAN = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 #: A character of a script without spaces between words (Hangul letters included): text that
@@ -95,7 +96,10 @@ _EAST_ASIAN = re.compile(f"[{CJK_RANGES}{_SOUTH_EAST_ASIAN}]")
 #: Blocks whose combining marks are vowel signs, viramas and tone marks, part of the letters
 #: (Indic scripts, Thai to Tibetan, Myanmar, Khmer and their kin): folding keeps them. Elsewhere a
 #: combining mark is an accent, dropped.
-_LETTER_MARKS = re.compile("[\u0900-\u0fff\u1000-\u109f\u1780-\u17ff\u1900-\u1bff\ua800-\uabff\U00011000-\U00011fff]")
+_LETTER_MARKS = re.compile(
+    "[\u0900-\u0fff\u1000-\u109f\u1780-\u17ff\u1900-\u1aaf\u1b00-\u1bff\ua800-\uabff\U00011000-\U00011fff"
+    "\u3099\u309a]"  # and kana voicing marks: ガラス (glass) is not カラス (crow)
+)
 
 
 #: Letters of scripts paired by character whose compatibility decomposition makes two: SARA AM.
@@ -114,10 +118,10 @@ def _unmarked(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """:func:`_unmarked` text, with Hangul syllables, which decomposition split into letters
-    (jamo), put back together."""
+    """:func:`_unmarked` text, with what decomposition split put back together: Hangul syllables
+    (split into letters, jamo) and voiced kana (ガ into カ and its mark)."""
     folded = _unmarked(text)
-    return unicodedata.normalize("NFC", folded) if _JAMO.search(folded) else folded
+    return unicodedata.normalize("NFC", folded) if _RECOMPOSED.search(folded) else folded
 
 
 #: Stop words of both languages, folded (so "été" is stored as "ete").

@@ -7,6 +7,8 @@ pages' captions all count things, and each had written the plural again.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``n`` and ``word``, with an "s" (or ``many``) unless ``n`` is 1; thousands separated."""
@@ -41,8 +43,7 @@ def brief_number(value: float) -> str:
     text = str(value)
     if len(text) <= 15:
         return text
-    if isinstance(value, int):
-        digits = text.lstrip("-")
-        mantissa = f"{digits[0]}.{digits[1:3]}".rstrip("0").rstrip(".")
-        return f"{text[: len(text) - len(digits)]}{mantissa}e+{len(digits) - 1}"
+    if isinstance(value, int):  # exactly, rounded as .3g rounds a float
+        mantissa, exponent = f"{Decimal(value):.3g}".split("e")
+        return f"{mantissa.rstrip('0').rstrip('.')}e{exponent}"
     return f"{value:.3g}"

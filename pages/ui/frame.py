@@ -82,7 +82,7 @@ def init_session() -> None:
         url.restore()
     except Exception:  # a link no check foresaw: open without the rest of it, not fail on every reload
         log.exception("could not restore the view from the link")
-        session.notices.append("Part of the link could not be read: the view opens without it.")
+        session.notices.append("Part of the link could not be read: the view opens with what was read before it.")
     if not session.configs:
         for name in DEFAULT_STRATEGIES:
             add_config(name, {})

@@ -171,6 +171,8 @@ def test_words_keep_the_marks_that_are_letters_and_unspaced_scripts_become_pairs
     assert tokenize("ภาษาไทย") == ["ภา", "าษ", "ษา", "าไ", "ไท", "ทย"]
     assert tokenize("العربيَّة") == ["العربية"]  # Arabic vowel marks are accents: folded away
     assert tokenize("Électricité") == ["electricit"]  # Latin accents as before
+    assert tokenize("ガラス") != tokenize("カラス") and tokenize("バス") == ["バス"]  # voiced kana stay voiced
+    assert tokenize("x\u1ab0y") == ["xy"]  # an extended Latin accent is still an accent
 
 
 @pytest.mark.parametrize(
