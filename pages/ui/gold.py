@@ -18,7 +18,7 @@ from explorer.errors import LoadError
 from explorer.evaluation.matching import same_text
 from explorer.evaluation.questions import AmbiguousAnswer, find_answer, locate_answer
 from pages.ui.nav import go_to
-from pages.ui.safe import clip, md
+from pages.ui.safe import WORD_JOINER, clip, md
 from pages.ui.sources import source_key_of
 from pages.ui.state import W, session
 
@@ -94,7 +94,10 @@ def answer_problem(query: dict, docs: Sequence[Document], message: str) -> None:
             if len(by_id) > 1
             else (f"characters {start:,}–{end:,}")
         )
-        return f"{md(where)}: …{md(before)} **{md(clip(text[start:end], 80))}** {md(after)}…"
+        gap_before = " " if before[-1:].isspace() else ""  # a space only where the text has one: "--nocheck ,"
+        gap_after = " " if after[:1].isspace() else ""
+        bold = f"**{WORD_JOINER}{md(clip(text[start:end], 80))}{WORD_JOINER}**"  # bold beside any character
+        return f"{md(where)}: …{md(before)}{gap_before}{bold}{gap_after}{md(after)}…"
 
     st.radio(
         "Which one do you mean?",
