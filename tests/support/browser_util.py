@@ -298,11 +298,13 @@ def upload_button(page: Any) -> Any:
 
 
 def main_text(page: Any) -> str:
-    return page.locator('[data-testid="stMain"]').inner_text()
+    """What a reader sees in the main area: its text without the invisible word joiners that
+    escaped messages carry (``pages.ui.safe.md``)."""
+    return page.locator('[data-testid="stMain"]').inner_text().replace("\u2060", "")
 
 
 def sidebar_text(page: Any) -> str:
-    return page.locator('[data-testid="stSidebar"]').inner_text()
+    return page.locator('[data-testid="stSidebar"]').inner_text().replace("\u2060", "")
 
 
 def screenshot(page: Any, name: str, *, full_page: bool = False, directory: Path = ARTIFACTS) -> Path:
