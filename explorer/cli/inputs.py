@@ -127,8 +127,9 @@ def parse_cleanup(spec: str):
     return Cleanup(**{n: True for n in names})
 
 
-def load_docs(paths: Sequence[str], cleanup_spec: str = "", samples: Sequence[str] = ()) -> list:
-    """The files, then the bundled samples (``--sample``: file or display name), cleaned up."""
+def load_docs(paths: Sequence[str], cleanup_spec: str = "", samples: Sequence[str] = (), *, last: bool = True) -> list:
+    """The files, then the bundled samples (``--sample``: file or display name), cleaned up;
+    ``last``: no other input is read after them, so the notes held so far are written now."""
     from explorer.documents.document import repeats
     from explorer.documents.loaders import load_path
     from explorer.documents.samples import SAMPLES, load_sample
@@ -143,7 +144,8 @@ def load_docs(paths: Sequence[str], cleanup_spec: str = "", samples: Sequence[st
     twins = repeats(docs)
     for i, j in twins.items():
         say(f"warning: {docs[i].name}: the same text as {docs[j].name}: counted once")
-    flush_notes()
+    if last:
+        flush_notes()
     return [d for i, d in enumerate(docs) if i not in twins]
 
 

@@ -38,7 +38,7 @@ def _eval_setup(args: argparse.Namespace):
             f"note: --preview: approximate results (one-pass vectors pooled from each document's token "
             f"vectors; {how}, bench/bench_late.py); run without --preview for exact ones"
         )
-    docs = inputs.load_docs(args.corpus, args.cleanup, args.samples)
+    docs = inputs.load_docs(args.corpus, args.cleanup, args.samples, last=False)  # the questions come next
     try:
         got = read_questions(args.questions, docs, skip_unloaded=args.skip_unloaded)
     except NotLoaded as err:

@@ -586,6 +586,9 @@ def test_input_refused_after_a_note_gets_its_error_line_alone(capsysbinary, tmp_
     assert err.splitlines() == [f"error: cannot read {missing!r}: No such file or directory"]  # no note first
     rc, out, err = run_main(capsysbinary, "chunk", "--sample", "guide.md", "--set", "chunk_size=1", "--stats")
     assert rc == 0 and err.splitlines() == ["note: recursive: chunk_overlap 200 → 0 to stay below chunk_size 1"]
+    missing_questions = str(tmp_path / "missing.jsonl")  # the questions are read after the documents
+    rc, out, err = run_main(capsysbinary, "evaluate", "--sample", "guide.md", "--questions", missing_questions, "--set", "chunk_size=100")
+    assert rc == 2 and len(err.splitlines()) == 1 and err.startswith("error: cannot read question file")
 
 
 def test_notes_held_by_one_run_never_reach_the_next(capsysbinary, monkeypatch):
