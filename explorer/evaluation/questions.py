@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import stat
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -47,10 +48,8 @@ class NotLoaded(LoadError):
 def several_documents(where: str, name: str, n: int, ids: Sequence[str] = ()) -> LoadError:
     """A question's document name that more than one loaded document answers to (two files of
     one name from two folders, say): the id tells them apart, so say so."""
-    which = f": name it by its id instead ({', '.join(ids)})" if ids else (
-        ": name it by its id instead (the doc_id that `chunk` prints)"
-    )
-    return LoadError(f"{where}: document {name!r} matches {n:,} loaded documents{which}")
+    which = ", ".join(ids) if ids else "the doc_id that `chunk` prints"
+    return LoadError(f"{where}: document {name!r} matches {n:,} loaded documents: name it by its id instead ({which})")
 
 
 class _Docs:
@@ -367,7 +366,7 @@ def question_records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
             raise LoadError(f"{name!r}: expected a list of questions")
         yield from ((f"{name} item {i + 1}", r) for i, r in enumerate(records))
     elif head == "{":
-        for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): JSON strings may hold U+2028
+        for n, line in enumerate(re.split(r"\r\n|\r|\n", text), 1):  # not splitlines(): U+2028 is in strings
             if line.strip():
                 yield f"{name} line {n}", untrusted.loads(line, f"{name} line {n}", LoadError)
     else:

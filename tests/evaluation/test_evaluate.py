@@ -326,3 +326,5 @@ def test_kept_questions_with_line_separators_in_their_text_read_back():
     data = questions_to_jsonl(qs, [doc])
     assert "\u2028" in data
     assert load_questions(data.encode("utf-8"), [doc], "kept.jsonl") == qs
+    two = data + data  # lines ended by carriage returns alone (old Mac files) still end there
+    assert load_questions(two.replace("\n", "\r").encode("utf-8"), [doc], "kept.jsonl") == qs + qs
