@@ -21,7 +21,7 @@ import numpy as np
 from explorer.documents.document import Document
 from explorer.errors import ParamError
 from explorer.text.chunk import Chunk
-from explorer.text.wording import brief_number
+from explorer.text.wording import quoted
 
 #: Smallest and largest piece size (characters) ``piece_chars`` accepts (0 turns pieces off).
 MIN_PIECE_CHARS = 100
@@ -42,7 +42,7 @@ def check_piece_chars(size: int) -> int:
     ok = isinstance(size, int) and not isinstance(size, bool)
     if not ok or not (size == 0 or MIN_PIECE_CHARS <= size <= MAX_PIECE_CHARS):
         raise ParamError(
-            f"piece_chars={brief_number(size) if ok else repr(size)} must be 0 (off) or a whole number from {MIN_PIECE_CHARS} to {MAX_PIECE_CHARS:,}"
+            f"piece_chars={quoted(size)} must be 0 (off) or a whole number from {MIN_PIECE_CHARS} to {MAX_PIECE_CHARS:,}"
         )
     return size
 

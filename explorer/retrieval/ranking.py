@@ -18,7 +18,7 @@ import numpy as np
 from explorer import limits
 from explorer.errors import ParamError
 from explorer.text.chunk import Chunk
-from explorer.text.wording import brief_number
+from explorer.text.wording import quoted
 
 if TYPE_CHECKING:
     from explorer.retrieval.search import StrategyIndex
@@ -113,8 +113,7 @@ class Hit:
 
 def check_k(k: int) -> None:
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= limits.MAX_TOP_K:
-        shown = brief_number(k) if isinstance(k, int) and not isinstance(k, bool) else repr(k)
-        raise ParamError(f"k={shown} must be a whole number from 1 to {limits.MAX_TOP_K:,}")
+        raise ParamError(f"k={quoted(k)} must be a whole number from 1 to {limits.MAX_TOP_K:,}")
 
 
 def check_question_texts(questions: Sequence[str]) -> None:

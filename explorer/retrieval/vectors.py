@@ -23,7 +23,7 @@ from explorer.lru import ByteLRU
 from explorer.retrieval.pieces import ChunkPieces, PieceLayout, check_piece_chars
 from explorer.strategies.context import Context
 from explorer.text.chunk import Chunk
-from explorer.text.wording import brief_number
+from explorer.text.wording import quoted
 
 #: Most neighbouring characters ``context_chars`` may add on each side.
 MAX_CONTEXT_CHARS = 10_000
@@ -56,8 +56,7 @@ def check_preview_mode(ctx: Context, options: EmbedOptions, force: bool = False)
 def check_context_chars(c: int) -> None:
     """ParamError unless ``c`` is a whole number from 0 to :data:`MAX_CONTEXT_CHARS`."""
     if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= MAX_CONTEXT_CHARS:
-        shown = brief_number(c) if isinstance(c, int) and not isinstance(c, bool) else repr(c)
-        raise ParamError(f"context_chars={shown} must be a whole number from 0 to {MAX_CONTEXT_CHARS:,}")
+        raise ParamError(f"context_chars={quoted(c)} must be a whole number from 0 to {MAX_CONTEXT_CHARS:,}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from explorer import untrusted
 from explorer.errors import ParamError
-from explorer.text.wording import brief_number
+from explorer.text.wording import brief_number, quoted
 
 
 class Invalid(Exception):
@@ -25,15 +25,6 @@ class Invalid(Exception):
     def __init__(self, value: Any) -> None:
         super().__init__(value)
         self.value = value
-
-
-def _quoted(value: Any) -> str:
-    """A bad value as a message quotes it: a whole number in brief, anything else by its repr,
-    cut at 60 characters (a link can carry thousands)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return brief_number(value)
-    text = repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _call(convert: Any, value: Any) -> Any:
@@ -202,7 +193,7 @@ class Param:
         try:
             return self.kind.coerce(self, value)
         except Invalid as bad:
-            raise ParamError(f"{self.name}={_quoted(bad.value)} is not a valid {self.kind.name}") from None
+            raise ParamError(f"{self.name}={quoted(bad.value)} is not a valid {self.kind.name}") from None
 
 
 CHUNK_SIZE = Param(

@@ -47,3 +47,12 @@ def brief_number(value: float) -> str:
         mantissa, exponent = f"{Decimal(value):.3g}".split("e")
         return f"{mantissa.rstrip('0').rstrip('.')}e{exponent}"
     return f"{value:.3g}"
+
+
+def quoted(value: object, limit: int = 60) -> str:
+    """A value as a message quotes it: a whole number in brief (:func:`brief_number`),
+    anything else by its repr, cut at ``limit`` characters (a link can carry thousands)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return brief_number(value)
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
