@@ -70,7 +70,7 @@ phase, result = job_result("eval")
 if phase == jobs.DONE:
     session.eval_results, session.eval_meta = result
 if session.eval_results:
-    evaluation.results(session.eval_results, session.eval_meta, run.inputs(pairs))
+    evaluation.results(session.eval_results, session.eval_meta, run.inputs(pairs), docs)
 
 # -- sweep -----------------------------------------------------------------------------------
 st.divider()

@@ -17,13 +17,14 @@ from explorer.evaluation.sweep_values import format_values, suggested_values
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.params import FLOAT, INT
-from explorer.text.wording import percent_value, plural
+from explorer.text.wording import plural
 from pages.ui.background import start_job
 from pages.ui.charts import score_bars, sweep_lines
 from pages.ui.compute import index_key
 from pages.ui.configs import labels_for
 from pages.ui.gold import answer_ref
 from pages.ui.model import context_maker
+from pages.ui.per_question import per_question
 from pages.ui.safe import clip, err_text, md
 from pages.ui.search import COST_HELP
 from pages.ui.settings import RETRIEVER_LABELS
@@ -181,7 +182,7 @@ class Run:
                 retriever=retriever,
             )
             meta = {"questions": len(qs), "k": k, "retriever": retriever, "embedded": options.label}
-            return results, meta | {"asked": [q.text for q in qs], "inputs": inputs}
+            return results, meta | {"inputs": inputs}
 
         n = len(configs)
         start_job(
@@ -282,7 +283,7 @@ def stale_note(then: dict | None, now: dict, again: str) -> None:
         )
 
 
-def results(results: list, meta: dict, now: dict) -> None:
+def results(results: list, meta: dict, now: dict, docs: Sequence[Document]) -> None:
     st.subheader("Results", anchor=False)
     stale_note(meta.get("inputs"), now, "Run the evaluation again to score the current ones.")
     nq = meta.get("questions", 0)
@@ -308,35 +309,9 @@ def results(results: list, meta: dict, now: dict) -> None:
     st.plotly_chart(
         score_bars(results, metric, METRICS[metric], [names[r.config] for r in results]), key=W.EVAL_CHART
     )
-    if meta.get("asked") and all(len(r.scores.questions) == len(meta["asked"]) for r in results):
-        per_question(results, meta["asked"], [names[r.config] for r in results])
-
-
-def per_question(results: list, asked: list[str], names: list[str]) -> None:
-    """Each question's first hit and recall under every configuration: which questions a
-    configuration misses, and where the configurations disagree (sortable, downloadable)."""
-    st.markdown("**Per question**")
-    rows = per_question_rows(results, asked, names)
-    missed = " · ".join(f"{md(n)}: {sum(r[f'{n} · first hit'] is None for r in rows)} of {len(rows)}" for n in names)
-    st.caption(
-        "**first hit**: the rank of the first chunk in the top k that overlaps the expected "
-        f"answer (None: no chunk in the top k does). Questions missed: {missed}"
-    )
-    columns: dict[str, Any] = {f"{n} · first hit": st.column_config.NumberColumn(format="#%d") for n in names}
-    # the question narrow and pinned: its full width hid every configuration's columns at 800 pixels
-    columns["question"] = st.column_config.TextColumn(width="medium", pinned=True)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, column_config=columns, key=W.EVAL_QUESTIONS)
-
-
-def per_question_rows(results: list, asked: list[str], names: list[str]) -> list[dict[str, Any]]:
-    """One row per question: its text, then each configuration's first-hit rank (None for a
-    miss) and recall in %."""
-    rows: list[dict[str, Any]] = [{"question": q} for q in asked]
-    for r, name in zip(results, names, strict=True):
-        for row, q in zip(rows, r.scores.questions, strict=True):
-            row[f"{name} · first hit"] = round(1 / q.rr) if q.rr else None
-            row[f"{name} · recall %"] = percent_value(q.recall)
-    return rows
+    questions = (meta.get("inputs") or {}).get("questions") or ()
+    if questions and all(len(r.scores.questions) == len(questions) for r in results):
+        per_question(results, questions, [names[r.config] for r in results], docs)
 
 
 def sweep_results(sw: dict, now: dict, not_swept: Sequence[StrategyConfig] = ()) -> None:

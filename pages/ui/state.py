@@ -133,6 +133,8 @@ class W:
     EVAL_COST = "w.eval_cost"
     EVAL_METRIC = "w.eval_metric"
     EVAL_QUESTIONS = "w.eval_questions"
+    EVAL_PICKED = "w.eval_picked"  # the per-question row picked, read whole
+    EVAL_ASK = "w.eval_ask"  # the picked question, asked on Retrieve
     EVAL_CHART = "w.eval_chart"
     SWEEP_PARAM = "w.sweep_param"
     SWEEP_VALUES = "w.sweep_values"

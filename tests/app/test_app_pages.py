@@ -1017,6 +1017,46 @@ def test_evaluate_question_file_runs_every_configuration():
     assert len(lines) == 2 and all(len(rows) == 2 for rows in lines.values())
 
 
+def test_a_picked_question_reads_whole_and_is_asked_on_retrieve_with_its_answer():
+    """Per question: picking a row shows the question whole, its answer's place and each
+    configuration's first hit; "Ask on Retrieve" searches it there, its answer marked. A
+    question with two answers is asked without them, and says why."""
+    from explorer.documents.samples import load_sample
+    from pages.ui.safe import md
+
+    at = start("evaluate")
+    doc = load_sample("Rapport annuel (French report, text)")
+    long_q = "Quel est le chiffre d'affaires de l'année, et de combien a-t-il progressé malgré le recul en Europe ?"
+    two = [{"document": doc.name, "start": 500, "end": 700}, {"document": doc.name, "start": 900, "end": 1000}]
+    lines = [
+        json.dumps({"question": long_q, "answer": doc.text[200:320]}),
+        json.dumps({"question": "Et les effectifs ?", "references": two}),
+    ]
+    at.file_uploader[0].set_value(("q.jsonl", "\n".join(lines).encode(), "application/jsonl")).run()
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert not [b for b in at.button if b.key == "w.eval_ask"]  # nothing picked yet
+    at.session_state["w.eval_questions"] = {"selection": {"rows": [1], "columns": []}}
+    at.run()
+    ok(at)
+    assert any("has 2, so it is asked there without them" in c.value for c in at.caption)
+    at.session_state["w.eval_questions"] = {"selection": {"rows": [0], "columns": []}}
+    at.run()
+    ok(at)
+    assert any(m.value == f"**{md(long_q)}**" for m in at.markdown)
+    assert any("characters 200–320" in c.value for c in at.caption)
+    result = {r.config: r for r in at.session_state["eval_results"]}
+    firsts = [round(1 / r.scores.questions[0].rr) if r.scores.questions[0].rr else None for r in result.values()]
+    line = next(c.value for c in at.caption if c.value.startswith("1\\. recursive"))
+    assert [("missed" if f is None else f"first hit #{f}") in line for f in firsts] == [True] * len(firsts)
+    at.button(key="w.eval_ask").click().run()
+    ok(at)
+    assert at.text_input(key="w.question").value == long_q
+    assert at.text_area(key="w.answer").value == doc.text[200:320]
+    assert at.session_state["ret_query"]["ref"] == [doc.id, 200, 320]
+    assert any("the place you chose, characters 200–320" in c.value for c in at.caption)
+
+
 def test_sweep_offers_values_around_the_configurations_own_that_run_without_a_warning():
     """The default configurations (recursive 1000/200, fixed 500/0): the Values box offers
     chunk sizes around theirs, none at or below the overlap of 200 (the former fixed

@@ -145,6 +145,46 @@ def test_a_search_link_opened_in_fresh_browsers_shows_its_question_every_time(se
     context.close()
 
 
+def test_a_question_picked_on_evaluate_is_asked_on_retrieve_and_its_link_keeps_it(server, browser):
+    """Evaluate's per-question table: a row picked with its checkbox reads whole below, and
+    "Ask on Retrieve" opens Retrieve on that question with its answer, scored; the link of
+    that page, opened in a fresh browser, shows the same question."""
+    from playwright.sync_api import expect
+
+    context, page = bu.new_page(browser, width=1300, height=900)
+    page.goto(server.url + "evaluate")
+    bu.heading(page, "Evaluate").wait_for()
+    bu.settle(page)
+    page.get_by_role("button", name="Use the sample questions").click()
+    bu.settle(page)
+    page.get_by_role("button", name="Run evaluation").click()
+    page.get_by_text("Per question").wait_for(timeout=180_000)
+    bu.settle(page)
+    grid = page.locator('[data-testid="stDataFrame"]').nth(2)  # after the scores' and the cost's
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 18, box["y"] + 53)  # the first row's checkbox, under the header
+    bu.settle(page)
+    picked = page.locator(".st-key-w-eval_picked")
+    question = picked.locator("strong").first.inner_text()
+    assert question.endswith("?") and "Answer in" in picked.inner_text()
+    bu.screenshot(page, "evaluate-picked-question.png")
+    page.get_by_role("button", name="Ask on Retrieve").click()
+    bu.heading(page, "Retrieve").wait_for()
+    bu.settle(page)
+    expect(page.get_by_label("Question")).to_have_value(question, timeout=5_000)
+    assert page.get_by_label("Expected answer (optional)").input_value()
+    assert len(re.findall(r"Recall \d+%", bu.main_text(page))) >= 2
+    page.wait_for_url(re.compile(r"[?&]q="), timeout=30_000)
+    fresh, other = bu.new_page(browser)
+    other.goto(page.url)
+    bu.heading(other, "Retrieve").wait_for()
+    bu.settle(other)
+    expect(other.get_by_label("Question")).to_have_value(question, timeout=5_000)
+    fresh.close()
+    context.close()
+
+
 def test_a_typed_answer_with_a_line_break_difference_is_scored(server, browser):
     context, page = bu.new_page(browser)
     page.goto(server.url + "retrieve")
