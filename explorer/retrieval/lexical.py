@@ -6,7 +6,9 @@ paraphrases, so the app shows both and their fusion. BM25 needs no model: tokens
 words (``\\w+`` with the combining marks that belong to them), case-folded, accents folded
 (NFKD, combining marks dropped, so "Électricité" matches "electricite"; the vowel signs and
 viramas of Indic and South-East Asian scripts are letters, not accents, and stay), with small
-English and French stop-word lists removed; numbers are kept. Scripts written without spaces
+English and French stop-word lists removed, and the common function words of a text's
+language when it is German, Spanish, Italian, Portuguese or Dutch (of a question, those of the
+indexed documents' languages); numbers are kept. Scripts written without spaces
 (Han, kana, Hangul, Thai, Lao, Khmer, Myanmar) become overlapping character pairs.
 Words are then stemmed with Snowball (PyStemmer, no data files), so "paquets" meets "paquet" and
 "filters" meets "filter": each document's chunks take the stemmer of its language (English,
@@ -28,6 +30,7 @@ German and Spanish sets move by one question either way.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import unicodedata
@@ -38,7 +41,7 @@ from typing import Any
 import numpy as np
 import regex
 
-from explorer.text.measures import CJK_RANGES
+from explorer.text.measures import CJK_RANGES, FUNCTION_WORDS, likeliest_language
 from explorer.text.measures import STOPWORDS as STOPWORDS_BY_LANGUAGE
 
 #: BM25 term-frequency saturation and length normalisation (Anserini's defaults; see above).
@@ -124,20 +127,58 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", folded) if _RECOMPOSED.search(folded) else folded
 
 
-#: Stop words of both languages, folded (so "été" is stored as "ete").
-STOP_WORDS: frozenset[str] = frozenset(
-    w for w in (fold(x) for x in (_ENGLISH + _FRENCH).split()) if _WORD.fullmatch(w)
-)
+def _folded_words(words: Iterable[str]) -> frozenset[str]:
+    return frozenset(w for w in map(fold, words) if _WORD.fullmatch(w))
+
+
+#: Stop words of both languages, folded (so "été" is stored as "ete"): left out of every text.
+STOP_WORDS: frozenset[str] = _folded_words((_ENGLISH + _FRENCH).split())
+
+
+#: Function words that carry a question's meaning ("sin guardar", "nicht mehr", "più di"): kept.
+_MEANINGFUL_WORDS = "sin no más muy sobre entre cuando porque nicht noch non più não mais niet geen nog"
+_MEANINGFUL = frozenset(_MEANINGFUL_WORDS.split())
+#: Function words of a language that its list in :mod:`explorer.text.measures` lacks.
+_MORE_STOP_WORDS = {"de": ("man",)}
+
+
+def _language_stop_words() -> dict[str, frozenset[str]]:
+    """The common function words of German, Spanish, Italian, Portuguese and Dutch (the lists
+    that name a text's language, :data:`~explorer.text.measures.FUNCTION_WORDS`, less the words
+    that carry meaning), folded, by stemmer name. They hold other languages' content words
+    (German "man", "die"), so they leave only a text in their own language, and a question over
+    one. Why not Snowball's longer lists (bm25s ships them): they drop "sin", "hasta", "todos",
+    and lost 2 of 20 Spanish questions where these kept every one (bench/data/european)."""
+    return {
+        STEMMERS[code]: _folded_words(w for w in (*words, *_MORE_STOP_WORDS.get(code, ())) if w not in _MEANINGFUL)
+        for code, words in FUNCTION_WORDS.items()
+        if code not in ("en", "fr")  # theirs are the longer lists above, always left out
+    }
+
+
+#: Each stemmed language's own stop words beyond :data:`STOP_WORDS` (none for English and French).
+LANGUAGE_STOP_WORDS = _language_stop_words()
+
+
+def stop_words(languages: Iterable[str] = ()) -> frozenset[str]:
+    """The words left out of texts in ``languages`` (stemmer names), and of a question over
+    them: English and French function words always, and each of those languages' own."""
+    return _stop_words(frozenset(languages))
+
+
+@functools.cache
+def _stop_words(languages: frozenset[str]) -> frozenset[str]:
+    return STOP_WORDS.union(*(LANGUAGE_STOP_WORDS[lang] for lang in languages if lang in LANGUAGE_STOP_WORDS))
 
 
 
 
 def _own_words() -> dict[str, frozenset[str]]:
-    """Each language's own function words, folded; a word two languages share once folded (the
-    Italian "è" and the Portuguese "é" both become "e") belongs to neither."""
-    folded = {STEMMERS[code]: frozenset(map(fold, words)) for code, words in STOPWORDS_BY_LANGUAGE.items()}
+    """Each language's own function words by its code, folded; a word two languages share once
+    folded (the Italian "è" and the Portuguese "é" both become "e") belongs to neither."""
+    folded = {code: frozenset(map(fold, words)) for code, words in STOPWORDS_BY_LANGUAGE.items()}
     seen = Counter(w for words in folded.values() for w in words)
-    return {lang: frozenset(w for w in words if seen[w] == 1) for lang, words in folded.items()}
+    return {code: frozenset(w for w in words if seen[w] == 1) for code, words in folded.items()}
 
 
 #: Each language's own function words, folded: they decide which stemmer a text gets.
@@ -183,26 +224,17 @@ def _words(text: str) -> list[str]:
     return out
 
 
-#: Share of a text's words its language's own function words must reach to pick that language's
-#: stemmer. Measured: 8.6-18.6 % in the French, German, Spanish and English sets of bench/, at
-#: most 3.2 % for a language the text is not in; a Russian text's stray Latin letters ("o", "a",
-#: "com") made 0.6 % Portuguese, and that chose the Portuguese stemmer before this floor.
-LANGUAGE_MIN_SHARE = 0.02
-
-
 def language_of(word_lists: Iterable[list[str]]) -> str:
-    """The language of :data:`LANGUAGES` whose exclusive function words the folded words hold
-    most (a tie goes to the language listed first); English when that language's words are under
-    :data:`LANGUAGE_MIN_SHARE` of all the words (a text in none of them: English stemming leaves
-    other scripts as they are)."""
-    counts = dict.fromkeys(LANGUAGES, 0)
+    """The stemmer of the language whose own function words the folded words hold most, by the
+    rule the document profile names a language with (:func:`~explorer.text.measures.likeliest_language`);
+    English when none is named (English stemming leaves other scripts as they are)."""
+    counts = dict.fromkeys(_ONLY, 0)
     total = 0
     for words in word_lists:
         total += len(words)
-        for lang, only in _ONLY.items():
-            counts[lang] += sum(map(only.__contains__, words))
-    best = max(LANGUAGES, key=lambda lang: (counts[lang], -LANGUAGES.index(lang)))
-    return best if counts[best] >= LANGUAGE_MIN_SHARE * total else STEMMERS["en"]
+        for code, only in _ONLY.items():
+            counts[code] += sum(map(only.__contains__, words))
+    return STEMMERS[likeliest_language(counts, total) or "en"]
 
 
 def tokenize_many(texts: Sequence[str]) -> list[list[str]]:
@@ -215,7 +247,8 @@ def tokenize_with_language(texts: Sequence[str]) -> tuple[list[list[str]], str]:
     """:func:`tokenize_many`'s tokens, and the language whose stemmer they got."""
     words = [_words(t) for t in texts]
     language = language_of(words)
-    kept = [[w for w in ws if w not in STOP_WORDS] for ws in words]
+    stops = stop_words((language,))
+    kept = [[w for w in ws if w not in stops] for ws in words]
     unique = list(dict.fromkeys(w for ws in kept for w in ws))
     stems = dict(zip(unique, _stemmer(language).stemWords(unique), strict=True))
     return [[stems[w] for w in ws] for ws in kept], language
@@ -271,7 +304,9 @@ def query_tokens(query: str, languages: Iterable[str] = ()) -> list[str]:
     Why only the indexed languages: a stem the texts do not hold matches nothing, but a German
     or Spanish stem of an English word can be an English text's word (on Chroma's English
     corpora, stemming every question in four languages lost a question)."""
-    kept = [w for w in _words(query) if w not in STOP_WORDS]
+    languages = tuple(languages)
+    stops = stop_words(languages)
+    kept = [w for w in _words(query) if w not in stops]
     stemmed = [_stemmer(lang).stemWords(kept) for lang in _query_languages(languages)]
     out: list[str] = []
     for stems in zip(*stemmed, strict=True):
@@ -289,13 +324,15 @@ def matched_spans(
 
     Why: a hit card shows how much a chunk matched (its score), not where; marked words show a
     reader at a glance why BM25 ranked it, or that a dense hit shares no word with the question."""
+    languages = tuple(languages)
     wanted = set(query_tokens(query, languages))
+    stops = stop_words(languages)
     stemmers = [_stemmer(lang) for lang in _query_languages(languages)]
     seen: dict[str, bool] = {}
 
     def matches(word: str) -> bool:  # a folded word: is one of its stems a query token?
         if word not in seen:
-            seen[word] = word not in STOP_WORDS and any(st.stemWord(word) in wanted for st in stemmers)
+            seen[word] = word not in stops and any(st.stemWord(word) in wanted for st in stemmers)
         return seen[word]
 
     out: list[tuple[int, int]] = []

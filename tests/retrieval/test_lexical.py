@@ -24,7 +24,6 @@ from explorer.evaluation.questions import Question
 from explorer.retrieval.lexical import (
     BM25_B,
     BM25_K1,
-    LANGUAGE_MIN_SHARE,
     STOP_WORDS,
     LexicalIndex,
     fold,
@@ -46,6 +45,7 @@ from explorer.retrieval.ranking import (
 from explorer.retrieval.search import StrategyIndex, build_index, chunk_documents, compare, get_index
 from explorer.retrieval.vectors import EmbedOptions
 from explorer.strategies.config import StrategyConfig
+from explorer.text.measures import LANGUAGE_MIN_SHARE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -617,6 +617,33 @@ def test_a_question_is_stemmed_in_every_language_of_the_index():
     english = LexicalIndex(["The filters are backwashed."], groups=["en"])
     assert english.languages == {"english"}
     assert query_tokens("Zeilen gelöscht", english.languages) == query_tokens("Zeilen gelöscht")
+
+
+def test_a_german_index_and_its_questions_leave_out_german_stop_words_and_others_keep_them():
+    """German function words ("die", "wie", "man") score nothing and are not marked in a German
+    document, as English and French ones are; an index without German keeps them (the German
+    list holds English words: "man", "die")."""
+    texts = [
+        "Auf install folgen ein oder mehrere Pakete, für die eine Installation gewünscht wird.",
+        "autoremove wird benutzt, um Pakete zu entfernen, die automatisch installiert wurden.",
+        "Die Option zeigt, wie man nicht mehr benötigte Dateien findet.",
+    ]
+    index = LexicalIndex(texts, groups=["de"] * 3)
+    assert index.languages == {"german"}
+    question = "Wie entfernt man automatisch installierte Pakete, die nicht mehr benötigt werden?"
+    tokens = query_tokens(question, index.languages)
+    assert not {"die", "wie", "man", "werden"} & set(tokens)
+    assert {"entfernt", "automat", "paket", "nicht"} <= set(tokens)  # a negation carries meaning
+    spanish = query_tokens("¿Cómo se sale de Vim sin guardar los cambios?", {"spanish"})
+    assert "sin" in spanish and not {"como", "se", "los"} & set(spanish)
+    assert index.scores(question).argmax() == 1
+    assert "die" not in tokenize_many(texts)[0]  # and in the chunks
+    text = texts[0]
+    marked = [text[s:e] for s, e in matched_spans(text, 0, len(text), question, index.languages)]
+    assert "Pakete" in marked and "die" not in marked and "für" not in marked
+    english = LexicalIndex(["The man page says what the option does."], groups=["en"])
+    assert "man" in query_tokens("man page", english.languages)
+    assert english.scores("man page").max() > 0
 
 
 # -- the question's words in a hit ------------------------------------------------------------

@@ -27,8 +27,9 @@ from explorer.evaluation.corpus.work import DocWork, Part, WorkSpec
 
 #: Bumped when what a line or a cache file holds changes (older files are then refused). 2: BM25
 #: words are stemmed in each document's language (9b66aba) and only past a floor of its own
-#: function words (``LANGUAGE_MIN_SHARE``); format-1 files hold words stemmed otherwise.
-FORMAT = 2
+#: function words (``LANGUAGE_MIN_SHARE``); format-1 files hold words stemmed otherwise. 3: a
+#: German, Spanish, Italian, Portuguese or Dutch document's own stop words are left out too.
+FORMAT = 3
 
 
 def run_key(spec: WorkSpec, model: str, questions_sha: str) -> str:
