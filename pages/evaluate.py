@@ -29,7 +29,7 @@ kept = session.questions
 source = st.segmented_control(
     "Questions",
     ["Question file", f"Kept questions ({len(kept)})"],
-    default="Question file" if not kept else f"Kept questions ({len(kept)})",
+    default="Question file" if not kept or session.eval_source == "file" else f"Kept questions ({len(kept)})",
     key=W.EVAL_SRC,
     required=True,
 )
@@ -54,6 +54,7 @@ def _embedder():
         return None
 
 
+evaluation.run_linked(run, pairs, questions, _embedder)
 if (
     st.button(
         "Run evaluation",
@@ -65,6 +66,7 @@ if (
     )
     and (emb := _embedder()) is not None
 ):
+    session.eval_source = "file" if source == "Question file" else "kept"
     run.start_evaluation(list(dict.fromkeys(pairs)), emb)
 phase, result = job_result("eval")
 if phase == jobs.DONE:
@@ -105,6 +107,7 @@ else:
     )
     plans = evaluation.sweep_plans(pairs, param, spec) if go_sweep else []
     if plans and (emb := _embedder()) is not None:
+        session.eval_source = "file" if source == "Question file" else "kept"
         run.start_sweep(plans, param, spec, emb)
     phase, result = job_result("sweep")
     if phase == jobs.DONE or (phase == jobs.STOPPED and result and any(result["lines"].values())):
@@ -114,4 +117,5 @@ else:
         swept = [c for c in pairs if sw["param"] in get_strategy(c.strategy).param_names()]
         evaluation.sweep_results(sw, run.inputs(swept, parameter=sw["param"]), [c for c in pairs if c not in swept])
 
+evaluation.rerun_for_linked()
 job_bar()

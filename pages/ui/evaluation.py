@@ -18,7 +18,7 @@ from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.params import FLOAT, INT
 from explorer.text.wording import plural
-from pages.ui.background import start_job
+from pages.ui.background import session_job, start_job
 from pages.ui.charts import score_bars, sweep_lines
 from pages.ui.compute import index_key
 from pages.ui.configs import labels_for
@@ -204,7 +204,7 @@ class Run:
 
         def work(job: Any) -> dict:
             lines: dict = {}
-            job.partial = {"param": param, "lines": lines, "retriever": retriever, "k": k, "inputs": inputs}
+            job.partial = {"param": param, "spec": spec, "lines": lines, "retriever": retriever, "k": k, "inputs": inputs}
             job.partial["embedded"] = options.label
             n = 0
             for config, name, values in plans:
@@ -268,6 +268,46 @@ def sweep_plans(configs: Sequence[StrategyConfig], param: str, spec: str) -> lis
             st.error(md(err_text(err)), icon=":material/error:")
             return []
     return plans
+
+
+def run_linked(run: Run, pairs: list[StrategyConfig], questions: list, get_emb: Any) -> None:
+    """The evaluation, then the sweep, that a link or a reload showed, run again one at a time
+    (a session runs one job): each starts once nothing else of the session runs. Called before
+    the results are read, so that a quick one shows in the run that started it."""
+    if not (session.eval_pending or session.sweep_pending):
+        return
+    if not questions or not pairs:
+        session.eval_pending, session.sweep_pending = False, None
+        st.warning("The link's results are not run again: there are no questions or configurations to score.", icon=":material/link_off:")
+        return
+    job = session_job()
+    if job is not None and not job.finished and job.kind != "warm":
+        return  # the next run after it ends starts what is left
+    emb = get_emb()
+    if emb is None:
+        session.eval_pending, session.sweep_pending = False, None
+        return
+    if session.eval_pending:
+        session.eval_pending = False
+        run.start_evaluation(list(dict.fromkeys(pairs)), emb)
+        return
+    param, spec = session.sweep_pending or ("", "")
+    session.sweep_pending = None
+    plans = sweep_plans(pairs, param, spec)
+    if plans:
+        session.seed(W.SWEEP_PARAM, param)  # drawn below: the boxes say what the curves are of
+        session.seed(W.SWEEP_VALUES, spec)
+        run.start_sweep(plans, param, spec, emb)
+    elif not any(param in get_strategy(c.strategy).param_names() for c in pairs):
+        st.warning(f"The link's sweep of {md(clip(param, 40))} is not run: no configuration here has it.", icon=":material/link_off:")
+
+
+def rerun_for_linked() -> None:
+    """At the page's end: a link's sweep waits for its evaluation; when that ended within this
+    run (a warm cache), run again so that the sweep starts (it is then no longer pending)."""
+    job = session_job()
+    if session.sweep_pending and (job is None or job.finished):
+        st.rerun()
 
 
 # -- the results --------------------------------------------------------------------------------

@@ -253,6 +253,11 @@ class Session:
     eval_results: _Slot[list | None] = _Slot("eval_results")
     eval_meta: _Slot[dict[str, Any]] = _Slot("eval_meta", factory=dict)
     sweep_results: _Slot[dict[str, Any] | None] = _Slot("sweep_results")
+    #: The questions the results were scored on ("file" or "kept"), for the link.
+    eval_source: _Slot[str] = _Slot("eval_source", "")
+    #: A link's evaluation and sweep (parameter, values), run again when Evaluate opens.
+    eval_pending: _Slot[bool] = _Slot("eval_pending", False)
+    sweep_pending: _Slot[tuple[str, str] | None] = _Slot("sweep_pending")
 
     def take(self, name: str) -> Any:
         """The value of attribute ``name`` (its default when unset), then forget it."""

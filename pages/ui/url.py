@@ -1,7 +1,7 @@
 """URL state: the shareable view (samples, uploads, active document, clean-up, model, strategies,
 how chunks are ranked (``retriever=``, ``k=``, ``emb=``: :mod:`pages.ui.url_ranking`), the chunks Explore
-and Semantic show (``chunk=``, ``schunk=``: :mod:`pages.ui.url_chunks`), the question asked, the kept questions and
-Evaluate's question file) in the link.
+and Semantic show (``chunk=``, ``schunk=``: :mod:`pages.ui.url_chunks`), the question asked, the kept questions,
+Evaluate's question file and the results it showed (:mod:`pages.ui.url_evaluate`)) in the link.
 
 :func:`restore` reads a link once per session (what it cannot use becomes a notice: the link is
 untrusted, and every notice is made inert for Markdown); :func:`sync` writes the view back after
@@ -42,6 +42,7 @@ from pages.ui.sources import (
 )
 from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, ConfigDict, session
 from pages.ui.url_chunks import chunks_url, restore_chunks
+from pages.ui.url_evaluate import evaluate_url, restore_evaluate
 from pages.ui.url_ranking import ranking_url, restore_ranking
 
 #: More ``samples`` values than this in a link are ignored (there are three samples).
@@ -67,6 +68,7 @@ def restore() -> None:
     _restore_doc(qp)
     _restore_questions(qp)
     _restore_question_file(qp)
+    restore_evaluate(qp)
     for short in (qp.get("clean") or "").split(","):
         if short in CLEANUP_FLAGS:
             session.cleanup[CLEANUP_FLAGS[short][0]] = True
@@ -329,6 +331,7 @@ def sync() -> None:
     want.update(_questions_url())
     if session.qfile_ref:
         want["qf"] = session.qfile_ref
+    want.update(evaluate_url())
     current = {
         k: (st.query_params.get_all(k) if k in _LISTS else st.query_params.get(k)) for k in st.query_params
     }

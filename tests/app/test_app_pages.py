@@ -1057,6 +1057,52 @@ def test_a_picked_question_reads_whole_and_is_asked_on_retrieve_with_its_answer(
     assert any("the place you chose, characters 200–320" in c.value for c in at.caption)
 
 
+def evaluated_and_swept() -> AppTest:
+    """Evaluate after an evaluation and a sweep of chunk_size 300,600 on the sample questions."""
+    at = start("evaluate")
+    at.button(key="w.qsample").click().run()
+    at.button(key="w.eval_run").click().run()
+    at.text_input(key="w.sweep_values").set_value("300,600")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    return at
+
+
+def test_evaluates_link_runs_its_evaluation_and_sweep_again():
+    """A reload or a copied link of Evaluate showed its buttons only: the link now names the
+    results shown (ev=1, sw= and swv=, on eq= questions) and Evaluate runs them again, the
+    evaluation first (one job at a time; the page runs again when it is done), its sweep boxes
+    set to the link's."""
+    at = evaluated_and_swept()
+    link = {k: at.query_params[k] for k in at.query_params}
+    assert {k: link[k] for k in ("ev", "eq", "sw", "swv")} == {"ev": "1", "eq": "file", "sw": "chunk_size", "swv": "300,600"}
+    again = start(query=link)
+    again.switch_page("pages/evaluate.py").run()
+    ok(again)
+    assert [r.config for r in again.session_state["eval_results"]] == [r.config for r in at.session_state["eval_results"]]
+    lines = again.session_state["sweep_results"]["lines"]
+    assert len(lines) == 2 and all([r.value for r in rows] == [300, 600] for rows in lines.values())
+    assert again.text_input(key="w.sweep_values").value == "300,600"
+    assert again.selectbox(key="w.sweep_param").value == "chunk_size"
+    assert {k: again.query_params[k] for k in ("ev", "sw", "swv")} == {"ev": "1", "sw": "chunk_size", "swv": "300,600"}
+
+
+def test_a_links_evaluate_values_that_cannot_run_are_notices():
+    """Untrusted: a sweep of a parameter no configuration has, or malformed values, is said and
+    not run; nothing fails."""
+    at = start(query={"qf": "sample", "ev": "2", "eq": "<b>x</b>", "sw": "threshold", "swv": "0.1,0.2"})
+    at.switch_page("pages/evaluate.py").run()
+    ok(at)
+    said = " ".join(w.value for w in at.warning)
+    assert "not run: no configuration here has it" in said
+    assert "eval_results" not in at.session_state and "sweep_results" not in at.session_state
+    bad = start(query={"qf": "sample", "sw": "chunk_size); DROP", "swv": "1" * 400})
+    bad.switch_page("pages/evaluate.py").run()
+    ok(bad)
+    assert "sweep_results" not in bad.session_state
+    assert any("Ignored the sweep named in the link" in unescaped(w.value) for w in bad.warning)
+
+
 def test_sweep_offers_values_around_the_configurations_own_that_run_without_a_warning():
     """The default configurations (recursive 1000/200, fixed 500/0): the Values box offers
     chunk sizes around theirs, none at or below the overlap of 200 (the former fixed
@@ -1092,12 +1138,7 @@ def test_evaluate_sample_questions_score_out_of_the_box():
 def test_evaluate_results_say_when_the_page_has_moved_on_from_them():
     """Results stay on the page when their inputs change (the question file put away, top k
     moved), marked as computed before; the sweep keeps naming the k it ran at."""
-    at = start("evaluate")
-    at.button(key="w.qsample").click().run()
-    at.button(key="w.eval_run").click().run()
-    at.text_input(key="w.sweep_values").set_value("300,600")
-    at.button(key="w.sweep_run").click().run()
-    ok(at)
+    at = evaluated_and_swept()
     assert not [w for w in at.warning if "Computed before" in w.value]
     assert any("top 5" in c.value for c in at.caption if "retrieval, top" in c.value)
     at.slider(key="w.k").set_value(7).run()

@@ -145,13 +145,8 @@ def test_a_search_link_opened_in_fresh_browsers_shows_its_question_every_time(se
     context.close()
 
 
-def test_a_question_picked_on_evaluate_is_asked_on_retrieve_and_its_link_keeps_it(server, browser):
-    """Evaluate's per-question table: a row picked with its checkbox reads whole below, and
-    "Ask on Retrieve" opens Retrieve on that question with its answer, scored; the link of
-    that page, opened in a fresh browser, shows the same question."""
-    from playwright.sync_api import expect
-
-    context, page = bu.new_page(browser, width=1300, height=900)
+def evaluate_the_samples(page, server) -> None:
+    """Evaluate, its sample questions scored: the per-question table shown."""
     page.goto(server.url + "evaluate")
     bu.heading(page, "Evaluate").wait_for()
     bu.settle(page)
@@ -159,6 +154,16 @@ def test_a_question_picked_on_evaluate_is_asked_on_retrieve_and_its_link_keeps_i
     bu.settle(page)
     page.get_by_role("button", name="Run evaluation").click()
     page.get_by_text("Per question").wait_for(timeout=180_000)
+
+
+def test_a_question_picked_on_evaluate_is_asked_on_retrieve_and_its_link_keeps_it(server, browser):
+    """Evaluate's per-question table: a row picked with its checkbox reads whole below, and
+    "Ask on Retrieve" opens Retrieve on that question with its answer, scored; the link of
+    that page, opened in a fresh browser, shows the same question."""
+    from playwright.sync_api import expect
+
+    context, page = bu.new_page(browser, width=1300, height=900)
+    evaluate_the_samples(page, server)
     bu.settle(page)
     grid = page.locator('[data-testid="stDataFrame"]').nth(2)  # after the scores' and the cost's
     grid.scroll_into_view_if_needed()
@@ -182,6 +187,30 @@ def test_a_question_picked_on_evaluate_is_asked_on_retrieve_and_its_link_keeps_i
     bu.settle(other)
     expect(other.get_by_label("Question")).to_have_value(question, timeout=5_000)
     fresh.close()
+    context.close()
+
+
+def test_a_reload_of_evaluate_shows_its_evaluation_and_sweep_again(server, browser):
+    """F5 on Evaluate used to leave its buttons only: the link names the results shown, and
+    they are run again (the cache holds their vectors) with the sweep's values in its box."""
+    from playwright.sync_api import expect
+
+    context, page = bu.new_page(browser, width=1300, height=900)
+    evaluate_the_samples(page, server)
+    page.get_by_label("Values", exact=True).fill("300,600")
+    page.get_by_label("Values", exact=True).press("Enter")
+    bu.settle(page)
+    page.get_by_role("button", name="Run sweep").click()
+    page.wait_for_url(re.compile(r"[?&]swv=300"), timeout=180_000)
+    bu.settle(page)
+    page.reload()
+    bu.heading(page, "Evaluate").wait_for()
+    page.get_by_text("Per question").wait_for(timeout=180_000)
+    page.locator(".st-key-w-sweep_recall").wait_for(timeout=180_000)
+    bu.settle(page)
+    expect(page.get_by_label("Values", exact=True)).to_have_value("300,600", timeout=5_000)
+    assert "Computed before" not in bu.main_text(page)
+    bu.screenshot(page, "evaluate-after-reload.png", full_page=True)
     context.close()
 
 
