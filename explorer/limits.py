@@ -18,6 +18,10 @@ PDF_TIME_BUDGET_S = 60.0
 MAX_CHUNKS = 200_000
 #: Most chunks retrieved per question (top k): more is no longer a ranking to read or score.
 MAX_TOP_K = 1_000
+#: Longest heading title a chunk's heading path carries (characters; a longer one is cut, with
+#: "…"): every chunk under a heading carries its path, so a 1 MB heading line made each of 1,252
+#: chunks carry 1 MB (1.25 GB of output, an 8.3 GB server peak).
+MAX_HEADING_CHARS = 200
 #: Longest user-supplied separator (characters).
 MAX_SEPARATOR_CHARS = 64
 #: Largest Markdown text whose block structure is parsed (markdown-it-py reads ~0.3-1 MB/s);

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from explorer.limits import MAX_HEADING_CHARS
+
 
 @dataclass(frozen=True, slots=True)
 class Page:
@@ -110,11 +112,12 @@ class Document:
             while stack and stack[-1].level >= h.level:
                 stack.pop()
             stack.append(h)
-            paths.append(tuple(b.info for b in stack))
+            paths.append(tuple(heading_title(b.info) for b in stack))
         return tuple(paths)
 
     def heading_path(self, pos: int) -> tuple[str, ...]:
-        """Titles of the headings in force at ``pos`` (outermost first); () before the first."""
+        """Titles of the headings in force at ``pos`` (outermost first, each cut at
+        :data:`~explorer.limits.MAX_HEADING_CHARS`); () before the first."""
         i = bisect_right(self._heading_starts, pos) - 1
         return self._heading_paths[i] if i >= 0 else ()
 
@@ -124,3 +127,8 @@ class Document:
     @property
     def n_pages(self) -> int:
         return len(self.pages)
+
+
+def heading_title(info: str) -> str:
+    """A heading's title as a chunk carries it: cut at :data:`~explorer.limits.MAX_HEADING_CHARS`."""
+    return info if len(info) <= MAX_HEADING_CHARS else info[: MAX_HEADING_CHARS - 1] + "…"

@@ -32,7 +32,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from explorer.documents.document import Block, Document, Page
+from explorer.documents.document import Block, Document, Page, heading_title
 from explorer.strategies.base import OVERLAP_BELOW_SIZE, Strategy, check_size_overlap
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import get_strategy, register
@@ -334,7 +334,7 @@ def _next_section_reason(headings: dict[int, Block], pos: int) -> str:
     """Reason of a section's last chunk: the heading that starts the next section
     (``headings``: the document's headings by start)."""
     h = headings.get(pos)
-    return f"{HEADING}: {'#' * h.level} {h.info}".rstrip() if h is not None else HEADING
+    return f"{HEADING}: {'#' * h.level} {heading_title(h.info)}".rstrip() if h is not None else HEADING
 
 
 @dataclass(frozen=True)

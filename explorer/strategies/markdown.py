@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate, pairwise
 
-from explorer.documents.document import Block, Document
+from explorer.documents.document import Block, Document, heading_title
 from explorer.strategies.base import OVERLAP_BELOW_SIZE, PeerKit, Strategy, check_size_overlap, trim
 from explorer.strategies.params import BOOL, CHUNK_OVERLAP, CHUNK_SIZE, INT, LENGTH, Param, declare
 from explorer.strategies.registry import register
@@ -67,7 +67,8 @@ def label(kind: str) -> str:
 
 
 def heading_reason(h: Block) -> str:
-    return f"{HEADING}: {'#' * max(h.level, 1)} {h.info}".rstrip()
+    """Why a chunk ends before heading ``h``: the heading, its title cut as a heading path's is."""
+    return f"{HEADING}: {'#' * max(h.level, 1)} {heading_title(h.info)}".rstrip()
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
-from explorer.documents.document import Document
+from explorer.documents.document import Document, heading_title
 from explorer.documents.loaders import load_bytes
 from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ExplorerError, LimitError
-from explorer.limits import MAX_CHUNKS
+from explorer.limits import MAX_CHUNKS, MAX_HEADING_CHARS
 from explorer.render.html import facts, legend, render_chunks
 from explorer.render.snippet import fold_start, render_snippet
 from explorer.strategies import all_strategies, get_strategy
@@ -101,7 +101,7 @@ def check_chunks(doc: Document, chunks: list[Chunk], cap: int | None) -> None:
     errors = invariant_errors(doc, chunks, cap)
     assert not errors, errors[:5]
     page_numbers = {p.number for p in doc.pages}
-    heading_titles = {h.info for h in doc.headings} if doc.headings else set()
+    heading_titles = {heading_title(h.info) for h in doc.headings} if doc.headings else set()
     for c in chunks:
         assert c.doc_id == doc.id and c.doc_name == doc.name
         assert set(c.pages) <= page_numbers, (c.pages, page_numbers)
@@ -240,3 +240,23 @@ def test_render_window_of_a_hostile_markdown_file():
         r = assert_inert(markup)
         assert "".join(r.text) == doc.text[lo : lo + 3_000]
     assert html.escape("<script>") in render_chunks(doc.text, chunks)
+
+
+@pytest.mark.parametrize("strategy", ["recursive", "markdown", "hybrid", "sentence"])
+def test_a_megabyte_heading_is_cut_in_every_chunks_heading_path_and_reason(strategy: str):
+    """Every chunk under a heading carries its path: a 1 MB heading line made 1,252 chunks carry
+    1 MB each (1.25 GB of CLI output; the app's chunk table passed Streamlit's 200 MB message
+    limit). Titles are cut at MAX_HEADING_CHARS, so a chunk's metadata stays small."""
+    import json
+
+    text = "# " + "H" * 1_000_000 + "\n\n## Next\n\n" + "Body text here. " * 200
+    doc = load_bytes(text.encode(), "heading.md")
+    chunks = get_strategy(strategy).chunk(doc, {}, Context(embedder=FakeEmbedder(64)))
+    assert len(chunks) > 10
+    for c in chunks:
+        assert all(len(h) <= MAX_HEADING_CHARS for h in c.headings), c.index
+        assert len(c.reason) <= MAX_HEADING_CHARS + 20
+    assert chunks[-1].headings == ("H" * (MAX_HEADING_CHARS - 1) + "…", "Next")
+    size = sum(len(json.dumps(c.to_dict())) for c in chunks)
+    assert size < 3 * len(text)
+
