@@ -55,7 +55,7 @@ class _CollectHandler(logging.Handler):
 
 
 @contextmanager
-def _collect_pypdf_logs() -> Iterator[list[str]]:
+def collect_pypdf_logs() -> Iterator[list[str]]:
     """Collect pypdf's warnings for this load (per thread/context: Streamlit sessions run in
     threads), so they become one Document warning instead of console noise."""
     global _handler_installed
@@ -82,7 +82,7 @@ def _damaged(name: str, err: BaseException) -> LoadError:
 def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[str]]:
     """Text of each page (as extracted), and warnings. Raises LoadError when nothing is usable."""
     warnings: list[str] = []
-    with _collect_pypdf_logs() as logs:
+    with collect_pypdf_logs() as logs:
         reader, n_pages = _open(data, name)
         texts, failed, first_error = _extract(reader, n_pages, name, warnings)
     _check_pages(texts, failed, first_error, name, warnings)

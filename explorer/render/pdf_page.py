@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from explorer.documents.document import Document
 from explorer.lru import ByteLRU
+from explorer.render.page_cost import page_cost
 
 T = TypeVar("T")
 
@@ -75,11 +76,32 @@ def content_key(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
 
 
-def _on_page(data: bytes, number: int, read: Callable[[Any], T]) -> T | None:
+#: Why each page is not drawn ("" where it is), by (content key, page): a verdict is a few bytes.
+_REFUSALS: ByteLRU[str] = ByteLRU(2 * 2**20, lambda why: 64 + len(why))
+
+
+def page_refusal(data: bytes, number: int, key: str | None = None) -> str:
+    """Why PDFium is not asked to draw or read page ``number`` ("" when it is): a page whose
+    nested forms or content would cost it seconds and gigabytes (:mod:`explorer.render.page_cost`),
+    or one whose cost cannot be counted."""
+
+    def judge() -> str:
+        cost = page_cost(data, number)
+        if cost is None:
+            return "its drawing instructions could not be read"
+        return cost.reason() if cost.too_costly else ""
+
+    return _REFUSALS.get_or_make((key or content_key(data), number), judge)
+
+
+def _on_page(data: bytes, number: int, read: Callable[[Any], T], key: str | None = None) -> T | None:
     """``read(page)`` on page ``number`` (1-based) under PDFium's lock; None for a page that is
-    not there or cannot be read (a damaged page: the text view still works)."""
+    not there or cannot be read (a damaged page: the text view still works), or that is too
+    costly to draw (:func:`page_refusal`)."""
     import pypdfium2 as pdfium
 
+    if page_refusal(data, number, key):
+        return None
     try:
         with _PDFIUM:
             pdf = pdfium.PdfDocument(data)
@@ -97,15 +119,15 @@ def render_page(
     """Page ``number`` (1-based) of the PDF ``data`` as a PNG, or None when it cannot be rendered.
     Cached by (``key`` or the content hash, page, scale)."""
     key = key or content_key(data)
-    return _IMAGES.get_or_make((key, number, round(scale, 3)), lambda: _render(data, number, scale))
+    return _IMAGES.get_or_make((key, number, round(scale, 3)), lambda: _render(data, number, scale, key))
 
 
-def _render(data: bytes, number: int, scale: float) -> PageImage | None:
+def _render(data: bytes, number: int, scale: float, key: str) -> PageImage | None:
     def draw(page: Any) -> Any:
         w, h = page.get_size()
         return page.render(scale=min(scale, (MAX_PIXELS / max(w * h, 1.0)) ** 0.5)).to_pil()
 
-    image = _on_page(data, number, draw)
+    image = _on_page(data, number, draw, key)
     if image is None:
         return None
     buf = io.BytesIO()
@@ -127,11 +149,11 @@ def _fold(ch: str) -> str:
 
 
 def _page_text(data: bytes, number: int, key: str) -> _PageText | None:
-    return _TEXTS.get_or_make((key, number), lambda: _read_text(data, number))
+    return _TEXTS.get_or_make((key, number), lambda: _read_text(data, number, key))
 
 
-def _read_text(data: bytes, number: int) -> _PageText | None:
-    got = _on_page(data, number, _chars)
+def _read_text(data: bytes, number: int, key: str) -> _PageText | None:
+    got = _on_page(data, number, _chars, key)
     if got is None:
         return None
     text, boxes = got

@@ -12,7 +12,7 @@ import streamlit as st
 from explorer.documents.document import Document
 from explorer.documents.samples import sample_bytes
 from explorer.errors import ExplorerError
-from explorer.render.pdf_page import chunk_boxes, page_html, render_page
+from explorer.render.pdf_page import chunk_boxes, page_html, page_refusal, render_page
 from explorer.text.chunk import Chunk
 from pages.ui.safe import md
 from pages.ui.sources import current_source, load
@@ -51,6 +51,10 @@ def pdf_page_view(doc: Document, ch: Chunk) -> bool:
     placed = 0
     with st.container(height=HEIGHT if len(numbers) > 1 else "content", border=False):
         for number in numbers:
+            why = page_refusal(data, number, key=key)
+            if why:
+                st.caption(f"Page {number} is not drawn: {why}. Its text is whole in the view beside.")
+                continue
             image = render_page(data, number, key=key)
             if image is None:
                 st.caption(f"Page {number} could not be rendered.")

@@ -343,6 +343,21 @@ def test_an_uploaded_pdf_shows_its_pages_and_the_theme_follows_the_browser():
     assert {"backgroundColor", "textColor"} <= set(theme["light"]) & set(theme["dark"])
 
 
+def test_a_pdf_page_too_costly_to_draw_is_said_and_its_text_stays():
+    """A 3 KB PDF of nested forms (ten million draws) made PDFium take gigabytes, or abort the
+    server: Explore says the page is not drawn, and the text view and chunks are there."""
+    from tests.render.test_page_cost import nested_forms
+
+    at = start("documents")
+    at.file_uploader[0].set_value(("laughs.pdf", nested_forms(8), "application/pdf")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    assert at.session_state["doc_key"].endswith("laughs.pdf")
+    assert pdf_pages(at) == []
+    assert any("Page 1 is not drawn: it draws nested forms more than 50,000 times" in c.value for c in at.caption)
+    assert "Nested forms below." in rendered(at)
+
+
 def long_report() -> tuple[str, str]:
     """A ~70 KB text and its last sentence."""
     last = "This is the very last sentence of the long report."
