@@ -14,6 +14,15 @@ MAX_TEXT_CHARS = 20_000_000
 MAX_PDF_PAGES = 2_000
 #: Wall-clock budget for extracting one PDF (seconds); past it, extraction stops with a warning.
 PDF_TIME_BUDGET_S = 60.0
+#: Largest content stream of one PDF page whose text is extracted (bytes, decoded); a bigger page
+#: is left empty, with a warning. pypdf's extraction grows faster than the stream within a page,
+#: and the time budget above is only checked between pages: one page of 20 MB took 11 s, 40 MB
+#: 54 s and 70 MB 3 min 9 s (a 147 KB file), on the uploading session's thread.
+MAX_PDF_PAGE_CONTENT_BYTES = 16 * 2**20
+#: Most text-showing operators (``Tj``, ``TJ``) in one PDF page whose text is extracted; a page
+#: with more is left empty, with a warning. pypdf spends ~33 µs on each: a 7.6 MB page of 1.9 M
+#: of them took 63 s. A page of dense text has a few thousand.
+MAX_PDF_PAGE_TEXT_OPS = 200_000
 #: A parameter set that yields more chunks than this for one document is refused.
 MAX_CHUNKS = 200_000
 #: Most chunks retrieved per question (top k): more is no longer a ranking to read or score.

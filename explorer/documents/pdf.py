@@ -20,7 +20,7 @@ import re
 import threading
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -84,8 +84,8 @@ def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[str]]:
     warnings: list[str] = []
     with collect_pypdf_logs() as logs:
         reader, n_pages = _open(data, name)
-        texts, failed, first_error = _extract(reader, n_pages, name, warnings)
-    _check_pages(texts, failed, first_error, name, warnings)
+        texts, failed, first_error, oversized = _extract(reader, n_pages, name, warnings)
+    _check_pages(texts, failed, first_error, name, warnings, oversized)
     if logs:
         first = logs[0].strip().splitlines()[0][:120] if logs[0].strip() else "?"
         warnings.append(
@@ -128,9 +128,10 @@ def _open(data: bytes, name: str) -> tuple[Any, int]:
 
 def _extract(
     reader: Any, n_pages: int, name: str, warnings: list[str]
-) -> tuple[list[str], list[int], BaseException | None]:
+) -> tuple[list[str], list[int], BaseException | None, list[int]]:
     """Each page's text within the page, time and size limits (a warning says where reading
-    stopped); pages that fail are empty, listed in ``failed`` (1-based), the first error kept."""
+    stopped); pages that fail are empty, listed in ``failed`` (1-based), the first error kept;
+    pages too costly to read are empty, listed in ``oversized``."""
     todo = n_pages
     if n_pages > limits.MAX_PDF_PAGES:
         todo = limits.MAX_PDF_PAGES
@@ -140,6 +141,7 @@ def _extract(
         )
     texts: list[str] = []
     failed: list[int] = []
+    oversized: list[int] = []  # pages too costly to read (1-based)
     first_error: BaseException | None = None
     chars = 0
     t0 = time.monotonic()
@@ -151,13 +153,25 @@ def _extract(
             )
             break
         try:
-            text = reader.pages[i].extract_text() or ""
+            page = reader.pages[i]
+            too_big = _too_big_to_read(page)
+            if too_big:
+                oversized.append(i + 1)
+                warnings.append(f"page {i + 1} of {name!r} has {too_big}: its text was not read")
+                text = ""
+            else:
+                text = page.extract_text() or ""
         except Exception as err:  # one bad page must not lose the others
             failed.append(i + 1)
             first_error = first_error or err
             text = ""
         text = normalise(text).translate(LIGATURES)  # a page of control characters: no text
         chars += len(text)
+        if chars > limits.MAX_TEXT_CHARS and not texts:  # nothing to keep: "no text layer" was wrong
+            raise LoadError(
+                f"{name!r} has over {limits.MAX_TEXT_CHARS:,} characters of text on its first page, "
+                "over the limit: split it into smaller files"
+            )
         if chars > limits.MAX_TEXT_CHARS:
             warnings.append(
                 f"reading {name!r} stopped after page {i} of {n_pages}: the text passed the "
@@ -165,11 +179,32 @@ def _extract(
             )
             break
         texts.append(text)
-    return texts, failed, first_error
+    return texts, failed, first_error, oversized
+
+
+def _too_big_to_read(page: Any) -> str:
+    """What makes a page's text too costly for pypdf to extract ("" when nothing does): its
+    decoded content stream's bytes, or its text-showing operators (counted as bytes, a bound)."""
+    contents = page.get_contents()
+    data = contents.get_data() if contents is not None else b""
+    if len(data) > limits.MAX_PDF_PAGE_CONTENT_BYTES:
+        return (
+            f"{len(data) / 2**20:,.0f} MB of drawing instructions, over the limit of "
+            f"{limits.MAX_PDF_PAGE_CONTENT_BYTES // 2**20} MB"
+        )
+    ops = data.count(b"Tj") + data.count(b"TJ")
+    if ops > limits.MAX_PDF_PAGE_TEXT_OPS:
+        return f"{ops:,} text drawing operators, over the limit of {limits.MAX_PDF_PAGE_TEXT_OPS:,}"
+    return ""
 
 
 def _check_pages(
-    texts: list[str], failed: list[int], first_error: BaseException | None, name: str, warnings: list[str]
+    texts: list[str],
+    failed: list[int],
+    first_error: BaseException | None,
+    name: str,
+    warnings: list[str],
+    oversized: Sequence[int] = (),
 ) -> None:
     """Refuse a PDF with no readable text; warn about failed, garbled and empty pages."""
     if failed and len(failed) == len(texts):
@@ -178,6 +213,10 @@ def _check_pages(
     if failed:
         warnings.append(f"{_pages_word(failed)} could not be read and {_is_are(failed)} left empty")
     empty = [i + 1 for i, t in enumerate(texts) if not t.strip() and i + 1 not in failed]
+    if len(empty) == len(texts) - len(failed) and oversized:
+        said = next(w for w in warnings if w.endswith("its text was not read"))
+        raise LoadError(f"{name!r} has no page whose text could be read: {said}")
+    empty = [i for i in empty if i not in oversized]  # said already
     if len(empty) == len(texts) - len(failed):
         raise LoadError(f"{name!r} has no text layer (scanned?) — run OCR first")
     garbled = [i + 1 for i, t in enumerate(texts) if _garbled(t)]

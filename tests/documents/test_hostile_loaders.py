@@ -102,3 +102,37 @@ def test_corpus_covers_the_issue_list():
     ]:
         assert needed in ids, needed
     assert len(loadable_cases()) >= 20
+
+
+def _two_pages(second_lines: int) -> bytes:
+    from tests.support.hostile_inputs import make_pdf
+
+    return make_pdf([["A short first page about pumps."], [f"Line {i} of the second page." for i in range(second_lines)]])
+
+
+def test_a_pdf_page_too_costly_to_read_is_left_empty_and_said(monkeypatch):
+    """pypdf's extraction grows faster than a page's content, and the time budget is checked
+    between pages only: a 147 KB file (a 70 MB page) took 3 minutes. A page past the content or
+    text-operator limit is left empty with a warning; a file with no other text says why."""
+    from explorer import limits
+
+    monkeypatch.setattr(limits, "MAX_PDF_PAGE_TEXT_OPS", 20)
+    doc = load_bytes(_two_pages(40), "two.pdf")
+    assert "pumps" in doc.text and "second page" not in doc.text
+    assert any("page 2 of 'two.pdf' has 40 text drawing operators, over the limit of 20" in w for w in doc.warnings)
+    assert not any("no text (images or scans?)" in w for w in doc.warnings)  # said once, rightly
+    monkeypatch.setattr(limits, "MAX_PDF_PAGE_CONTENT_BYTES", 10)
+    with pytest.raises(LoadError) as err:
+        load_bytes(_two_pages(3), "two.pdf")
+    assert "has no page whose text could be read: page 1 of 'two.pdf' has 0 MB of drawing instructions" in str(err.value)
+    assert "scanned" not in str(err.value)
+
+
+def test_a_first_pdf_page_over_the_text_limit_is_refused_as_too_long(monkeypatch):
+    """It was called "no text layer (scanned?)": the page was dropped before it was kept."""
+    from explorer import limits
+
+    monkeypatch.setattr(limits, "MAX_TEXT_CHARS", 20)
+    with pytest.raises(LoadError) as err:
+        load_bytes(_two_pages(3), "long.pdf")
+    assert str(err.value) == "'long.pdf' has over 20 characters of text on its first page, over the limit: split it into smaller files"
