@@ -15,7 +15,7 @@ from pages.ui.compute import analyse, chunk, start_cohesion
 from pages.ui.configs import config_labels, config_of, duplicate_active
 from pages.ui.frame import WRAP_KEY, page_header
 from pages.ui.model import limit_words, model_id, passage_room
-from pages.ui.safe import err_text, md
+from pages.ui.safe import err_text, md, sheet_safe
 from pages.ui.settings import model_settings
 from pages.ui.state import ConfigDict, W, session
 from pages.ui.widgets import config_editor, doc_picker
@@ -123,7 +123,7 @@ def _metrics(good: list[dict]) -> None:
     if found:  # done, or stopped: the configurations finished before the stop
         session.sem_stats.update(found)
     table = pd.DataFrame([_record(r, session.sem_stats.get((doc.id, r["config"], model_id()))) for r in good])
-    st.dataframe(table, hide_index=True, key=W.CMP_TABLE)
+    st.dataframe(sheet_safe(table), hide_index=True, key=W.CMP_TABLE)
     st.caption(
         "CV: standard deviation / mean of the sizes. Coverage: share of the text's non-space "
         "characters inside a chunk. Redundancy: characters in two or more chunks (overlap). "

@@ -16,7 +16,7 @@ from pages.ui.configs import config_label, valid_configs
 from pages.ui.frame import page_header
 from pages.ui.gold import answer_problem
 from pages.ui.model import embedder
-from pages.ui.safe import clip, err_text, md
+from pages.ui.safe import clip, err_text, md, sheet_safe
 from pages.ui.settings import retrieval_settings, retriever_choice
 from pages.ui.state import W, session
 from pages.ui.widgets import documents_or_stop
@@ -191,6 +191,6 @@ else:
     if phase == jobs.DONE:
         session.ret_batch = search.batch_records(*result, docs)
     if session.ret_batch:
-        st.dataframe(pd.DataFrame(session.ret_batch), hide_index=True, column_config=search.batch_columns(), key=W.Q_TABLE)
+        st.dataframe(sheet_safe(pd.DataFrame(session.ret_batch)), hide_index=True, column_config=search.batch_columns(), key=W.Q_TABLE)
 
 job_bar()

@@ -25,7 +25,7 @@ from pages.ui.configs import labels_for
 from pages.ui.gold import answer_ref
 from pages.ui.model import context_maker
 from pages.ui.per_question import per_question
-from pages.ui.safe import clip, err_text, md
+from pages.ui.safe import clip, err_text, md, sheet_safe
 from pages.ui.search import COST_HELP
 from pages.ui.settings import RETRIEVER_LABELS
 from pages.ui.sources import keep_upload
@@ -340,8 +340,8 @@ def results(results: list, meta: dict, now: dict, docs: Sequence[Document]) -> N
         quality.append(name | {label: getattr(r.scores, m).pct() for m, label in METRICS.items()})
         sizes = {"chunks": r.chunk_count, "mean chars": round(r.mean_chars), "mean tokens": round(r.mean_tokens)}
         cost.append(name | sizes | (r.cost.cells() if getattr(r, "cost", None) is not None else {}))
-    st.dataframe(pd.DataFrame(quality), hide_index=True, key=W.EVAL_TABLE)
-    st.dataframe(pd.DataFrame(cost), hide_index=True, key=W.EVAL_COST)
+    st.dataframe(sheet_safe(pd.DataFrame(quality)), hide_index=True, key=W.EVAL_TABLE)
+    st.dataframe(sheet_safe(pd.DataFrame(cost)), hide_index=True, key=W.EVAL_COST)
     st.caption(COST_HELP.replace("top-k", f"top {meta.get('k', 'k')}") + " LLM tokens are averaged over the questions.")
     metric = st.segmented_control(
         "Chart", list(METRICS), default="recall", format_func=METRICS.get, key=W.EVAL_METRIC, required=True

@@ -19,7 +19,7 @@ from pages.ui.audit import chunk_reading, reading_note
 from pages.ui.compute import Analysis, embed_options
 from pages.ui.gold import use_as_answer
 from pages.ui.model import limit_words, model_label, passage_room
-from pages.ui.safe import err_text, md
+from pages.ui.safe import err_text, md, sheet_safe
 from pages.ui.state import W, session
 
 
@@ -183,7 +183,7 @@ def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig, a
         }
     )
     st.dataframe(
-        table,
+        sheet_safe(table),
         hide_index=True,
         on_select="rerun",
         selection_mode="single-row",

@@ -13,7 +13,7 @@ from explorer.documents.document import Document
 from explorer.evaluation.questions import Question
 from explorer.text.wording import percent_value, plural
 from pages.ui.nav import go_to
-from pages.ui.safe import clip, md
+from pages.ui.safe import clip, md, sheet_safe
 from pages.ui.search import ask
 from pages.ui.state import W
 
@@ -37,7 +37,7 @@ def per_question(results: list, questions: Sequence[Question], names: list[str],
     # the question narrow and pinned: its full width hid every configuration's columns at 800 pixels
     columns["question"] = st.column_config.TextColumn(width="medium", pinned=True)
     event = st.dataframe(
-        pd.DataFrame(rows),
+        sheet_safe(pd.DataFrame(rows)),
         hide_index=True,
         column_config=columns,
         key=W.EVAL_QUESTIONS,

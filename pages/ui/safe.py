@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from typing import Any
 
 from explorer.errors import Cancelled, ExplorerError, ModelError
 from explorer.models import choice as model_choices
@@ -79,3 +80,15 @@ def safe_error(err: ExplorerError) -> ExplorerError:
         return type(err)(err_text(err))
     except Exception:
         return ExplorerError(err_text(err))
+
+
+def sheet_safe(frame: Any) -> Any:
+    """``frame`` (a pandas DataFrame) with every text cell a spreadsheet would read as a formula
+    made inert (:func:`explorer.export.data.safe_cell`): a table's "Download as CSV" is
+    Streamlit's, which writes cells as they are, and headings, questions and labels come from
+    uploads and links."""
+    from pandas.api.types import is_object_dtype, is_string_dtype
+
+    from explorer.export.data import safe_cell
+
+    return frame.apply(lambda col: col.map(safe_cell) if is_object_dtype(col) or is_string_dtype(col) else col)

@@ -358,6 +358,24 @@ def test_a_pdf_page_too_costly_to_draw_is_said_and_its_text_stays():
     assert "Nested forms below." in rendered(at)
 
 
+def test_tables_a_spreadsheet_opens_hold_no_formula_from_a_file():
+    """A table's "Download as CSV" is Streamlit's and writes cells as they are: a heading or a
+    question that starts with "=" would be a formula in the spreadsheet that opens it."""
+    at = start("documents")
+    text = '# =HYPERLINK("http://evil.example","click")\n\nThe intake screens are raked daily.\n'
+    at.file_uploader[0].set_value(("formula.md", text.encode(), "text/markdown")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    table = next(d.value for d in at.dataframe if "section" in d.value.columns)
+    assert all(v.startswith("'=HYPERLINK") for v in table["section"] if v)
+    at.switch_page("pages/evaluate.py").run()
+    lines = json.dumps({"question": "=1+2 intake?", "answer": "The intake screens are raked daily."})
+    at.file_uploader[0].set_value(("q.jsonl", lines.encode(), "application/jsonl")).run()
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    assert list(at.dataframe[2].value["question"]) == ["'=1+2 intake?"]
+
+
 def long_report() -> tuple[str, str]:
     """A ~70 KB text and its last sentence."""
     last = "This is the very last sentence of the long report."
