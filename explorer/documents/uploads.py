@@ -56,9 +56,16 @@ def content_hash(data: bytes) -> str:
 
 def clean_name(name: str) -> str:
     """The file name as kept: control characters dropped, at most :data:`MAX_NAME_CHARS`
-    characters (only a name: the store's own files are named by hash; the app escapes it when
-    it shows it)."""
-    return _CONTROL.sub("", str(name)).strip()[:MAX_NAME_CHARS] or "upload"
+    characters, cut in its stem so that its extension stays (the kind of a file is read from
+    it: a 300-character "….md" cut to 200 loaded as plain text). Only a name: the store's own
+    files are named by hash; the app escapes it when it shows it."""
+    cleaned = _CONTROL.sub("", str(name)).strip() or "upload"
+    if len(cleaned) <= MAX_NAME_CHARS:
+        return cleaned
+    stem, dot, suffix = cleaned.rpartition(".")
+    if not dot or not stem or len(suffix) > 10:
+        return cleaned[:MAX_NAME_CHARS]
+    return stem[: MAX_NAME_CHARS - len(suffix) - 1].rstrip() + "." + suffix
 
 
 @dataclass(frozen=True)

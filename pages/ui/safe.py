@@ -38,6 +38,12 @@ WORD_JOINER = "\u2060"
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
+def named_controls(s: str) -> str:
+    """``s`` with its bidirectional controls shown by name (``<U+202E>``), for plain-text labels
+    (a select box's options) as :func:`md` does for Markdown."""
+    return _BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", s)
+
+
 def clip(s: str, n: int = 60) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
@@ -53,7 +59,7 @@ def md(s: str) -> str:
     (:data:`_BREAKS`). ``&`` is escaped too, so that ``&lt;`` stays as typed. Bidirectional
     controls are shown by name (``<U+202E>``), not obeyed.
     """
-    text = _BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", " ".join(str(s).split()))
+    text = named_controls(" ".join(str(s).split()))
     return _BREAKS.sub(WORD_JOINER, _MD_SPECIAL.sub(r"\\\1", text))
 
 

@@ -12,6 +12,7 @@ from explorer.documents import uploads
 from explorer.documents.cleanup import Cleanup
 from explorer.documents.document import Document, repeats
 from pages.ui.compute import load_sample, load_upload, warm
+from pages.ui.safe import named_controls
 from pages.ui.state import Source, W, session
 
 #: URL short name -> (Cleanup field, toggle label, help).
@@ -220,4 +221,4 @@ def source_key_of(doc_id: str) -> str | None:
 def doc_label(source: Source, doc: Document) -> str:
     kind = {"pdf": "PDF", "markdown": "Markdown", "text": "text"}.get(doc.kind, doc.kind)
     pages = f", {doc.n_pages} p." if doc.n_pages else ""
-    return f"{doc.name} ({kind}{pages})"
+    return named_controls(f"{doc.name} ({kind}{pages})")  # a select box's option: plain text, bidi obeyed

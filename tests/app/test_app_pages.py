@@ -376,6 +376,18 @@ def test_tables_a_spreadsheet_opens_hold_no_formula_from_a_file():
     assert list(at.dataframe[2].value["question"]) == ["'=1+2 intake?"]
 
 
+def test_the_document_pickers_labels_name_bidi_controls():
+    """A select box's options are plain text, where an override is obeyed: "report\u202etxt.md"
+    read "report(nwodkraM) dm.txt", a Markdown file passing for a text file."""
+    at = start("documents")
+    at.file_uploader[0].set_value(("report\u202etxt.md", b"# Report\n\nThe pumps run.\n", "text/markdown")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    labels = at.selectbox(key="w.doc").options
+    assert any("report<U+202E>txt.md (Markdown)" in label for label in labels)
+    assert not any("\u202e" in label for label in labels)
+
+
 def long_report() -> tuple[str, str]:
     """A ~70 KB text and its last sentence."""
     last = "This is the very last sentence of the long report."

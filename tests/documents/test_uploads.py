@@ -178,3 +178,14 @@ def test_a_text_loaded_twice_counts_once():
     ask(at, "When are the pumps checked?")
     ok(at)
     assert [c.value for c in at.caption if "chunks indexed" in c.value] == before
+
+
+def test_a_long_name_is_cut_in_its_stem_and_keeps_its_extension():
+    """A 300-character "….md" cut to 200 lost ".md" and loaded as plain text, without headings."""
+    from explorer.documents.loaders import load_bytes
+
+    name = uploads.clean_name("A" * 300 + ".md")
+    assert len(name) == uploads.MAX_NAME_CHARS and name.endswith("A.md")
+    assert load_bytes(b"# Title\n\ntext\n", name).kind == "markdown"
+    assert uploads.clean_name("x." + "y" * 300) == ("x." + "y" * 300)[: uploads.MAX_NAME_CHARS]  # no short extension
+
