@@ -122,6 +122,7 @@ code = config_to_code(
     model=model,
     cleanup=cleanup_steps,
     backend=backend,
+    encodings={d.name: d.encoding for d in shown},
 )
 tabs = st.tabs(["CLI", "Python", "LangChain", "LlamaIndex", "Chonkie"])
 for tab, (key, lang) in zip(

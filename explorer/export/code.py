@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -306,6 +306,7 @@ def config_to_code(
     cleanup: Sequence[str] = (),
     quantize: bool = False,
     backend: str = "auto",
+    encodings: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Snippets reproducing ``configs``: keys ``cli``, ``python``, ``langchain``, ``llamaindex``,
     ``chonkie``. ``doc_names`` are files the user has (named as they are), ``samples`` bundled
@@ -314,12 +315,13 @@ def config_to_code(
     is a comment saying so; where it has only a close one, the first comment line says what
     differs. ``model`` is a registered name, or the name of a folder under
     ``$CHUNK_EXPLORER_MODELS`` (written as that variable joined with the name: the code never
-    holds a server path)."""
+    holds a server path). ``encodings``: each document's encoding as explorer read it, by name
+    (the peers' readers use it)."""
     configs = list(configs)
     run = _Run(list(doc_names), list(samples), model, cleanup, quantize, backend)
     out = {"cli": _cli(configs, run), "python": _with_os(_python(configs, run))}
     for key in PEERS:
-        kit = Kit(hub=_hub(model), read=read_lines(key, run.docs, run.samples, run.cleanup))
+        kit = Kit(hub=_hub(model), read=read_lines(key, run.docs, run.samples, run.cleanup, encodings))
         parts = []
         for c in configs:
             strategy = get_strategy(c.strategy)

@@ -14,7 +14,7 @@ rather than on a strategy; file names are written as Python literals (``repr``),
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 
 #: Per peer and kind of document: the lines that load the file ``{name}`` (a Python literal).
@@ -49,7 +49,7 @@ READERS: dict[str, dict[str, list[str]]] = {
         "text": [
             "from llama_index.core import SimpleDirectoryReader",
             "",
-            "documents = SimpleDirectoryReader(input_files=[{name}]).load_data()",
+            'documents = SimpleDirectoryReader(input_files=[{name}], encoding="utf-8-sig").load_data()',
         ],
     },
     "chonkie": {
@@ -87,10 +87,18 @@ PDF_NOTE = (
 )
 
 
-def read_lines(peer: str, files: Sequence[str], samples: Sequence[str] = (), cleanup: Sequence[str] = ()) -> str:
+def read_lines(
+    peer: str,
+    files: Sequence[str],
+    samples: Sequence[str] = (),
+    cleanup: Sequence[str] = (),
+    encodings: Mapping[str, str] | None = None,
+) -> str:
     """The lines that load the first document for ``peer`` (files the user has, then samples);
     the others are named in a comment, to load the same way. What may make the peer's text
-    differ from explorer's (a PDF's extraction, ``cleanup`` steps it does not do) is said first."""
+    differ from explorer's (a PDF's extraction, ``cleanup`` steps it does not do) is said first.
+    ``encodings``: each text file's encoding as explorer read it (``Document.encoding``), so a
+    Latin-1 or UTF-16 file is read as it was, not refused by a UTF-8 decoder."""
     names = [*files, *samples] or ["FILE"]
     first = names[0]
     lines = sample_note(first) if first in samples and first not in files else []
@@ -98,8 +106,30 @@ def read_lines(peer: str, files: Sequence[str], samples: Sequence[str] = (), cle
         lines.append(f"# explorer cleaned the text up first ({', '.join(cleanup)}): not done here, so the chunks can differ")
     if kind_of(first) == "pdf":
         lines.append(PDF_NOTE)
-    lines += [line.format(name=repr(first)) for line in READERS[peer][kind_of(first)]]
+    codec = python_codec((encodings or {}).get(first, ""))
+    if codec != DEFAULT_CODEC and kind_of(first) != "pdf":
+        lines.append(f"# explorer read this file as {codec} (not UTF-8), and so does this")
+    lines += [
+        line.format(name=repr(first)).replace(f'encoding="{DEFAULT_CODEC}"', f'encoding="{codec}"')
+        for line in READERS[peer][kind_of(first)]
+    ]
     return "\n".join(lines + _others(peer, names[1:], first, samples))
+
+
+#: The codec the readers name: UTF-8, a byte-order mark skipped.
+DEFAULT_CODEC = "utf-8-sig"
+
+
+def python_codec(encoding: str) -> str:
+    """The codec Python reads a file with, from explorer's name of its encoding ("utf-8",
+    "utf-16-le (BOM)", "cp1252"): a file with a byte-order mark is read with the codec that
+    skips it."""
+    name, bom = encoding.removesuffix(" (BOM)"), encoding.endswith(" (BOM)")
+    if not name or name.replace("_", "-").lower() in ("utf-8", "ascii", "utf-8-sig"):
+        return DEFAULT_CODEC
+    if bom and name.lower().startswith(("utf-16", "utf-32")):
+        return name[:6].lower()  # "utf-16": reads the mark and its byte order
+    return name
 
 
 #: How a comment names the documents of a kind.

@@ -307,7 +307,7 @@ def test_the_model_and_backend_travel_by_name_never_as_a_path():
         (
             "notes.txt",
             "open('notes.txt'",
-            "SimpleDirectoryReader(input_files=['notes.txt'])",
+            "SimpleDirectoryReader(input_files=['notes.txt'], encoding=",
             "open('notes.txt'",
         ),
     ],
@@ -357,3 +357,35 @@ def test_peer_snippets_tell_how_to_read_the_other_documents_by_their_kind():
     assert "PdfReader('report.pdf')" in code["chonkie"]
     for key in ("langchain", "llamaindex", "chonkie"):
         ast.parse(code[key])
+
+
+@pytest.mark.parametrize(
+    ("name", "encode"),
+    [
+        ("latin.txt", lambda t: t.encode("cp1252")),
+        ("wide.md", lambda t: t.encode("utf-16")),  # with its byte-order mark
+        ("plain.txt", lambda t: t.encode("utf-8")),
+    ],
+)
+def test_peer_snippets_read_a_text_file_in_the_encoding_explorer_read_it_in(tmp_path, name, encode):
+    """A Latin-1 or UTF-16 file, which explorer reads, made the peers' UTF-8 readers raise
+    UnicodeDecodeError: the snippet reads it as explorer did, and LangChain's chunks are ours."""
+    pytest.importorskip("langchain_text_splitters")
+    from explorer.documents.loaders import load_bytes
+    from explorer.export.readers import python_codec
+
+    text = "Le café coûte 3,50 € à Noël. Les élèves étudient près de la forêt; où est l'hôpital ?\n" * 8
+    data = encode(text)
+    (tmp_path / name).write_bytes(data)
+    doc = load_bytes(data, name)
+    config = StrategyConfig.make("recursive", {"chunk_size": 120, "chunk_overlap": 0})
+    code = config_to_code([config], [name], encodings={name: doc.encoding})
+    codec = python_codec(doc.encoding)
+    assert (codec == "utf-8-sig") == name.startswith("plain")
+    for key in ("langchain", "llamaindex", "chonkie"):
+        if codec == "utf-8-sig":
+            assert 'encoding="utf-8-sig"' in code[key] and "not UTF-8" not in code[key]
+        else:
+            assert f'encoding="{codec}"' in code[key] and "utf-8-sig" not in code[key], code[key]
+    ours = [c.text for c in chunk_document(doc, "recursive", config.param_dict)]
+    assert _run_langchain(code["langchain"].replace(repr(name), repr(str(tmp_path / name))), tmp_path / name) == ours
