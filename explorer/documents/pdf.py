@@ -74,7 +74,11 @@ def collect_pypdf_logs() -> Iterator[list[str]]:
 
 
 def _damaged(name: str, err: BaseException) -> LoadError:
+    """The message for a PDF pypdf could not read: damaged, or past one of pypdf's own limits
+    (a stream too big, too many tokens in one), which is not damage."""
     detail = str(err).strip().splitlines()[0][:160] if str(err).strip() else ""
+    if type(err).__name__ == "LimitReachedError":
+        return LoadError(f"{name!r} is too complex for the PDF reader to read ({detail or 'past one of its limits'})")
     what = type(err).__name__ + (f": {detail}" if detail else "")
     return LoadError(f"{name!r} is a damaged or truncated PDF that cannot be read ({what})")
 
