@@ -45,3 +45,15 @@ def loads(text: str | bytes, what: str, error: type[ExplorerError], max_depth: i
         raise error(f"{what} is not valid JSON ({where}: {err.msg[:1].lower() + err.msg[1:]})") from None
     except (ValueError, RecursionError) as err:
         raise error(f"{what} is not valid JSON: {err}") from None
+
+
+def dumps(value: Any, indent: int | None = None) -> str:
+    """JSON text with non-ASCII kept, but NEL (U+0085) and the line and paragraph separators
+    U+2028 and U+2029 written as escapes: JSON allows them raw in strings, and a reader that
+    splits lines with Python's ``str.splitlines()`` cut a JSONL record holding one in two."""
+    return _LINE_BREAKS.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False, indent=indent))
+
+
+#: What ``str.splitlines()`` breaks at that ``json.dumps`` leaves raw (it escapes controls below 0x20).
+_LINE_BREAKS = re.compile("[\x85\u2028\u2029]")
+

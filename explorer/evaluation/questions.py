@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 import stat
 from collections import Counter
@@ -251,7 +250,7 @@ def questions_to_jsonl(questions: Sequence[Question], docs: Sequence[Document]) 
             if doc is None:
                 raise LoadError(f"question {_clip(q.text)!r}: its document is not loaded")
             refs.append({"document": doc.name, "start": start, "end": end, "content": doc.text[start:end]})
-        lines.append(json.dumps({"question": q.text, "references": refs}, ensure_ascii=False))
+        lines.append(untrusted.dumps({"question": q.text, "references": refs}))
     return "".join(line + "\n" for line in lines)
 
 

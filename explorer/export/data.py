@@ -13,6 +13,7 @@ from explorer.errors import ParamError
 from explorer.export.code import model_ref
 from explorer.strategies.config import StrategyConfig
 from explorer.text.chunk import Chunk
+from explorer.untrusted import dumps
 
 #: Cells starting with these are formulas to Excel / LibreOffice / Sheets (CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -34,11 +35,11 @@ CSV_COLUMNS = (
 
 def chunks_to_jsonl(chunks: Sequence[Chunk]) -> str:
     """One JSON object per line (``Chunk.to_dict()``), UTF-8 text kept as is."""
-    return "".join(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in chunks)
+    return "".join(dumps(c.to_dict()) + "\n" for c in chunks)
 
 
 def chunks_to_json(chunks: Sequence[Chunk], indent: int | None = 2) -> str:
-    return json.dumps([c.to_dict() for c in chunks], ensure_ascii=False, indent=indent) + "\n"
+    return dumps([c.to_dict() for c in chunks], indent=indent) + "\n"
 
 
 def safe_cell(value: Any) -> Any:

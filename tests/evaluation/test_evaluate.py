@@ -324,7 +324,9 @@ def test_kept_questions_with_line_separators_in_their_text_read_back():
     doc = Document("sep.txt", "text", text)
     qs = [Question("What\u2028spans?", ((doc.id, 0, text.index(" Plain")),))]
     data = questions_to_jsonl(qs, [doc])
-    assert "\u2028" in data
+    assert "\u2028" not in data and len(data.splitlines()) == 1  # written as escapes
     assert load_questions(data.encode("utf-8"), [doc], "kept.jsonl") == qs
+    raw = json.dumps({"question": qs[0].text, "answer": text[: text.index(" Plain")]}, ensure_ascii=False)
+    assert "\u2028" in raw and load_questions(raw.encode("utf-8"), [doc], "other.jsonl") == qs  # read raw too
     two = data + data  # lines ended by carriage returns alone (old Mac files) still end there
     assert load_questions(two.replace("\n", "\r").encode("utf-8"), [doc], "kept.jsonl") == qs + qs

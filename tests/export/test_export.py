@@ -49,6 +49,18 @@ def test_jsonl_and_json_round_trip(chunks):
     assert "日本語" in chunks_to_jsonl(chunks)  # UTF-8 kept, not \\u escapes
 
 
+def test_jsonl_lines_survive_a_reader_that_splits_at_unicode_line_breaks():
+    """JSON allows U+2028, U+2029 and NEL raw in a string; str.splitlines() breaks at them, and
+    cut a chunk's record in two. They are written as escapes; the text reads back the same."""
+    text = "One\u2028two\u2029three\x85four. " * 5
+    doc = Document("breaks.txt", "text", text)
+    chunks = chunk_document(doc, "recursive", {"chunk_size": 40, "chunk_overlap": 0})
+    lines = chunks_to_jsonl(chunks).splitlines()
+    assert len(lines) == len(chunks)
+    assert [json.loads(x)["text"] for x in lines] == [c.text for c in chunks]
+    assert [r["text"] for r in json.loads(chunks_to_json(chunks))] == [c.text for c in chunks]
+
+
 def test_csv_is_spreadsheet_safe(chunks, doc):
     rows = list(csv.DictReader(io.StringIO(chunks_to_csv(chunks), newline="")))
     assert len(rows) == len(chunks)

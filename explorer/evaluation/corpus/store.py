@@ -24,6 +24,7 @@ import numpy as np
 
 from explorer.errors import LoadError, ParamError
 from explorer.evaluation.corpus.work import DocWork, Part, WorkSpec
+from explorer.untrusted import dumps
 
 #: Bumped when what a line or a cache file holds changes (older files are then refused). 2: BM25
 #: words are stemmed in each document's language (9b66aba) and only past a floor of its own
@@ -101,7 +102,7 @@ class ResultsFile:
                 fh.truncate(min(good, len(raw)))
 
     def write(self, record: Mapping[str, Any]) -> None:
-        self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._fh.write(dumps(record) + "\n")
         self._fh.flush()
 
     def close(self) -> None:
