@@ -29,6 +29,11 @@ BINARY_CONTROL_SHARE = 0.10
 BINARY_NUL_SHARE = 0.05
 #: Bytes charset-normalizer looks at (it takes ~0.5 s per MB); the whole file is then decoded.
 DETECT_BYTES = 512 * 1024
+#: Lines with non-ASCII characters that must each read as UTF-8 whole (and be at least a sixth
+#: of such lines) for a file's other bytes to be read as cp1252: a file mixing the two (two files
+#: joined). Counted by line, not by character: Big5, GB2312, EUC and Shift-JIS text holds many
+#: byte pairs that are valid UTF-8 by chance, but hardly a whole line of them.
+MIXED_MIN_UTF8_LINES = 3
 #: Control share allowed in a reading charset-normalizer itself found too chaotic (see
 #: :func:`_decode_detected`): real text has almost none, bytes that are not text about 10 %.
 WEAK_GUESS_CONTROL_SHARE = 0.01
@@ -98,7 +103,47 @@ def decode_text(data: bytes, name: str) -> Decoded:
     if good >= 1 and bad * 10 <= good:
         replaced = data.decode("utf-8", "replace")
         return _check_binary(replaced, name), "utf-8", [_replaced_warning(replaced, "utf-8")]
+    if _mixed(data[:DETECT_BYTES]):  # UTF-8 and another encoding in one file: neither reads it all
+        return _decode_mixed(data, name)
     return _decode_detected(data, name)
+
+
+def _mixed(head: bytes) -> bool:
+    """Whether whole lines of ``head`` read as UTF-8 (with non-ASCII letters) and others do not."""
+    utf8 = other = 0
+    for line in head.split(b"\n"):
+        if not _FIRST_HIGH.search(line):
+            continue
+        try:
+            line.decode("utf-8")
+            utf8 += 1
+        except UnicodeDecodeError:
+            other += 1
+    return utf8 >= MIXED_MIN_UTF8_LINES and 5 * utf8 >= other
+
+
+def _cp1252_runs(err: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: bytes that are not UTF-8, read as cp1252 (latin-1 for the five
+    bytes cp1252 leaves undefined)."""
+    assert isinstance(err, UnicodeDecodeError)
+    bad = err.object[err.start : err.end]
+    return "".join(bytes([b]).decode("cp1252", "strict") if b not in _CP1252_UNDEFINED else chr(b) for b in bad), err.end
+
+
+_CP1252_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
+codecs.register_error("explorer.cp1252", _cp1252_runs)
+
+
+def _decode_mixed(data: bytes, name: str) -> Decoded:
+    """A file with many valid UTF-8 characters and many bytes that are not: the UTF-8 is read as
+    UTF-8 and each other byte as cp1252, so neither part turns to mojibake (read as one codec,
+    a file of ten UTF-8 lines and ten Latin-1 lines came out as cp1250 throughout)."""
+    text = data.decode("utf-8", "explorer.cp1252")
+    n = data.decode("utf-8", "replace").count("\ufffd")
+    return _check_binary(text, name), "utf-8 + cp1252", [
+        f"{name!r} mixes UTF-8 with another encoding: {plural(n, 'byte sequence')} that {'is' if n == 1 else 'are'} not "
+        "UTF-8 were read as cp1252; if accented letters look wrong there, save the file as UTF-8 and upload again"
+    ]
 
 
 def _decode_bom(body: bytes, codec: str, name: str) -> Decoded:

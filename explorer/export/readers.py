@@ -14,6 +14,7 @@ rather than on a strategy; file names are written as Python literals (``repr``),
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 
@@ -129,6 +130,10 @@ def python_codec(encoding: str) -> str:
         return DEFAULT_CODEC
     if bom and name.lower().startswith(("utf-16", "utf-32")):
         return name[:6].lower()  # "utf-16": reads the mark and its byte order
+    try:
+        codecs.lookup(name)
+    except LookupError:  # "utf-8 + cp1252", a file mixing two: no one codec reads it
+        return DEFAULT_CODEC
     return name
 
 

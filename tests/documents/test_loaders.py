@@ -410,3 +410,18 @@ def test_committed_pdf_matches_generator():
 
     fresh = load_bytes(build(), "handbook.pdf")
     assert fresh.text == load_sample(DEFAULT_SAMPLE).text
+
+
+def test_a_file_mixing_utf8_and_latin1_reads_each_part_in_its_own_encoding():
+    """Ten UTF-8 lines then ten Latin-1 lines (two files joined) were read as cp1250 throughout,
+    the valid UTF-8 turned to mojibake: each part is read in its own encoding, and said."""
+    from explorer.export.readers import python_codec
+
+    line = "Le café coûte 3,50 € à Noël.\n"
+    doc = load_bytes(line.encode("utf-8") * 10 + line.encode("cp1252") * 10, "joined.txt")
+    assert doc.text.strip() == (line * 20).strip()
+    assert doc.encoding == "utf-8 + cp1252"
+    assert any("mixes UTF-8 with another encoding: 50 byte sequences" in w for w in doc.warnings)
+    assert python_codec(doc.encoding) == "utf-8-sig"  # no one codec: the snippets read UTF-8
+    latin = load_bytes(line.encode("cp1252") * 20, "latin.txt")  # one encoding: detected as before
+    assert latin.text.strip() == (line * 20).strip() and "+" not in latin.encoding
