@@ -37,6 +37,8 @@ LIGATURES = {cp: unicodedata.normalize("NFKC", chr(cp)) for cp in range(0xFB00, 
 
 _CID = re.compile(r"\(cid:\d+\)")
 _PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U0010ffff\ufffd]")
+#: Glyph names pypdf writes for a font it cannot map to Unicode ("/g1/g2/g3", "/uni0041", "/cid12").
+_GLYPH_NAMES = re.compile(r"/(?:g|G|glyph|cid|uni|C)[0-9A-Fa-f]{1,5}(?=[/\s]|$)")
 
 _pypdf_log: ContextVar[list[str] | None] = ContextVar("pypdf_log", default=None)
 _handler_installed = False
@@ -227,7 +229,7 @@ def _check_pages(
     with_text = len(texts) - len(empty) - len(failed)
     if garbled and len(garbled) == with_text:
         raise LoadError(
-            f"{name!r}'s text extracts as unreadable glyphs ((cid:NN) codes or private-use "
+            f"{name!r}'s text extracts as unreadable glyphs ((cid:NN) codes, glyph names such as /g12, or private-use "
             "characters): its fonts have no Unicode map — run OCR first"
         )
     if garbled:
@@ -243,7 +245,7 @@ def _garbled(text: str) -> bool:
     visible = len(text) - sum(1 for c in text if c.isspace())
     if visible <= 0:
         return False
-    bad = sum(len(m) for m in _CID.findall(text)) + len(_PRIVATE_USE.findall(text))
+    bad = sum(len(m) for m in (*_CID.findall(text), *_GLYPH_NAMES.findall(text))) + len(_PRIVATE_USE.findall(text))
     return bad / visible > GARBLED_SHARE
 
 

@@ -136,3 +136,25 @@ def test_a_first_pdf_page_over_the_text_limit_is_refused_as_too_long(monkeypatch
     with pytest.raises(LoadError) as err:
         load_bytes(_two_pages(3), "long.pdf")
     assert str(err.value) == "'long.pdf' has over 20 characters of text on its first page, over the limit: split it into smaller files"
+
+
+def test_a_pdf_whose_font_maps_to_glyph_names_is_refused_as_unreadable():
+    """A font without a Unicode map whose encoding names glyphs g1, g2…: pypdf extracts
+    "/g1/g2/g3", which loaded as if it were text. It is counted as unreadable glyphs, as
+    (cid:NN) codes are; paths such as /usr/share/doc are not."""
+    from explorer.documents.pdf import _garbled
+    from tests.support.hostile_inputs import _stream, raw_pdf
+
+    font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Xyz /Encoding << /Type /Encoding /Differences [65 /g1 /g2 /g3 /g4 /g5] >> >>"
+    pdf = raw_pdf([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+        font,
+        _stream(b"BT /F1 12 Tf 72 720 Td (ABCDE ABCDE EDCBA) Tj ET"),
+    ])
+    with pytest.raises(LoadError) as err:
+        load_bytes(pdf, "glyphs.pdf")
+    assert "unreadable glyphs" in str(err.value) and "/g12" in str(err.value)
+    assert not _garbled("See /usr/share/doc/grep and /etc/apt/sources.list for the paths.")
+    assert _garbled("/uni0041/uni0042/uni0043 /cid12/cid13")
