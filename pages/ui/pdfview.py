@@ -48,7 +48,7 @@ def pdf_page_view(doc: Document, ch: Chunk) -> bool:
         return False
     key, data = found
     numbers = ch.pages[:MAX_PAGES] or ((doc.pages[0].number,) if doc.pages else ())
-    placed = 0
+    placed = drawn = 0
     with st.container(height=HEIGHT if len(numbers) > 1 else "content", border=False):
         for number in numbers:
             why = page_refusal(data, number, key=key)
@@ -60,9 +60,11 @@ def pdf_page_view(doc: Document, ch: Chunk) -> bool:
                 st.caption(f"Page {number} could not be rendered.")
                 continue
             boxes = chunk_boxes(data, doc, number, ch.start, ch.end, key=key)
-            placed += bool(boxes)
+            placed, drawn = placed + bool(boxes), drawn + 1
             title = f"Page {number} of {doc.name}: chunk {ch.index} outlined" if boxes else f"Page {number}"
             st.html(page_html(image, boxes, title=title))
+    if not drawn:
+        return True  # each page said why it is not shown: there is no outline to speak of
     pages = f"page {numbers[0]}" if len(numbers) == 1 else f"pages {numbers[0]}–{numbers[-1]}"
     more = f" (and {len(ch.pages) - MAX_PAGES} more)" if len(ch.pages) > MAX_PAGES else ""
     st.caption(
