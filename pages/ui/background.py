@@ -168,13 +168,18 @@ def background(
     return jobs.QUEUED, None
 
 
-def start_job(kind: str, key: Any, title: str, work: Callable, *, emb: Any) -> None:
+def start_job(kind: str, key: Any, title: str, work: Callable, *, emb: Any, link: dict[str, str] | None = None) -> None:
     """Start ``work(job)`` in the background at the user's request (a button): it replaces the
-    session's running job. Its result comes from :func:`job_result`."""
+    session's running job. Its result comes from :func:`job_result`. ``link``: the query
+    parameters that name its result, kept in the address while it runs (a reload then runs it
+    again, rather than forget it)."""
     job = session_job()
     if job is not None and job.key == key and not job.finished:
         return
-    _after_submit(submit(kind, key, title, work, emb, replace=True))
+    job = submit(kind, key, title, work, emb, replace=True)
+    if job is not None:
+        job.link = dict(link or {})
+    _after_submit(job)
 
 
 def job_result(kind: str) -> tuple[str, Any]:

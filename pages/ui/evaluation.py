@@ -30,6 +30,7 @@ from pages.ui.search import COST_HELP
 from pages.ui.settings import RETRIEVER_LABELS
 from pages.ui.sources import keep_upload
 from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, W, session
+from pages.ui.url_evaluate import MAX_SWEEP_VALUES_CHARS
 
 METRICS = {
     "recall": "Recall",
@@ -191,6 +192,7 @@ class Run:
             f"Evaluating {plural(n, 'configuration')} on {plural(len(qs), 'question')}",
             work,
             emb=emb,
+            link={"ev": "1"},
         )
 
     def start_sweep(self, plans: list[tuple], param: str, spec: str, emb: Any) -> None:
@@ -234,6 +236,7 @@ class Run:
             f"Sweep of {param} ({total} runs)",
             work,
             emb=emb,
+            link={"sw": param, "swv": spec[:MAX_SWEEP_VALUES_CHARS]},
         )
 
 

@@ -258,6 +258,8 @@ class Session:
     #: A link's evaluation and sweep (parameter, values), run again when Evaluate opens.
     eval_pending: _Slot[bool] = _Slot("eval_pending", False)
     sweep_pending: _Slot[tuple[str, str] | None] = _Slot("sweep_pending")
+    #: The query parameters last written to the browser's address (:func:`pages.ui.url.sync`).
+    url_sent: _Slot[dict[str, Any] | None] = _Slot("url_sent")
 
     def take(self, name: str) -> Any:
         """The value of attribute ``name`` (its default when unset), then forget it."""

@@ -301,7 +301,12 @@ def samples_in(value: str, available: list[str]) -> list[str]:
 
 
 def sync() -> None:
-    """Write the shareable view (samples, active sample, clean-up, strategies) into the URL."""
+    """Write the shareable view (samples, active sample, clean-up, strategies) into the URL.
+
+    Written again when it differs from what was last sent, even where the run's query string
+    already matches it: a rerun the browser asked for before it applied the previous write
+    carries the older string, and the browser then applies that write after it (a link's sweep
+    dropped from the address while it ran again, and never put back)."""
     if not session.ready:
         return
     want: dict[str, Any] = {"samples": sample_names() or ["none"]}  # one value per sample: names hold commas
@@ -335,8 +340,9 @@ def sync() -> None:
     current = {
         k: (st.query_params.get_all(k) if k in _LISTS else st.query_params.get(k)) for k in st.query_params
     }
-    if current != want:
+    if current != want or session.url_sent != want:
         st.query_params.from_dict(want)
+        session.url_sent = want
 
 
 _LISTS = ("cfg", "samples", "up", "kq")

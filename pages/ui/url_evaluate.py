@@ -38,13 +38,19 @@ def restore_evaluate(qp: Any) -> None:
 
 
 def evaluate_url() -> dict[str, str]:
-    """The link's values for the results Evaluate shows now (nothing when it shows none)."""
+    """The link's values for the results Evaluate shows now, or is making (a link's run waiting
+    for its turn, or the session's job): a reload while they run runs them again."""
     want = {}
-    if session.eval_results:
+    if session.eval_results or session.eval_pending:
         want["ev"] = "1"
     sweep = session.sweep_results
     if sweep and sweep.get("lines") and sweep.get("spec"):
         want["sw"], want["swv"] = str(sweep["param"]), str(sweep["spec"])[:MAX_SWEEP_VALUES_CHARS]
+    elif session.sweep_pending:
+        want["sw"], want["swv"] = session.sweep_pending
+    job = session.job
+    if job is not None and not job.finished:
+        want.update(getattr(job, "link", None) or {})
     if want and session.eval_source in EVAL_SOURCES:
         want["eq"] = session.eval_source
     return want

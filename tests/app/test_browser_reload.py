@@ -192,7 +192,9 @@ def test_a_question_picked_on_evaluate_is_asked_on_retrieve_and_its_link_keeps_i
 
 def test_a_reload_of_evaluate_shows_its_evaluation_and_sweep_again(server, browser):
     """F5 on Evaluate used to leave its buttons only: the link names the results shown, and
-    they are run again (the cache holds their vectors) with the sweep's values in its box."""
+    they are run again (the cache holds their vectors) with the sweep's values in its box.
+    The page a link or a reload opened keeps naming them, so a second F5 (or its link, copied
+    again) shows them too: its address had lost the sweep while it ran again."""
     from playwright.sync_api import expect
 
     context, page = bu.new_page(browser, width=1300, height=900)
@@ -203,14 +205,33 @@ def test_a_reload_of_evaluate_shows_its_evaluation_and_sweep_again(server, brows
     page.get_by_role("button", name="Run sweep").click()
     page.wait_for_url(re.compile(r"[?&]swv=300"), timeout=180_000)
     bu.settle(page)
-    page.reload()
+    for _ in range(2):
+        page.reload()
+        bu.heading(page, "Evaluate").wait_for()
+        page.get_by_text("Per question").wait_for(timeout=180_000)
+        page.locator(".st-key-w-sweep_recall").wait_for(timeout=180_000)
+        bu.settle(page)
+        expect(page.get_by_label("Values", exact=True)).to_have_value("300,600", timeout=5_000)
+        assert "Computed before" not in bu.main_text(page)
+        page.wait_for_timeout(1_500)  # the last write of the address, after the results showed
+        assert re.search(r"[?&]ev=1", page.url) and re.search(r"[?&]swv=300", page.url), page.url
+    bu.screenshot(page, "evaluate-after-reload.png", full_page=True)
+    context.close()
+
+
+def test_a_reload_while_a_links_sweep_runs_again_keeps_it(server, browser):
+    """F5 pressed while a link's evaluation and sweep are being run again: the address still
+    names them (it named only what had finished), so the reload runs both once more."""
+    context, page = bu.new_page(browser, width=1300, height=900)
+    page.goto(server.url + "evaluate?qf=sample&ev=1&sw=chunk_size&swv=350%2C700&eq=file")
     bu.heading(page, "Evaluate").wait_for()
-    page.get_by_text("Per question").wait_for(timeout=180_000)
+    page.wait_for_url(re.compile(r"[?&]cfg="), timeout=30_000)  # the first write of the address
+    assert "swv=350" in page.url and "ev=1" in page.url, page.url
+    page.reload()
     page.locator(".st-key-w-sweep_recall").wait_for(timeout=180_000)
     bu.settle(page)
-    expect(page.get_by_label("Values", exact=True)).to_have_value("300,600", timeout=5_000)
-    assert "Computed before" not in bu.main_text(page)
-    bu.screenshot(page, "evaluate-after-reload.png", full_page=True)
+    page.wait_for_timeout(1_500)
+    assert "swv=350" in page.url and "ev=1" in page.url, page.url
     context.close()
 
 
