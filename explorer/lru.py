@@ -19,14 +19,21 @@ V = TypeVar("V")
 
 
 class ByteLRU(Generic[V]):
-    """``get``/``put``/``get_or_make`` with at most ``max_bytes`` of values kept (by ``size``)."""
+    """``get``/``put``/``get_or_make`` with at most ``max_bytes`` of values kept (by ``size``).
 
-    def __init__(self, max_bytes: int, size: Callable[[V], int] = sys.getsizeof) -> None:
+    With ``single_flight``, a thread asking :meth:`get_or_make` for a key that another thread is
+    making waits for that value instead of making it too: two sessions opening the same 36-page
+    PDF extracted it twice, holding two copies while they ran. Left off where the making is a
+    job the user can stop (a waiting job would not see its own Stop)."""
+
+    def __init__(self, max_bytes: int, size: Callable[[V], int] = sys.getsizeof, *, single_flight: bool = False) -> None:
         self.max_bytes = max_bytes
         self._size = size
         self._items: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        self._single_flight = single_flight
+        self._making: dict[Hashable, threading.Event] = {}
 
     @property
     def nbytes(self) -> int:
@@ -60,11 +67,32 @@ class ByteLRU(Generic[V]):
         return value
 
     def get_or_make(self, key: Hashable, make: Callable[[], V | None]) -> V | None:
-        """The kept value, or ``make()`` kept and returned (None is returned, never kept). Two
-        threads asking for the same missing key may both make it: the values are equal."""
-        hit = self.get(key)
-        if hit is not None:
-            return hit
+        """The kept value, or ``make()`` kept and returned (None is returned, never kept). Without
+        ``single_flight``, two threads asking for the same missing key may both make it (the
+        values are equal). With it, the second waits; when the first made nothing it could keep
+        (None, an error, a value over the budget), the second makes its own."""
+        if not self._single_flight:
+            hit = self.get(key)
+            return hit if hit is not None else self._make(key, make)
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+                return hit[0]
+            busy = self._making.get(key)
+            if busy is None:
+                self._making[key] = threading.Event()
+        if busy is not None:
+            busy.wait()
+            hit = self.get(key)
+            return hit if hit is not None else self._make(key, make)
+        try:
+            return self._make(key, make)
+        finally:
+            with self._lock:
+                self._making.pop(key).set()
+
+    def _make(self, key: Hashable, make: Callable[[], V | None]) -> V | None:
         value = make()
         return value if value is None else self.put(key, value)
 

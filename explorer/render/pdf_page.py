@@ -66,9 +66,9 @@ class Box:
     bottom: float
 
 
-_IMAGES: ByteLRU[PageImage] = ByteLRU(IMAGE_CACHE_BYTES, lambda im: len(im.png))
+_IMAGES: ByteLRU[PageImage] = ByteLRU(IMAGE_CACHE_BYTES, lambda im: len(im.png), single_flight=True)
 #: Pages' character boxes (about 100 bytes a character).
-_TEXTS: ByteLRU[_PageText] = ByteLRU(TEXT_CACHE_BYTES, lambda t: 100 * len(t.keys) + 1024)
+_TEXTS: ByteLRU[_PageText] = ByteLRU(TEXT_CACHE_BYTES, lambda t: 100 * len(t.keys) + 1024, single_flight=True)
 
 
 def content_key(data: bytes) -> str:
@@ -77,7 +77,7 @@ def content_key(data: bytes) -> str:
 
 
 #: Why each page is not drawn ("" where it is), by (content key, page): a verdict is a few bytes.
-_REFUSALS: ByteLRU[str] = ByteLRU(2 * 2**20, lambda why: 64 + len(why))
+_REFUSALS: ByteLRU[str] = ByteLRU(2 * 2**20, lambda why: 64 + len(why), single_flight=True)
 
 
 def page_refusal(data: bytes, number: int, key: str | None = None) -> str:

@@ -12,7 +12,7 @@ from explorer.lru import ByteLRU
 from explorer.text.token_counts import TokenIndex
 
 #: Documents' token indexes, bounded by bytes (about 9 bytes a token; see explorer.limits).
-_indexes: ByteLRU[TokenIndex] = ByteLRU(limits.TOKEN_INDEX_BYTES, lambda index: index.nbytes)
+_indexes: ByteLRU[TokenIndex] = ByteLRU(limits.TOKEN_INDEX_BYTES, lambda index: index.nbytes, single_flight=True)
 
 
 def text_key(text: str) -> str:

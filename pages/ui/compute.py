@@ -48,11 +48,14 @@ BIG_DOC_CHARS = 1_000_000
 # Documents, chunks and their analysis are shared by every session in byte-bounded caches
 # (explorer.limits): they are frozen, so sessions may share them; ``st.cache_data`` would keep
 # a pickled copy per entry, bounded only in entries, and unpickle a new copy on every rerun.
+# Single flight: two sessions opening one file (a class shown the same link) make it once.
 _DOCS: ByteLRU[tuple[Document | None, str]] = ByteLRU(
-    limits.DOCUMENTS_BYTES, lambda out: 2 * len(out[0].text) + 4096 if out[0] is not None else 256
+    limits.DOCUMENTS_BYTES, lambda out: 2 * len(out[0].text) + 4096 if out[0] is not None else 256, single_flight=True
 )
-_CHUNKS: ByteLRU[Outcome] = ByteLRU(limits.CHUNKS_BYTES, lambda out: out.nbytes)
-_ANALYSES: ByteLRU[Analysis] = ByteLRU(limits.CHUNKS_BYTES // 4, lambda a: 120 * len(a.tokens) + 1024)
+_CHUNKS: ByteLRU[Outcome] = ByteLRU(limits.CHUNKS_BYTES, lambda out: out.nbytes, single_flight=True)
+_ANALYSES: ByteLRU[Analysis] = ByteLRU(
+    limits.CHUNKS_BYTES // 4, lambda a: 120 * len(a.tokens) + 1024, single_flight=True
+)
 
 
 def load_upload(digest: str, name: str, clean: tuple, data: bytes) -> tuple[Document | None, str]:

@@ -57,3 +57,37 @@ def test_first_lookups_from_many_threads_see_every_strategy():
         first = result["seen"][0]
         assert {"fixed", "recursive", "sentence", "markdown", "hybrid"} <= set(first), first
         assert all(names == first for names in result["seen"]), result["seen"]
+
+
+def test_sessions_opening_the_same_pdf_at_once_extract_it_once(monkeypatch):
+    """Two sessions uploading one PDF at the same moment (a class given the same file) each
+    extracted it, holding two copies while they ran: the second now waits for the first's."""
+    import threading
+
+    from explorer.documents import loaders
+    from pages.ui import compute
+
+    data = (ROOT / "explorer" / "documents" / "samples" / "handbook.pdf").read_bytes()
+    real, calls = loaders.load_bytes, []
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        threading.Event().wait(0.3)  # extraction takes a while: both sessions ask meanwhile
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(loaders, "load_bytes", counted)
+    compute._DOCS.clear()
+    start, got = threading.Barrier(3), []
+
+    def open_it() -> None:
+        start.wait()
+        got.append(compute.load_upload("digest-shared", "handbook.pdf", (False,) * 3, data))
+
+    threads = [threading.Thread(target=open_it) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(calls) == 1 and len(got) == 3
+    assert got[0][0] is not None and all(doc is got[0][0] for doc, _ in got)
+    compute._DOCS.clear()

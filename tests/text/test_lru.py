@@ -67,3 +67,88 @@ def test_threads_never_break_the_budget():
     for t in threads:
         t.join()
     assert lru.nbytes <= 1000
+
+
+def _race(lru: ByteLRU, make, n: int = 4) -> list:
+    """``n`` threads asking ``lru`` for one key at once; what each got."""
+    got: list = [None] * n
+    start = threading.Barrier(n)
+
+    def ask(i: int) -> None:
+        start.wait()
+        try:
+            got[i] = lru.get_or_make("doc", make)
+        except ValueError as err:
+            got[i] = err
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    return got
+
+
+def test_single_flight_makes_a_missing_value_once_for_threads_asking_together():
+    calls = []
+    release = threading.Event()
+
+    def make() -> bytes:
+        calls.append(1)
+        release.wait(0.3)  # long enough for the others to ask meanwhile
+        return b"extracted"
+
+    lru: ByteLRU[bytes] = ByteLRU(100, len, single_flight=True)
+    got = _race(lru, make)
+    assert got == [b"extracted"] * 4 and len(calls) == 1
+    assert len({id(v) for v in got}) == 1  # one object shared, not four copies
+
+
+def test_without_single_flight_threads_asking_together_each_make_it():
+    """The default, kept where the making is a stoppable job: shows the race the flag closes."""
+    calls = []
+
+    def make() -> bytes:
+        calls.append(1)
+        threading.Event().wait(0.2)
+        return b"extracted"
+
+    _race(ByteLRU(100, len), make)
+    assert len(calls) > 1
+
+
+def test_single_flight_waiters_make_their_own_when_the_first_fails_or_cannot_keep_it():
+    calls = []
+    lock = threading.Lock()
+
+    def failing() -> bytes:
+        with lock:
+            calls.append(1)
+            first = len(calls) == 1
+        threading.Event().wait(0.2)
+        if first:
+            raise ValueError("the first maker was stopped")
+        return b"made again"
+
+    got = _race(ByteLRU(100, len, single_flight=True), failing, n=2)
+    assert sorted(map(str, got)) == ["b'made again'", "the first maker was stopped"]
+    big = _race(ByteLRU(4, len, single_flight=True), lambda: b"over the budget", n=2)
+    assert big == [b"over the budget"] * 2  # returned to both, kept by neither
+
+
+def test_single_flight_does_not_hold_other_keys():
+    lru: ByteLRU[bytes] = ByteLRU(100, len, single_flight=True)
+    slow_started, release = threading.Event(), threading.Event()
+
+    def slow() -> bytes:
+        slow_started.set()
+        release.wait(5)
+        return b"slow"
+
+    t = threading.Thread(target=lambda: lru.get_or_make("a", slow))
+    t.start()
+    slow_started.wait(5)
+    assert lru.get_or_make("b", lambda: b"quick") == b"quick"  # not behind "a"
+    release.set()
+    t.join(5)
+    assert lru.get("a") == b"slow"
