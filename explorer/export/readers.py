@@ -114,7 +114,7 @@ def read_lines(
         line.format(name=repr(first)).replace(f'encoding="{DEFAULT_CODEC}"', f'encoding="{codec}"')
         for line in READERS[peer][kind_of(first)]
     ]
-    return "\n".join(lines + _others(peer, names[1:], first, samples))
+    return "\n".join(lines + _others(peer, names[1:], first, samples, encodings or {}))
 
 
 #: The codec the readers name: UTF-8, a byte-order mark skipped.
@@ -141,9 +141,12 @@ def python_codec(encoding: str) -> str:
 KIND_WORDS = {"pdf": "PDFs", "markdown": "Markdown files", "text": "text files"}
 
 
-def _others(peer: str, others: Sequence[str], first: str, samples: Sequence[str]) -> list[str]:
+def _others(
+    peer: str, others: Sequence[str], first: str, samples: Sequence[str], encodings: Mapping[str, str]
+) -> list[str]:
     """Comment lines for the documents after the first: those of its kind load the same way;
     those of another kind get that kind's reading (commented out: ``open()`` reads no PDF);
+    a text file read in another encoding than the reading shown is named with its own;
     bundled samples among them say how to get their files."""
     lines: list[str] = []
     by_kind: dict[str, list[str]] = {}
@@ -153,9 +156,16 @@ def _others(peer: str, others: Sequence[str], first: str, samples: Sequence[str]
         listed = ", ".join(map(repr, names))
         if _code(READERS[peer][kind]) == _code(READERS[peer][kind_of(first)]):
             lines.append(f"# the {KIND_WORDS[kind]}, to load the same way: {listed}")
+            lines += _own_encodings(names, python_codec(encodings.get(first, "")), encodings)
             continue
+        codec = python_codec(encodings.get(names[0], ""))
         lines.append(f"# the {KIND_WORDS[kind]}, read this way (shown for the first): {listed}")
-        lines += [f"#   {line.format(name=repr(names[0]))}" for line in READERS[peer][kind] if line]
+        lines += [
+            f"#   {line.format(name=repr(names[0]))}".replace(f'encoding="{DEFAULT_CODEC}"', f'encoding="{codec}"')
+            for line in READERS[peer][kind]
+            if line
+        ]
+        lines += _own_encodings(names[1:], codec, encodings)
     bundled = [n for n in others if n in samples]
     if bundled and first not in samples:
         lines += sample_note(bundled[0])
@@ -163,6 +173,14 @@ def _others(peer: str, others: Sequence[str], first: str, samples: Sequence[str]
     if bundled:
         lines.append(f"# bundled samples too, written the same way: {', '.join(map(repr, bundled))}")
     return lines
+
+
+def _own_encodings(names: Sequence[str], shown: str, encodings: Mapping[str, str]) -> list[str]:
+    """A comment naming the text files among ``names`` that explorer read in another encoding
+    than ``shown`` (the codec of the reading they are told to copy): each with its own."""
+    own = {n: python_codec(encodings.get(n, "")) for n in names if kind_of(n) != "pdf"}
+    odd = [f"{n!r} as {codec}" for n, codec in own.items() if codec != shown]
+    return [f"#   but each in the encoding explorer read it in: {', '.join(odd)}"] if odd else []
 
 
 def _code(lines: Sequence[str]) -> list[str]:

@@ -401,3 +401,19 @@ def test_peer_snippets_read_a_text_file_in_the_encoding_explorer_read_it_in(tmp_
             assert f'encoding="{codec}"' in code[key] and "utf-8-sig" not in code[key], code[key]
     ours = [c.text for c in chunk_document(doc, "recursive", config.param_dict)]
     assert _run_langchain(code["langchain"].replace(repr(name), repr(str(tmp_path / name))), tmp_path / name) == ours
+
+
+def test_peer_snippets_name_the_other_files_own_encodings():
+    """The files after the first were said to load "the same way", that is in the first one's
+    encoding: a cp1252 file among UTF-8 ones (or the reverse) is now named with its own."""
+    from explorer.export.readers import read_lines
+
+    files = ["notes.txt", "latin.txt", "plain.md", "wide.md", "guide.pdf"]
+    encodings = {"notes.txt": "utf-8", "latin.txt": "cp1252", "plain.md": "ascii", "wide.md": "utf-16-le (BOM)"}
+    for peer in ("langchain", "llamaindex", "chonkie"):
+        code = read_lines(peer, files, encodings=encodings)
+        assert "'latin.txt' as cp1252" in code and "'wide.md' as utf-16" in code, code
+        assert "'plain.md' as" not in code and "'notes.txt' as" not in code and "'guide.pdf' as" not in code
+        ast.parse(code)
+    latin_first = read_lines("langchain", ["latin.txt", "notes.txt"], encodings=encodings)
+    assert "'notes.txt' as utf-8-sig" in latin_first and 'encoding="cp1252"' in latin_first
