@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from explorer.render.inert import escape_text, named_controls
 from explorer.render.layout import MAX_RENDER_CHARS, Segment, chunk_at, segments
 from explorer.render.unread import UNREAD_CSS, UNREAD_KEY, unread_title
 from explorer.text.words import mid_word_where
@@ -123,6 +124,7 @@ CSS = """<style>
 .ce-warn{display:inline-block;font:700 0.66rem/1.2 system-ui,sans-serif;color:#fff;background:#c1121f;
   border-radius:4px;padding:0 4px;margin:0 2px;vertical-align:0.35em;user-select:none}
 .ce-more{opacity:.65;font-style:italic}
+.ce-bidi{color:#c1121f;font-weight:700;outline:1px dashed #c1121f;outline-offset:-1px;border-radius:2px}
 .ce-jump{cursor:pointer;text-decoration:underline dotted;text-underline-offset:3px}
 .ce-legend{font-size:0.8rem;display:flex;gap:0.4rem 1.1rem;flex-wrap:wrap;align-items:center;
   margin:0.1rem 0 0.4rem 0}
@@ -255,13 +257,13 @@ class _ChunkView:
             if self.chunks[p].start == seg.start:
                 sel = " ce-idx-sel" if p == self.selected else ""
                 data = f' data-c="{p}"' if self.interactive else ""
-                title = html.escape(self.tip(p))
+                title = html.escape(named_controls(self.tip(p)))
                 out.append(f'<span class="ce-idx{sel}" title="{title}"{data}>{self.chunks[p].index}</span>')
         return out
 
     def piece(self, seg: Segment) -> str:
         """The segment's text, escaped, in a span saying which chunks hold it (if any)."""
-        piece = html.escape(self.text[seg.start : seg.end])
+        piece = escape_text(self.text[seg.start : seg.end])
         classes, style, title, data = [], "", "", ""
         if self.interactive:
             data = f' data-o="{seg.start}"'
@@ -299,7 +301,7 @@ class _ChunkView:
         if style:
             attrs += f' style="{style}"'
         if title:
-            attrs += f' title="{html.escape(title)}"'
+            attrs += f' title="{html.escape(named_controls(title))}"'
         return f"<span{attrs}{data}>{piece}</span>"
 
     def more(self, note: str, jump: int | None) -> str:

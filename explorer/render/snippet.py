@@ -7,11 +7,11 @@ chunk colouring; both use its style sheet (:data:`~explorer.render.html.CSS`).
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 
 from explorer.render.html import CSS
+from explorer.render.inert import escape_text
 from explorer.render.layout import segments
 
 #: Tooltips of the two marks.
@@ -110,7 +110,7 @@ def _marked(
     ``bounds`` are the terms then the best piece."""
     out = []
     for seg in segments(bounds, span[0], span[1], marks):
-        part = html.escape(shown[seg.start - base : seg.end - base])
+        part = escape_text(shown[seg.start - base : seg.end - base])
         if any(i < n_terms for i in seg.chunks):
             part = f'<b class="ce-term" title="{TERM_TITLE}">{part}</b>'
         if piece and n_terms in seg.chunks:

@@ -13,6 +13,7 @@ from typing import Any
 
 from explorer.errors import Cancelled, ExplorerError, ModelError
 from explorer.models import choice as model_choices
+from explorer.render.inert import named_controls
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +36,6 @@ _BREAKS = re.compile(
 WORD_JOINER = "\u2060"
 #: Bidirectional embeddings, overrides and isolates: in a file name they reorder what is shown
 #: ("report\u202etxt.exe" reads "reportexe.txt"), so md() names them instead.
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
-
-
-def named_controls(s: str) -> str:
-    """``s`` with its bidirectional controls shown by name (``<U+202E>``), for plain-text labels
-    (a select box's options) as :func:`md` does for Markdown."""
-    return _BIDI_CONTROLS.sub(lambda m: f"<U+{ord(m.group()):04X}>", s)
 
 
 def clip(s: str, n: int = 60) -> str:

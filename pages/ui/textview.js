@@ -79,10 +79,18 @@ export default function (component) {
 
   // offsets of a selection boundary, from the data-o of the text it falls in (or the
   // nearest text after a start / before an end when it falls on a badge or between spans)
+  // code points of the text in ``host`` before ``node`` (a bidi control's sign splits a span's text)
+  function textBefore(host, node) {
+    let n = 0;
+    const walk = document.createTreeWalker(host, NodeFilter.SHOW_TEXT);
+    for (let t = walk.nextNode(); t && t !== node; t = walk.nextNode()) n += codePoints(t.data);
+    return n;
+  }
+
   function offsetOf(node, off, isStart) {
     if (node.nodeType === Node.TEXT_NODE) {
       const host = node.parentElement && node.parentElement.closest("[data-o]");
-      if (host && root.contains(host)) return Number(host.dataset.o) + codePoints(node.data.slice(0, off));
+      if (host && root.contains(host)) return Number(host.dataset.o) + textBefore(host, node) + codePoints(node.data.slice(0, off));
     }
     const probe = document.createRange();
     probe.setStart(node, off);

@@ -271,3 +271,52 @@ def test_the_theme_follows_the_browsers_dark_preference(server):
     light, dark = colours("light"), colours("dark")
     assert light["app"] > 200 and light["text"] < 80  # dark text on a light page
     assert dark["app"] < 60 and dark["text"] > 180  # light text on a dark page
+
+
+#: Selects the first occurrence of a word in the first text view, as a mouse drag would end.
+SELECT_WORD_JS = """(word) => {
+  const root = document.querySelector('.ce-view');
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+    const i = t.data.indexOf(word);
+    if (i < 0) continue;
+    const r = document.createRange();
+    r.setStart(t, i); r.setEnd(t, i + word.length);
+    const sel = window.getSelection();
+    sel.removeAllRanges(); sel.addRange(r);
+    t.parentElement.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
+    return true;
+  }
+  return false;
+}"""
+
+
+def test_a_bidi_override_in_the_text_is_shown_not_obeyed_and_offsets_hold(page, tmp_path):
+    """A right-to-left override inside a document reversed the rest of its line in the text
+    view (chunk numbers included), so the view showed another text than the one chunked. Each
+    bidirectional control is now a marked sign; a selection after it still gets its offsets."""
+    from explorer.documents.loaders import load_bytes
+
+    data = "Pump notes\n\nValve alpha \u202eopens beta\u202c then epsilon closes the line.\n".encode()
+    path = tmp_path / "bidi notes.txt"
+    path.write_bytes(data)
+    text = load_bytes(data, path.name).text
+    assert "\u202e" in text  # kept in the document: the view is what must not obey it
+    bu.nav(page, "Documents")
+    bu.upload(page, path)
+    bu.nav(page, "Explore")
+    if not page.locator('[data-testid="stMain"]').get_by_text(path.name).count():
+        box = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Document")
+        box.first.click()
+        page.get_by_role("option").filter(has_text=path.name).first.click()
+        bu.settle(page)
+    view = page.locator(".ce-view .ce-text").first
+    view.wait_for()
+    shown = view.text_content()
+    assert "\u202e" not in shown and "\u202c" not in shown and shown.count("⇄") == 2, shown
+    assert "right-to-left override" in page.locator(".ce-view .ce-bidi").first.get_attribute("title")
+    assert page.evaluate(SELECT_WORD_JS, "epsilon")
+    bu.settle(page)
+    a = text.index("epsilon")
+    line = next(t for t in captions(page) if t.startswith("Selected"))
+    assert f"characters {a:,}–{a + 7:,} (7 chars)" in line, line

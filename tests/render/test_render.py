@@ -453,3 +453,21 @@ def test_a_chunk_cut_mid_word_says_at_which_end():
     assert titles == ["cut mid-word at its end", "cut mid-word at its start; tiny"]
     assert "⚠ cut mid-word at its start; tiny" in chunk_tooltip(chunks[1], None, ["mid_word", "tiny"], text)
     assert "⚠ cut mid-word\n" not in chunk_tooltip(chunks[1], None, ["mid_word"], text) + "\n"
+
+
+def test_bidi_controls_are_shown_as_signs_not_obeyed_with_offsets_kept():
+    """An override in a document reversed the rest of its line in the text view and in a hit's
+    snippet: each bidirectional control is a marked sign of one code point, so the text's
+    offsets (``data-o`` plus code points) still hold after it."""
+    text = "Valve alpha \u202eopens beta\u202c then \u2067epsilon\u2069 closes."
+    chunks = make_chunks(text, [(0, 20), (20, len(text))])
+    out = render_chunks(text, chunks, interactive=True)
+    snippet = render_snippet(text, 0, len(text))
+    for html_out in (out, snippet):
+        assert not re.search("[\u202a-\u202e\u2066-\u2069]", html_out)
+        assert html_out.count('class="ce-bidi"') == 4
+    assert "U+202E right-to-left override" in out and "U+2067 right-to-left isolate" in out
+    parser = _TextOnly()
+    parser.feed(out)
+    shown = "".join(parser.text)
+    assert len(shown) == len(text) and shown == re.sub("[\u202a-\u202e\u2066-\u2069]", "⇄", text)
