@@ -11,6 +11,7 @@ import streamlit as st
 from explorer.documents.document import Document
 from explorer.errors import ExplorerError
 from explorer.render.html import flag_text
+from explorer.render.inert import BIDI_CONTROLS, BIDI_SIGN
 from explorer.render.layout import holders
 from explorer.strategies.config import StrategyConfig
 from explorer.text.chunk import Chunk
@@ -114,6 +115,12 @@ def inspector(
     if beside is not None:
         beside()
     st.code(ch.text, language=None, wrap_lines=True, height=240)
+    controls = sorted(set(BIDI_CONTROLS.findall(ch.text)))
+    if controls:
+        st.caption(
+            f"This chunk holds bidirectional controls ({', '.join(f'U+{ord(c):04X}' for c in controls)}): the box "
+            f"above, the chunk's exact text, obeys them and may show words reordered; the text view marks each as {BIDI_SIGN}."
+        )
     with st.expander("Neighbours", icon=":material/swap_horiz:"):
         for label, j in (("Previous", sel - 1), ("Next", sel + 1)):
             if 0 <= j < n:

@@ -389,6 +389,17 @@ def test_the_document_pickers_labels_name_bidi_controls():
     assert not any("\u202e" in label for label in labels)
 
 
+def test_the_inspector_says_when_its_exact_text_obeys_bidi_controls():
+    """The inspector's box is the chunk's exact text, where an override reorders words: a
+    caption says so, naming the controls, beside the text view's signs."""
+    at = start("documents")
+    at.file_uploader[0].set_value(("bidi.txt", "Valve alpha \u202eopens beta\u202c then shuts.\n".encode(), "text/plain")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    note = [c.value for c in at.caption if "bidirectional controls" in c.value]
+    assert note and "U+202C, U+202E" in note[0], [c.value for c in at.caption]
+
+
 def long_report() -> tuple[str, str]:
     """A ~70 KB text and its last sentence."""
     last = "This is the very last sentence of the long report."
