@@ -155,3 +155,24 @@ def test_explore_opens_on_an_upload_at_once(page, server, tmp_path):
     main.get_by_text(path.name).first.wait_for(timeout=180_000)
     main.get_by_text(marker).first.wait_for(timeout=180_000)
     bu.screenshot(page, "upload-then-explore-at-once.png")
+
+
+def test_an_evaluate_link_runs_its_evaluation_and_sweep_with_the_real_model(page, server):
+    """A copied Evaluate link, opened in a fresh browser on the real model: the evaluation and
+    the sweep it names run again, its address keeps naming them, and F5 shows them once more."""
+    from playwright.sync_api import expect
+
+    page.goto(server + "evaluate?qf=sample&ev=1&sw=chunk_size&swv=500%2C1000&eq=file")
+    for reload in (True, False):
+        bu.heading(page, "Evaluate").wait_for()
+        page.get_by_text("Per question").wait_for(timeout=300_000)
+        page.locator(".st-key-w-sweep_recall").wait_for(timeout=300_000)
+        settle(page, 300)
+        expect(page.get_by_label("Values", exact=True)).to_have_value("500,1000", timeout=5_000)
+        body = bu.main_text(page)
+        assert "Computed before" not in body and "Traceback" not in body
+        page.wait_for_timeout(1_500)
+        assert "ev=1" in page.url and "swv=500" in page.url, page.url
+        if reload:
+            page.reload()
+    bu.screenshot(page, "evaluate-link-real-model.png", full_page=True)
