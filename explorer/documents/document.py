@@ -72,6 +72,9 @@ class Document:
     cleanup: tuple[str, ...] = ()  # clean-up steps applied, in order
     encoding: str = ""
     id: str = field(default="")
+    #: Control characters (NUL, ESC...) the loader removed from a text file: a peer library that
+    #: reads the file keeps them, so its chunks differ (its exported snippet says so).
+    dropped_controls: int = 0
 
     def __post_init__(self) -> None:
         if not self.id:

@@ -77,7 +77,7 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
     if not data:
         raise LoadError(f"{name!r} is empty (0 bytes)")
     kind, warnings = detect_kind(data, name)
-    pages, encoding = _read_pages(data, name, kind, warnings)
+    pages, encoding, dropped = _read_pages(data, name, kind, warnings)
     if kind != "pdf":  # (a PDF stops extracting at the limit: explorer.documents.pdf)
         _check_chars_before_cleanup(pages[0], name, cleanup)
     pages, steps = clean_pages(pages, cleanup, is_pdf=kind == "pdf")
@@ -100,6 +100,7 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
         warnings=tuple(warnings),
         cleanup=tuple(steps),
         encoding=encoding,
+        dropped_controls=dropped,
     )
 
 
@@ -127,8 +128,9 @@ def _check_chars_before_cleanup(text: str, name: str, cleanup: Cleanup) -> None:
     raise LoadError(_too_long(name, n))
 
 
-def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple[list[str], str]:
-    """The normalised pages (one for text and Markdown) and the encoding label ("" for a PDF)."""
+def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple[list[str], str, int]:
+    """The normalised pages (one for text and Markdown), the encoding label ("" for a PDF) and
+    the control characters dropped from a text file."""
     encoding = ""
     if kind == "pdf":
         raw_pages, more = pdf_pages(data, name)
@@ -150,7 +152,7 @@ def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple
         raise LoadError(
             f"{name!r} is empty (it holds only whitespace, control or invisible formatting characters)"
         )
-    return pages, encoding
+    return pages, encoding, dropped if kind != "pdf" else 0
 
 
 #: A character a reader sees: not whitespace, control (Cc) or format (Cf: zero-width space and

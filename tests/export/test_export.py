@@ -417,3 +417,23 @@ def test_peer_snippets_name_the_other_files_own_encodings():
         ast.parse(code)
     latin_first = read_lines("langchain", ["latin.txt", "notes.txt"], encodings=encodings)
     assert "'notes.txt' as utf-8-sig" in latin_first and 'encoding="cp1252"' in latin_first
+
+
+def test_peer_snippets_say_when_explorer_removed_control_characters(tmp_path):
+    """Explorer drops NUL, ESC and the like from a text file; a peer's reader keeps them, so its
+    chunks differed with nothing said (a PDF's snippet already said why its text can differ)."""
+    from explorer.documents.loaders import load_bytes
+
+    data = b"Pump log\x00 line one.\x1b[0m Valve two.\n" * 3
+    doc = load_bytes(data, "log.txt")
+    assert doc.dropped_controls == 6 and "\x00" not in doc.text
+    clean = load_bytes(b"Pump log line one.\n", "clean.txt")
+    assert clean.dropped_controls == 0
+    config = StrategyConfig.make("recursive", {"chunk_size": 120, "chunk_overlap": 0})
+    names = [doc.name, clean.name]
+    code = config_to_code([config], names, dropped={d.name: d.dropped_controls for d in (doc, clean)})
+    for key in ("langchain", "llamaindex", "chonkie"):
+        assert "removed control characters" in code[key] and "6 from 'log.txt'" in code[key], code[key]
+        assert "'clean.txt'" not in code[key].split("removed control characters")[1].splitlines()[0]
+    quiet = config_to_code([config], [clean.name], dropped={clean.name: 0})
+    assert all("removed control characters" not in quiet[k] for k in ("langchain", "llamaindex", "chonkie"))
