@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any
 
 from explorer.errors import ExplorerError
@@ -39,12 +40,33 @@ def loads(text: str | bytes, what: str, error: type[ExplorerError], max_depth: i
     if depth(text) > max_depth:
         raise error(f"{what} is nested more than {max_depth} levels deep: not a value this program reads")
     try:
-        return json.loads(text)
+        return _whole_characters(json.loads(text))
     except json.JSONDecodeError as err:  # the parser's words, made a plain place and reason
         where = f"column {err.colno}" if err.lineno == 1 else f"line {err.lineno}, column {err.colno}"
         raise error(f"{what} is not valid JSON ({where}: {err.msg[:1].lower() + err.msg[1:]})") from None
     except (ValueError, RecursionError) as err:
+        if "digits" in str(err):  # Python's guard on int("9" * 5000), in its own words otherwise
+            raise error(f"{what} holds a number with too many digits (over {_MAX_DIGITS:,})") from None
         raise error(f"{what} is not valid JSON: {err}") from None
+
+
+_MAX_DIGITS = sys.get_int_max_str_digits() or 4300
+#: UTF-16 surrogates: JSON's ``"\ud800"`` decodes to one alone, which no UTF-8 encoder takes.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _whole_characters(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys included) made U+FFFD, as a
+    browser decodes the same bytes percent-encoded. Why: one in a link's configuration crashed
+    every page of the session where its text was written back to the address or shown.
+    Recursion is bounded by :data:`MAX_DEPTH`, checked before decoding."""
+    if isinstance(value, str):
+        return _SURROGATES.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_whole_characters(v) for v in value]
+    if isinstance(value, dict):
+        return {_whole_characters(k): _whole_characters(v) for k, v in value.items()}
+    return value
 
 
 def dumps(value: Any, indent: int | None = None) -> str:

@@ -57,3 +57,16 @@ def test_cli_deep_json_is_one_error_line(tmp_path):
         proc = run_cli("evaluate", "--corpus", guide, "--questions", q, "--retriever", "bm25", cwd=tmp_path)
         assert_one_error_line(proc, "nested more than")
         assert proc.returncode == 2
+
+
+def test_loads_makes_lone_surrogates_whole_characters():
+    """JSON's "\\ud800" decodes to a lone surrogate, which no UTF-8 encoder takes: one in a
+    link's configuration crashed every page that wrote it back to the address or showed it."""
+    value = loads(r'{"q": "a\ud800b", "\udfff": ["\ud83d\ude00", {"x": "\udc00"}]}', "x", ParamError)
+    assert value == {"q": "a\ufffdb", "\ufffd": ["\U0001f600", {"x": "\ufffd"}]}
+    assert value["\ufffd"][0] == "😀"  # an escaped pair is one character, kept
+
+
+def test_loads_names_a_number_with_too_many_digits_in_plain_words():
+    with pytest.raises(ParamError, match=r"^the link holds a number with too many digits \(over 4,300\)$"):
+        loads('{"p": ' + "9" * 5_001 + "}", "the link", ParamError)

@@ -1694,3 +1694,22 @@ def test_a_sweep_names_the_configurations_it_leaves_out():
     assert len(at.session_state["sweep_results"]["lines"]) == 1
     (note,) = [c.value for c in at.caption if "Not swept" in c.value]
     assert "semantic" in note and "chunk\\_size" in note
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"kq": '{"q":"\\ud800"}'},
+        {"cfg": '{"s":"fixed","p":{"\\ud800":1}}'},
+        {"cfg": '{"s":"recursive","p":{"separators":["\\ud800"]}}'},
+        {"sem": '{"\\ud800":1}'},
+    ],
+)
+def test_a_lone_surrogate_escaped_in_link_json_crashes_no_page(query):
+    """JSON's "\\ud800" in a link decoded to a lone surrogate: writing the address back (and a
+    notice, the kept questions, the separators box) raised UnicodeEncodeError on every page."""
+    at = start(None, query)
+    ok(at)
+    for page in ("retrieve", "documents", "explore"):
+        at.switch_page(f"pages/{page}.py").run()
+        ok(at)
