@@ -33,6 +33,10 @@ MAX_TOP_K = 1_000
 MAX_HEADING_CHARS = 200
 #: Longest user-supplied separator (characters).
 MAX_SEPARATOR_CHARS = 64
+#: Most separators a recursive splitter takes: it recurses once per separator it falls back to,
+#: so 500 of them hit Python's recursion limit (a crafted link crashed every page). LangChain's
+#: longest language list has about 30.
+MAX_SEPARATORS = 64
 #: Largest Markdown text whose block structure is parsed (markdown-it-py reads ~0.3-1 MB/s);
 #: a bigger Markdown file loads as plain text, with a warning.
 MAX_MARKDOWN_CHARS = 2_000_000

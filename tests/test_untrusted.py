@@ -70,3 +70,17 @@ def test_loads_makes_lone_surrogates_whole_characters():
 def test_loads_names_a_number_with_too_many_digits_in_plain_words():
     with pytest.raises(ParamError, match=r"^the link holds a number with too many digits \(over 4,300\)$"):
         loads('{"p": ' + "9" * 5_001 + "}", "the link", ParamError)
+
+
+def test_too_many_separators_are_refused_before_the_splitter_recurses():
+    """The recursive splitter recurses once per separator it falls back to: 500 separators in
+    a link raised RecursionError on every page showing the configuration."""
+    from explorer import chunk_document
+    from explorer.documents.document import Document
+    from explorer.limits import MAX_SEPARATORS
+
+    doc = Document("a.txt", "text", "some text without the separators " * 40)
+    with pytest.raises(ParamError, match=f"separators has 500 entries; the limit is {MAX_SEPARATORS}"):
+        chunk_document(doc, "recursive", {"separators": ["x"] * 500})
+    never = [f"#{i}#" for i in range(MAX_SEPARATORS - 1)] + [""]
+    assert chunk_document(doc, "recursive", {"separators": never, "chunk_size": 100, "chunk_overlap": 0})

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.errors import LimitError, ParamError
-from explorer.limits import MAX_CHUNKS, MAX_SEPARATOR_CHARS
+from explorer.limits import MAX_CHUNKS, MAX_SEPARATOR_CHARS, MAX_SEPARATORS
 from explorer.strategies.base import OVERLAP_BELOW_SIZE, PeerKit, Strategy, check_size_overlap
 from explorer.strategies.params import (
     BOOL,
@@ -79,6 +79,8 @@ def check_separators(
     dropping separators that hold text (see the module docstring)."""
     if not separators:
         raise ParamError(f'{name}=[] is empty: give at least one separator, e.g. ["\\n\\n", " ", ""]')
+    if len(separators) > MAX_SEPARATORS:
+        raise ParamError(f"{name} has {len(separators):,} entries; the limit is {MAX_SEPARATORS}")
     if keep == "false" and is_regex:
         raise ParamError(
             "keep_separator='false' with is_separator_regex=true is refused: LangChain re-joins the "
