@@ -329,9 +329,10 @@ def parse_values(spec: str, strategy: str) -> tuple[str, list[Any]]:
             raise ParamError(f"--vary {spec!r}: START, STOP and STEP must be numbers") from None
         if not all(math.isfinite(x) for x in (start, stop, step)) or step <= 0 or stop < start:
             raise ParamError(f"--vary {spec!r}: need START <= STOP and STEP > 0")
-        count = math.floor((stop - start) / step + 1e-9) + 1
-        if count > MAX_SWEEP_VALUES:
-            said = f"{count:,}" if count < 10**9 else f"{count:.3g}"  # 1e308 as a stop gave 300 digits
+        steps = (stop - start) / step  # infinite for 0:1:1e-320 (and 1e308 over a tiny step)
+        count = math.floor(steps + 1e-9) + 1 if steps < 10**9 else 0
+        if not count or count > MAX_SWEEP_VALUES:  # 1e308 as a stop gave a 300-digit count
+            said = f"{count:,}" if count else "over a billion"
             raise LimitError(f"--vary {spec!r} gives {said} values; at most {MAX_SWEEP_VALUES}")
         digits = max(0, -math.floor(math.log10(step))) + 3 if param.kind is FLOAT else 0
         raw = [round(start + i * step, digits) for i in range(count)]
@@ -339,7 +340,10 @@ def parse_values(spec: str, strategy: str) -> tuple[str, list[Any]]:
         raw = [p.strip() for p in rest.split(",") if p.strip()]
         if len(raw) > MAX_SWEEP_VALUES:
             raise LimitError(f"--vary {spec!r} gives {len(raw)} values; at most {MAX_SWEEP_VALUES}")
-    values = [param.coerce(v) for v in raw]
+    values: list[Any] = []
+    for v in map(param.coerce, raw):
+        if v not in values:  # an integer range with a fractional step rounds twice to one value
+            values.append(v)
     if not values:
         raise ParamError(f"--vary {spec!r}: no values")
     return name, values

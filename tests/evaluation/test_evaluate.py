@@ -240,9 +240,16 @@ def test_parse_values():
         ("chunk_size=1:1000:1", "at most 50"),
         ("chunk_size=a:b:c", "must be numbers"),
         ("chunk_size=0:10:5", "below the minimum"),
+        # a step so small the count overflows: OverflowError crashed Evaluate (a link's swv=)
+        ("chunk_size=0:1:1e-320", "over a billion values; at most 50"),
+        ("chunk_size=1:1e300:1e-10", "over a billion values; at most 50"),
+        ("chunk_size=100:5100:100", "gives 51 values; at most 50"),
     ]:
         with pytest.raises((ParamError, ValueError), match=msg):
             parse_values(bad, "recursive")
+    # an integer range with a fractional step, or a list naming a value twice: each value once
+    assert parse_values("chunk_size=100:101:0.5", "recursive") == ("chunk_size", [100, 101])
+    assert parse_values("chunk_size=300,300,600", "recursive") == ("chunk_size", [300, 600])
 
 
 def test_sweep_rows_and_invalid_values(doc_a):
