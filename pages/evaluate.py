@@ -7,9 +7,9 @@ import streamlit as st
 from explorer import jobs
 from explorer.errors import ExplorerError
 from explorer.strategies import get_strategy
-from pages.ui import evaluation
+from pages.ui import eval_jobs, evaluation
 from pages.ui.background import job_bar, job_result
-from pages.ui.configs import config_label, valid_configs
+from pages.ui.configs import config_label, user_set_of, valid_configs
 from pages.ui.frame import page_header
 from pages.ui.model import embedder
 from pages.ui.safe import err_text, md
@@ -37,13 +37,12 @@ if source == "Question file":
     questions = evaluation.file_questions(docs)
 else:
     questions = evaluation.kept_questions(docs)
-pairs = [
-    config
-    for _, config in valid_configs(
-        cfgs, lambda cfg, _i, err: st.error(f"{md(config_label(cfg))}: {md(err_text(err))}", icon=":material/error:")
-    )
-]
-run = evaluation.Run(docs, questions, k, options, retriever_choice())
+valid = valid_configs(
+    cfgs, lambda cfg, _i, err: st.error(f"{md(config_label(cfg))}: {md(err_text(err))}", icon=":material/error:")
+)
+pairs = [config for _, config in valid]
+user_sets = {config: frozenset(user_set_of(cfg)) for cfg, config in valid}
+run = eval_jobs.Run(docs, questions, k, options, retriever_choice(), user_sets)
 
 
 def _embedder():
@@ -54,7 +53,7 @@ def _embedder():
         return None
 
 
-evaluation.run_linked(run, pairs, questions, _embedder)
+eval_jobs.run_linked(run, pairs, questions, _embedder)
 if (
     st.button(
         "Run evaluation",
@@ -78,7 +77,7 @@ if session.eval_results:
 st.divider()
 st.subheader("Sweep one parameter", anchor=False)
 st.caption("Re-run the evaluation over a range of values: one line per configuration.")
-numeric = evaluation.numeric_params(pairs)
+numeric = eval_jobs.numeric_params(pairs)
 if not numeric or not pairs:
     st.caption("The selected configurations have no numeric parameter to sweep.")
 else:
@@ -88,9 +87,9 @@ else:
         numeric,
         index=numeric.index("chunk_size") if "chunk_size" in numeric else 0,
         key=W.SWEEP_PARAM,
-        on_change=lambda: evaluation.suggest_sweep_values(pairs, session.widget(W.SWEEP_PARAM), force=True),
+        on_change=lambda: eval_jobs.suggest_sweep_values(pairs, session.widget(W.SWEEP_PARAM), force=True),
     )
-    evaluation.suggest_sweep_values(pairs, param)
+    eval_jobs.suggest_sweep_values(pairs, param)
     spec = sc[1].text_input(
         "Values",
         session.shown(W.SWEEP_VALUES),
@@ -105,7 +104,7 @@ else:
         key=W.SWEEP_RUN,
         help="Runs in the background: the progress and a Stop button show at the top of the page.",
     )
-    plans = evaluation.sweep_plans(pairs, param, spec) if go_sweep else []
+    plans = eval_jobs.sweep_plans(pairs, param, spec) if go_sweep else []
     if plans and (emb := _embedder()) is not None:
         session.eval_source = "file" if source == "Question file" else "kept"
         run.start_sweep(plans, param, spec, emb)
@@ -117,5 +116,5 @@ else:
         swept = [c for c in pairs if sw["param"] in get_strategy(c.strategy).param_names()]
         evaluation.sweep_results(sw, run.inputs(swept, parameter=sw["param"]), [c for c in pairs if c not in swept])
 
-evaluation.rerun_for_linked()
+eval_jobs.rerun_for_linked()
 job_bar()

@@ -1,9 +1,9 @@
-"""The pieces of Evaluate: where the questions come from, the evaluation and sweep jobs, the results."""
+"""The pieces of Evaluate: where the questions come from, and the results (the jobs that make them:
+:mod:`pages.ui.eval_jobs`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -11,26 +11,18 @@ import streamlit as st
 from explorer.documents import uploads
 from explorer.documents.document import Document
 from explorer.errors import ExplorerError
-from explorer.evaluation import evaluate as evaluate_mod
 from explorer.evaluation.questions import Question, read_questions, unloaded_names
-from explorer.evaluation.sweep_values import format_values, suggested_values
-from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
-from explorer.strategies.params import FLOAT, INT
 from explorer.text.wording import plural
-from pages.ui.background import session_job, start_job
 from pages.ui.charts import score_bars, sweep_lines
-from pages.ui.compute import index_key
 from pages.ui.configs import labels_for
 from pages.ui.gold import answer_ref
-from pages.ui.model import context_maker
 from pages.ui.per_question import per_question
 from pages.ui.safe import clip, err_text, md, sheet_safe
 from pages.ui.search import COST_HELP
 from pages.ui.settings import RETRIEVER_LABELS
 from pages.ui.sources import keep_upload
 from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, W, session
-from pages.ui.url_evaluate import MAX_SWEEP_VALUES_CHARS
 
 METRICS = {
     "recall": "Recall",
@@ -137,180 +129,6 @@ def kept_questions(docs: Sequence[Document]) -> list:
     if not session.questions:
         st.info("Keep questions (with their expected answers) on the **Retrieve** page, or load a file.")
     return questions
-
-
-# -- the jobs -----------------------------------------------------------------------------------
-class Run:
-    """What an evaluation or a sweep of this run is over: documents, questions, top k, retriever."""
-
-    def __init__(
-        self, docs: Sequence[Document], questions: list, k: int, options: Any, retriever: str
-    ) -> None:
-        self.docs, self.questions, self.k = list(docs), tuple(questions), k
-        self.options, self.retriever = options, retriever
-
-    def inputs(self, configs: Sequence[StrategyConfig], **extra: Any) -> dict[str, Any]:
-        """What results are computed on, by the name a note gives it: results kept on the page
-        are compared with the page's inputs, so results that no longer match say so."""
-        from pages.ui.model import model_id
-
-        return {
-            "questions": self.questions,
-            "documents": tuple(d.id for d in self.docs),
-            "configurations": tuple(dict.fromkeys(configs)),
-            "top k": self.k,
-            "retriever": self.retriever,
-            "what is embedded": self.options,
-            "model": model_id(),
-            **extra,
-        }
-
-    def start_evaluation(self, configs: list[StrategyConfig], emb: Any) -> None:
-        make = context_maker(emb)
-        docs, qs, k, options, retriever = self.docs, self.questions, self.k, self.options, self.retriever
-        inputs = self.inputs(configs)
-
-        def work(job: Any) -> tuple:
-            results = evaluate_mod.evaluate(
-                docs,
-                configs,
-                list(qs),
-                k,
-                make(job.progress),
-                options,
-                job.progress,
-                job.step,
-                retriever=retriever,
-            )
-            meta = {"questions": len(qs), "k": k, "retriever": retriever, "embedded": options.label}
-            return results, meta | {"inputs": inputs}
-
-        n = len(configs)
-        start_job(
-            "eval",
-            ("eval", *index_key(docs, configs, options), qs, k, retriever),
-            f"Evaluating {plural(n, 'configuration')} on {plural(len(qs), 'question')}",
-            work,
-            emb=emb,
-            link={"ev": "1"},
-        )
-
-    def start_sweep(self, plans: list[tuple], param: str, spec: str, emb: Any) -> None:
-        """One value at a time, so that Stop keeps the values already scored (``job.partial``)."""
-        make = context_maker(emb)
-        docs, qs, k, options, retriever = self.docs, self.questions, self.k, self.options, self.retriever
-        total = sum(len(values) for _, _, values in plans)
-        names = labels_for([config for config, _, _ in plans])
-
-        inputs = self.inputs([config for config, _, _ in plans], parameter=param)
-
-        def work(job: Any) -> dict:
-            lines: dict = {}
-            job.partial = {"param": param, "spec": spec, "lines": lines, "retriever": retriever, "k": k, "inputs": inputs}
-            job.partial["embedded"] = options.label
-            n = 0
-            for config, name, values in plans:
-                rows = lines.setdefault(names[config], [])
-                for value in values:
-                    n += 1
-                    job.step(f"{names[config]}: {name} = {value} ({n}/{total})")
-                    rows.extend(
-                        evaluate_mod.sweep(
-                            docs,
-                            config,
-                            name,
-                            [value],
-                            list(qs),
-                            k,
-                            make(job.progress),
-                            options,
-                            job.progress,
-                            retriever=retriever,
-                        )
-                    )
-            return job.partial
-
-        start_job(
-            "sweep",
-            ("sweep", *index_key(docs, [p[0] for p in plans], options), param, spec, qs, k, retriever),
-            f"Sweep of {param} ({total} runs)",
-            work,
-            emb=emb,
-            link={"sw": param, "swv": spec[:MAX_SWEEP_VALUES_CHARS]},
-        )
-
-
-def numeric_params(configs: Sequence[StrategyConfig]) -> list[str]:
-    """The numeric parameters of the configurations' strategies, each once."""
-    numeric: list[str] = []
-    for config in configs:
-        for p in get_strategy(config.strategy).params:
-            if p.kind in (INT, FLOAT) and p.name not in numeric:
-                numeric.append(p.name)
-    return numeric
-
-
-def suggest_sweep_values(configs: Sequence[StrategyConfig], param: str, *, force: bool = False) -> None:
-    """Fill the sweep's Values box with values of ``param`` around the configurations' own
-    (:func:`explorer.evaluation.sweep_values.suggested_values`): when it is drawn the first
-    time, or with ``force`` (the parameter changed). What the user typed stays otherwise."""
-    if force or not session.has_widget(W.SWEEP_VALUES):
-        session.seed(W.SWEEP_VALUES, format_values(suggested_values(configs, param)))
-
-
-def sweep_plans(configs: Sequence[StrategyConfig], param: str, spec: str) -> list[tuple]:
-    """``(config, parameter, values)`` for each configuration whose strategy has ``param``; none
-    (after the message) when ``spec`` is not a range or list of valid values."""
-    plans = []
-    for config in dict.fromkeys(configs):
-        if param not in get_strategy(config.strategy).param_names():
-            continue
-        try:
-            plans.append((config, *evaluate_mod.parse_values(f"{param}={spec}", config.strategy)))
-        except ExplorerError as err:
-            st.error(md(err_text(err)), icon=":material/error:")
-            return []
-    return plans
-
-
-def run_linked(run: Run, pairs: list[StrategyConfig], questions: list, get_emb: Any) -> None:
-    """The evaluation, then the sweep, that a link or a reload showed, run again one at a time
-    (a session runs one job): each starts once nothing else of the session runs. Called before
-    the results are read, so that a quick one shows in the run that started it."""
-    if not (session.eval_pending or session.sweep_pending):
-        return
-    if not questions or not pairs:
-        session.eval_pending, session.sweep_pending = False, None
-        st.warning("The link's results are not run again: there are no questions or configurations to score.", icon=":material/link_off:")
-        return
-    job = session_job()
-    if job is not None and not job.finished and job.kind != "warm":
-        return  # the next run after it ends starts what is left
-    emb = get_emb()
-    if emb is None:
-        session.eval_pending, session.sweep_pending = False, None
-        return
-    if session.eval_pending:
-        session.eval_pending = False
-        run.start_evaluation(list(dict.fromkeys(pairs)), emb)
-        return
-    param, spec = session.sweep_pending or ("", "")
-    session.sweep_pending = None
-    plans = sweep_plans(pairs, param, spec)
-    if plans:
-        session.seed(W.SWEEP_PARAM, param)  # drawn below: the boxes say what the curves are of
-        session.seed(W.SWEEP_VALUES, spec)
-        run.start_sweep(plans, param, spec, emb)
-    elif not any(param in get_strategy(c.strategy).param_names() for c in pairs):
-        st.warning(f"The link's sweep of {md(clip(param, 40))} is not run: no configuration here has it.", icon=":material/link_off:")
-
-
-def rerun_for_linked() -> None:
-    """At the page's end: a link's sweep waits for its evaluation; when that ended within this
-    run (a warm cache), run again so that the sweep starts (it is then no longer pending)."""
-    job = session_job()
-    if session.sweep_pending and (job is None or job.finished):
-        st.rerun()
 
 
 # -- the results --------------------------------------------------------------------------------

@@ -28,8 +28,7 @@ from explorer.errors import ExplorerError, ParamError
 from explorer.models import choice as model_choices
 from explorer.strategies import get_strategy
 from explorer.strategies.adapt import Adapted
-from explorer.text.wording import plural
-from pages.ui.configs import MAX_CONFIGS, add_config, config_of, user_set_of
+from pages.ui.configs import DEFAULT_STRATEGIES, MAX_CONFIGS, add_config, config_of, user_set_of
 from pages.ui.model import BACKEND_LABELS, backend_choice, model_choice, model_label
 from pages.ui.safe import clip
 from pages.ui.sources import (
@@ -43,21 +42,15 @@ from pages.ui.sources import (
 from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, ConfigDict, session
 from pages.ui.url_chunks import chunks_url, restore_chunks
 from pages.ui.url_evaluate import evaluate_url, restore_evaluate
+from pages.ui.url_questions import questions_url, restore_questions
 from pages.ui.url_ranking import ranking_url, restore_ranking
 
 #: More ``samples`` values than this in a link are ignored (there are three samples).
 MAX_SAMPLE_PARAMS = 16
 #: More ``up`` values (uploads) than this in a link are ignored.
 MAX_UPLOAD_PARAMS = 32
-#: Longest question (characters) the link carries; a longer one is left out of it.
-MAX_QUESTION_CHARS = 500
-#: Longest expected answer (characters) the link carries; a question with a longer one is left out.
-MAX_ANSWER_CHARS = 2000
-#: Kept questions the link carries at most (the first ones).
-MAX_KEPT_IN_LINK = 30
 #: Notes on a link's settings said at most (per configuration).
 MAX_LINK_NOTES = 4
-_REF = re.compile(r"([0-9a-f]{1,64}):([0-9]{1,10}):([0-9]{1,10})")  # document id:start:end
 
 
 def restore() -> None:
@@ -66,7 +59,7 @@ def restore() -> None:
     _restore_samples(qp)
     _restore_uploads(qp)
     _restore_doc(qp)
-    _restore_questions(qp)
+    restore_questions(qp)
     _restore_question_file(qp)
     restore_evaluate(qp)
     for short in (qp.get("clean") or "").split(","):
@@ -78,7 +71,7 @@ def restore() -> None:
         try:
             d = untrusted.loads(raw, "strategy", ParamError)
             name = str(d["s"])
-            got = _adapted(name, d.get("p") or {})
+            got = _adapted(name, d.get("p", {}))  # "p": [] or null is refused, not read as {}
         except (ValueError, KeyError, TypeError, AttributeError, ArithmeticError) as err:
             msg = str(err) if isinstance(err, ExplorerError) else "not a valid configuration"
             session.notices.append(f"Ignored a strategy from the link ({clip(raw, 80)}): {msg}")
@@ -96,11 +89,24 @@ def restore() -> None:
             assert got.values is not None
             session.sem_cfg.update(params=dict(got.values), valid=dict(got.values), user_set=sorted(got.user_set))
             _say_adapted("semantic", got.notes, given)
-    if re.fullmatch(r"[0-9]{1,3}", qp.get("cfgsel", "")):  # not isdigit(): "²" is a digit int() refuses
-        i = int(qp["cfgsel"]) - 1
-        if 0 <= i < len(session.configs):
-            session.active_cfg = session.configs[i]["id"]
+    _restore_cfgsel(qp)
     restore_chunks(qp)
+
+
+def _restore_cfgsel(qp: Any) -> None:
+    """The configuration the sidebar shows (1-based), among the link's, or the default ones
+    when it names none (``?cfgsel=2`` opened on the first: the defaults came after)."""
+    raw = qp.get("cfgsel")
+    if raw is None:
+        return
+    if not session.configs:
+        for name in DEFAULT_STRATEGIES:
+            add_config(name, {})
+    n = len(session.configs)
+    if re.fullmatch(r"[0-9]{1,3}", raw) and 0 < int(raw) <= n:  # not isdigit(): "²" is a digit int() refuses
+        session.active_cfg = session.configs[int(raw) - 1]["id"]
+    else:
+        session.notices.append(f"Ignored the configuration the link picks ({clip(raw, 40)}): not one of 1 to {n}.")
 
 
 def _adapted(strategy: str, params: Any) -> Adapted:
@@ -200,29 +206,6 @@ def _restore_uploads(qp: Any) -> None:
         )
 
 
-def _restore_questions(qp: Any) -> None:
-    """The last search (``q``, ``qa``, ``qr``) and the kept questions (``kq``)."""
-    question = (qp.get("q") or "").strip()
-    if len(question) > MAX_QUESTION_CHARS:
-        session.notices.append(f"The link's question was cut to its first {MAX_QUESTION_CHARS} characters.")
-        question = question[:MAX_QUESTION_CHARS]
-    if question:
-        answer = (qp.get("qa") or "")[:MAX_ANSWER_CHARS]
-        m = _REF.fullmatch(qp.get("qr") or "")
-        ref = [m.group(1), int(m.group(2)), int(m.group(3))] if m else None
-        session.ret_query = {"question": question, "answer": answer.strip(), "ref": ref}
-        session.ret_mark = ref
-    bad = 0
-    for raw in qp.get_all("kq")[:MAX_KEPT_IN_LINK]:
-        item = _kept_item(raw)
-        if item is None:
-            bad += 1
-        elif all(x["question"] != item["question"] for x in session.questions):
-            session.questions.append(item)
-    if bad:
-        session.notices.append(f"Ignored {plural(bad, 'kept question')} in the link that could not be read.")
-
-
 def _restore_question_file(qp: Any) -> None:
     """Evaluate's question file (``qf=``): the sample questions, or a file read back from the
     server's store; one notice when it cannot be (the value is never echoed)."""
@@ -240,22 +223,6 @@ def _restore_question_file(qp: Any) -> None:
         )
         return
     session.qfile, session.qfile_ref = (kept.name, kept.data), ref
-
-
-def _kept_item(raw: str) -> dict[str, Any] | None:
-    """A kept question from its link form ``{"q": question, "a": answer, "r": "id:start:end"}``."""
-    try:
-        d = untrusted.loads(raw, "kept question", ParamError, max_depth=2)
-    except ParamError:
-        return None
-    if not isinstance(d, dict):
-        return None
-    q, a, r = d.get("q"), d.get("a", ""), d.get("r", "")
-    if not isinstance(q, str) or not q.strip() or not isinstance(a, str) or not isinstance(r, str):
-        return None
-    m = _REF.fullmatch(r)
-    ref = [m.group(1), int(m.group(2)), int(m.group(3))] if m else None
-    return {"question": q.strip()[:MAX_QUESTION_CHARS], "answer": a[:MAX_ANSWER_CHARS].strip(), "ref": ref}
 
 
 def _restore_model(qp: Any) -> None:
@@ -333,7 +300,7 @@ def sync() -> None:
     sem = _sem_url()
     if sem:
         want["sem"] = sem
-    want.update(_questions_url())
+    want.update(questions_url())
     if session.qfile_ref:
         want["qf"] = session.qfile_ref
     want.update(evaluate_url())
@@ -346,37 +313,6 @@ def sync() -> None:
 
 
 _LISTS = ("cfg", "samples", "up", "kq")
-
-
-def _ref_url(ref: Any) -> str:
-    ok = isinstance(ref, list | tuple) and len(ref) == 3
-    return f"{ref[0]}:{int(ref[1])}:{int(ref[2])}" if ok and _REF.fullmatch(f"{ref[0]}:0:0") else ""
-
-
-def _questions_url() -> dict[str, Any]:
-    """The last search and the kept questions, as far as they fit the link's bounds."""
-    out: dict[str, Any] = {}
-    query = session.ret_query or {}
-    question, answer = query.get("question", ""), query.get("answer", "")
-    if question and len(question) <= MAX_QUESTION_CHARS and len(answer) <= MAX_ANSWER_CHARS:
-        out["q"] = question
-        if answer:
-            out["qa"] = answer
-        if _ref_url(query.get("ref")):
-            out["qr"] = _ref_url(query.get("ref"))
-    kept = []
-    for item in session.questions:
-        q, a = item.get("question", ""), item.get("answer", "")
-        if len(q) <= MAX_QUESTION_CHARS and len(a) <= MAX_ANSWER_CHARS and len(kept) < MAX_KEPT_IN_LINK:
-            d = {
-                "q": q,
-                **({"a": a} if a else {}),
-                **({"r": _ref_url(item.get("ref"))} if item.get("ref") else {}),
-            }
-            kept.append(json.dumps(d, ensure_ascii=False, separators=(",", ":")))
-    if kept:
-        out["kq"] = kept
-    return out
 
 
 def _user_values(cfg: ConfigDict) -> dict[str, Any]:
