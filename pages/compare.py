@@ -13,6 +13,7 @@ from pages.ui.charts import color, metric_bars, size_figures
 from pages.ui.compareview import Panel, side_by_side
 from pages.ui.compute import analyse, chunk, start_cohesion
 from pages.ui.configs import config_labels, config_of, duplicate_active
+from pages.ui.flow import end_page
 from pages.ui.frame import WRAP_KEY, page_header
 from pages.ui.model import limit_words, model_id, passage_room
 from pages.ui.safe import err_text, md, sheet_safe
@@ -27,7 +28,7 @@ page_header(
 )
 doc = doc_picker()
 if doc is None:
-    st.stop()
+    end_page()
 config_editor(multi=True, title="Configurations")
 model_settings()
 if len(session.configs) < 2:
@@ -37,7 +38,7 @@ if len(session.configs) < 2:
         icon=":material/compare_arrows:",
     )
     st.button("Add a configuration", icon=":material/add:", on_click=duplicate_active, key=W.CMP_ADD)
-    st.stop()
+    end_page()
 
 
 def _row(i: int, cfg: ConfigDict, label: str) -> dict:

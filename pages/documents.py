@@ -8,6 +8,7 @@ from explorer.documents import samples, uploads
 from explorer.limits import MAX_FILE_BYTES
 from explorer.render.html import facts as render_facts
 from pages.ui.compute import summary
+from pages.ui.flow import end_page
 from pages.ui.frame import page_header
 from pages.ui.model import model_arg
 from pages.ui.nav import PAGES
@@ -97,7 +98,7 @@ with right:
 st.divider()
 if not session.sources:
     st.info("No documents yet: upload a file or pick a sample above.")
-    st.stop()
+    end_page()
 
 twins = duplicates()
 for src in list(session.sources):

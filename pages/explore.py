@@ -9,6 +9,7 @@ from pages.ui.audit import audit, audit_line
 from pages.ui.chunknav import EXPLORE_NAV, chunk_text, nav_inputs
 from pages.ui.compute import analyse, chunk
 from pages.ui.configs import active_config_dict, config_label, config_of
+from pages.ui.flow import end_page
 from pages.ui.frame import page_header
 from pages.ui.inspector import chunk_table, inspector, mark_line, stats_strip, table_selection
 from pages.ui.pdfview import pdf_page_view
@@ -24,7 +25,7 @@ page_header(
 )
 doc = doc_picker()
 if doc is None:
-    st.stop()
+    end_page()
 config_editor(multi=False)
 model_settings()
 cfg = active_config_dict()
@@ -32,19 +33,19 @@ try:
     config = config_of(cfg)
 except ExplorerError as err:
     st.warning(f"Fix the parameters in the sidebar: {md(err_text(err))}", icon=":material/tune:")
-    st.stop()
+    end_page()
 
 out = chunk(doc, config)
 if out.pending:  # an embedding strategy whose vectors are being made: progress at the top
     st.info(out.pending, icon=":material/hourglass_top:")
-    st.stop()
+    end_page()
 if not out.ok:
     st.error(md(out.error), icon=":material/error:")
-    st.stop()
+    end_page()
 chunks = out.chunks
 if not chunks:
     st.info(f"{md(config_label(cfg))} made no chunks: {md(repr(doc.name))} has no text to chunk.")
-    st.stop()
+    end_page()
 an = analyse(doc, config, out)
 n = len(chunks)
 st.caption(f"**{md(doc.name)}** · {md(config_label(cfg))} · {len(doc.text):,} characters")

@@ -11,6 +11,7 @@ from explorer.export.data import config_to_json, export_chunks
 from explorer.text.wording import plural
 from pages.ui.compute import chunk, embed_options
 from pages.ui.configs import config_label, config_labels, valid_configs
+from pages.ui.flow import end_page
 from pages.ui.frame import page_header
 from pages.ui.model import backend_choice, model_label
 from pages.ui.safe import md
@@ -31,7 +32,7 @@ valid = valid_configs(
     ),
 )
 if not valid:
-    st.stop()
+    end_page()
 
 cleanup_steps = [field for field, on in session.cleanup.items() if on]
 model = model_label()  # its registered name or its folder's name: never a server path

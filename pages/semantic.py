@@ -15,6 +15,7 @@ from pages.ui.charts import curve_figures
 from pages.ui.chunknav import SEMANTIC_NAV, chunk_text, nav_inputs
 from pages.ui.compute import analyse, chunk, chunk_now
 from pages.ui.configs import MAX_CONFIGS, add_config
+from pages.ui.flow import end_page
 from pages.ui.frame import WRAP_KEY, page_header
 from pages.ui.inspector import metric_row
 from pages.ui.model import context_maker, embedder, model_id
@@ -30,13 +31,13 @@ page_header(
 )
 doc = doc_picker()
 if doc is None:
-    st.stop()
+    end_page()
 st.sidebar.subheader("Semantic strategy")
 config = strategy_widgets(session.sem_cfg, st.sidebar, fixed_strategy=True)
 model_settings()
 if config is None:
     st.warning("Fix the parameters in the sidebar.", icon=":material/tune:")
-    st.stop()
+    end_page()
 
 from explorer.strategies.semantic import semantic_curve, size_cap_cuts  # noqa: E402  (after the guard above)
 
@@ -44,7 +45,7 @@ try:
     emb = embedder()
 except ExplorerError as err:
     st.error(md(err_text(err)), icon=":material/error:")
-    st.stop()
+    end_page()
 make = context_maker(emb)
 chunk_key = (doc.id, config, model_id())
 
@@ -67,18 +68,18 @@ try:
     )
 except ExplorerError as err:
     st.error(md(err_text(err)), icon=":material/error:")
-    st.stop()
+    end_page()
 if phase != jobs.DONE:
     waiting(phase, "The distance curve and the chunks")
-    st.stop()
+    end_page()
 
 out = chunk(doc, config)
 if out.pending:
     waiting(jobs.QUEUED, "The chunks")
-    st.stop()
+    end_page()
 if not out.ok:
     st.error(md(out.error), icon=":material/error:")  # it may quote the document's name
-    st.stop()
+    end_page()
 chunks = out.chunks
 y_name = "distance gradient" if curve.mode == "gradient" else "cosine distance"
 

@@ -16,6 +16,7 @@ from explorer.models.local import offline
 from pages.ui import url
 from pages.ui.background import open_job_slot
 from pages.ui.configs import DEFAULT_STRATEGIES, add_config
+from pages.ui.flow import PageEnd
 from pages.ui.nav import NAVIGATION
 from pages.ui.safe import md
 from pages.ui.sources import CLEANUP_FLAGS
@@ -58,6 +59,8 @@ def run() -> None:
     session.in_frame = True
     try:
         page.run()
+    except PageEnd:
+        pass  # the page ended early: the address is still written below
     finally:
         session.in_frame = False
         session.seeded_now.clear()

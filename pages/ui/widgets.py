@@ -36,6 +36,7 @@ from pages.ui.configs import (
     remove_active,
     switch_strategy,
 )
+from pages.ui.flow import end_page
 from pages.ui.nav import PAGES
 from pages.ui.paramwidgets import param_widget
 from pages.ui.safe import md
@@ -86,7 +87,7 @@ def documents_or_stop() -> list[Document]:
     docs = [d for _, d in loaded()]
     if not docs:
         doc_picker()
-        st.stop()
+        end_page()
     return docs
 
 

@@ -1756,3 +1756,14 @@ def test_a_links_configuration_pick_applies_to_the_default_ones_and_says_when_it
     ok(listed)
     assert [c["strategy"] for c in listed.session_state["configs"]] == ["recursive"]
     assert any("Ignored a strategy from the link" in unescaped(w.value) for w in listed.warning)
+
+
+@pytest.mark.parametrize("page", ["explore", "retrieve", "compare", "semantic", "export"])
+def test_a_page_that_ends_early_still_writes_the_address(page):
+    """A page with nothing to show ends early; with ``st.stop()`` Streamlit raised again in the
+    frame's own last steps, so the address was never written: ``?samples=x`` (a sample that
+    does not exist) stayed in it, as did the previous view after a configuration in conflict."""
+    at = start(None, {"samples": "x"})
+    at.switch_page(f"pages/{page}.py").run()
+    ok(at)
+    assert at.query_params.get("samples") == "none" and at.query_params.get("cfg"), dict(at.query_params)

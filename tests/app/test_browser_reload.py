@@ -273,3 +273,13 @@ def test_the_exported_cli_line_runs_in_a_fresh_shell(server, browser, tmp_path):
     docs = {row["document"] for row in output_rows(lines[0], done, run_dir)}
     assert {"handbook.pdf", "guide.md", "rapport_annuel.txt", NAME} <= docs
     context.close()
+
+
+def test_a_page_with_nothing_to_show_still_writes_its_address(server, browser):
+    """A link naming no sample that exists: the page ends early, and its address used to keep the
+    link's ``samples=x`` (the frame's last steps never ran after ``st.stop()``)."""
+    context, page = bu.new_page(browser)
+    page.goto(server.url + "retrieve?samples=x")
+    bu.heading(page, "Retrieve").wait_for()
+    page.wait_for_url(re.compile(r"[?&]samples=none&"), timeout=30_000)
+    context.close()
