@@ -306,46 +306,49 @@ def sweep_steps(base: StrategyConfig, param: str, values: Sequence[Any], user_se
     return steps
 
 
-def parse_values(spec: str, strategy: str) -> tuple[str, list[Any]]:
+def parse_values(spec: str, strategy: str, label: str = "") -> tuple[str, list[Any]]:
     """``"chunk_size=100:800:100"`` (inclusive range) or ``"threshold=0.2,0.4,0.6"`` → name, values.
 
     Values are checked against the parameter's type and bounds (ParamError naming the value).
+    Messages name the values as ``label`` says (the app's "Values '…'"), else as the CLI's
+    ``--vary 'spec'``.
     """
+    said_spec = label or f"--vary {spec!r}"
     name, sep, rest = spec.partition("=")
     name = name.strip()
     if not sep or not name or not rest.strip():
-        raise ParamError(f"--vary {spec!r}: expected PARAM=START:STOP:STEP or PARAM=V1,V2,...")
+        raise ParamError(f"{said_spec}: expected PARAM=START:STOP:STEP or PARAM=V1,V2,...")
     param = get_strategy(strategy).param(name)
     rest = rest.strip()
     if ":" in rest:
         if param.kind not in (INT, FLOAT):
-            raise ParamError(f"--vary {spec!r}: a range needs a number parameter; {name} is {param.kind.name}")
+            raise ParamError(f"{said_spec}: a range needs a number parameter; {name} is {param.kind.name}")
         parts = rest.split(":")
         if len(parts) != 3:
-            raise ParamError(f"--vary {spec!r}: a range is START:STOP:STEP")
+            raise ParamError(f"{said_spec}: a range is START:STOP:STEP")
         try:
             start, stop, step = (float(p) for p in parts)
         except ValueError:
-            raise ParamError(f"--vary {spec!r}: START, STOP and STEP must be numbers") from None
+            raise ParamError(f"{said_spec}: START, STOP and STEP must be numbers") from None
         if not all(math.isfinite(x) for x in (start, stop, step)) or step <= 0 or stop < start:
-            raise ParamError(f"--vary {spec!r}: need START <= STOP and STEP > 0")
+            raise ParamError(f"{said_spec}: need START <= STOP and STEP > 0")
         steps = (stop - start) / step  # infinite for 0:1:1e-320 (and 1e308 over a tiny step)
         count = math.floor(steps + 1e-9) + 1 if steps < 10**9 else 0
         if not count or count > MAX_SWEEP_VALUES:  # 1e308 as a stop gave a 300-digit count
             said = f"{count:,}" if count else "over a billion"
-            raise LimitError(f"--vary {spec!r} gives {said} values; at most {MAX_SWEEP_VALUES}")
+            raise LimitError(f"{said_spec} gives {said} values; at most {MAX_SWEEP_VALUES}")
         digits = max(0, -math.floor(math.log10(step))) + 3 if param.kind is FLOAT else 0
         raw = [round(start + i * step, digits) for i in range(count)]
     else:
         raw = [p.strip() for p in rest.split(",") if p.strip()]
         if len(raw) > MAX_SWEEP_VALUES:
-            raise LimitError(f"--vary {spec!r} gives {len(raw)} values; at most {MAX_SWEEP_VALUES}")
+            raise LimitError(f"{said_spec} gives {len(raw)} values; at most {MAX_SWEEP_VALUES}")
     values: list[Any] = []
     for v in map(param.coerce, raw):
         if v not in values:  # an integer range with a fractional step rounds twice to one value
             values.append(v)
     if not values:
-        raise ParamError(f"--vary {spec!r}: no values")
+        raise ParamError(f"{said_spec}: no values")
     return name, values
 
 

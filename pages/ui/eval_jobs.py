@@ -175,7 +175,9 @@ def sweep_plans(
         if param not in get_strategy(config.strategy).param_names():
             continue
         try:
-            plans.append((config, *evaluate_mod.parse_values(f"{param}={spec}", config.strategy)))
+            plans.append(
+                (config, *evaluate_mod.parse_values(f"{param}={spec}", config.strategy, f"Values {clip(spec, 60)!r}"))
+            )
         except ExplorerError as err:
             if complain is None:
                 st.error(md(err_text(err)), icon=":material/error:")

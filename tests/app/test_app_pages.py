@@ -1767,3 +1767,16 @@ def test_a_page_that_ends_early_still_writes_the_address(page):
     at.switch_page(f"pages/{page}.py").run()
     ok(at)
     assert at.query_params.get("samples") == "none" and at.query_params.get("cfg"), dict(at.query_params)
+
+
+def test_sweep_values_that_do_not_parse_are_named_as_the_box_not_as_a_cli_flag():
+    """The Values box's errors read "--vary 'chunk_size=abc': …", a command-line flag the app
+    never showed; they now name the box."""
+    at = start("evaluate")
+    at.button(key="w.qsample").click().run()
+    at.text_input(key="w.sweep_values").set_value("10:1:1")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    errors = [unescaped(e.value).replace("\u2060", "") for e in at.error]  # md's word joiners
+    assert any(e.startswith("Values '10:1:1': need START <= STOP") for e in errors), errors
+    assert not any("--vary" in e for e in errors)
