@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import NoReturn
 
 
-class PageEnd(Exception):
-    """The page has drawn all it can (no documents, a configuration in conflict…)."""
+class PageEnd(BaseException):
+    """The page has drawn all it can (no documents, a configuration in conflict…). A
+    BaseException, as Streamlit's own StopException is, so that no ``except Exception`` on the
+    way up takes it for an error and carries on drawing."""
 
 
 def end_page() -> NoReturn:
