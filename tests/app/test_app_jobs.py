@@ -361,3 +361,23 @@ def test_coming_back_to_a_document_whose_job_was_dropped_starts_it_again():
         assert again.key == dropped.key and again.wait(120) and again.status().phase == jobs.DONE
         at.run()
     assert at.metric[0].label == "Sentences"  # the report's curve, not "resume at the top"
+
+
+def test_a_resumed_evaluation_keeps_naming_itself_in_the_address():
+    """Stop, then Resume, on Evaluate: the resumed job lost the link its first run had, so while
+    it ran the address dropped ``ev=1`` and a reload then forgot the evaluation."""
+    at = start("evaluate", qf="sample", **new_params())
+    ok(at)
+    at.button(key="w.eval_run").click().run()
+    job = session_job(at)
+    assert job is not None and job.kind == "eval" and job.link == {"ev": "1"}
+    at.button(key="w.job_stop").click().run()
+    assert job.wait(30)
+    at.run()
+    at.button(key="w.job_resume").click().run()
+    resumed = session_job(at)
+    assert resumed is not job and resumed.link == {"ev": "1"}
+    if not resumed.finished:
+        assert at.query_params.get("ev") == "1", dict(at.query_params)
+    resumed.cancel()
+    resumed.wait(30)
