@@ -84,3 +84,13 @@ def test_too_many_separators_are_refused_before_the_splitter_recurses():
         chunk_document(doc, "recursive", {"separators": ["x"] * 500})
     never = [f"#{i}#" for i in range(MAX_SEPARATORS - 1)] + [""]
     assert chunk_document(doc, "recursive", {"separators": never, "chunk_size": 100, "chunk_overlap": 0})
+
+
+def test_a_separator_typed_as_json_holds_no_lone_surrogate():
+    """The separators box reads quoted lines as JSON: "\\ud800" typed there became a lone
+    surrogate, which no UTF-8 encoder takes (the address, the Export page)."""
+    from pages.ui.paramwidgets import text_to_separators
+
+    assert text_to_separators('"\\ud800"\n"\\n\\n"\nplain') == ["\ufffd", "\n\n", "plain"]
+    with pytest.raises(ParamError, match=r"line 1 .* is not a valid JSON string"):
+        text_to_separators('"open')

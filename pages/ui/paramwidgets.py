@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from explorer import untrusted
 from explorer.errors import ParamError
 from explorer.strategies.params import (
     STR_LIST,
@@ -174,8 +175,8 @@ def text_to_separators(text: str, name: str = "separators") -> list[str]:
             continue
         if stripped.startswith('"'):
             try:
-                value = json.loads(stripped)
-            except ValueError:
+                value = untrusted.loads(stripped, f"{name} line {n}", ParamError)  # "\ud800" made whole
+            except ParamError:
                 raise ParamError(
                     f"{name} line {n} {clip(stripped)!r} is not a valid JSON string (close the quotes, "
                     'escape \\ and ", e.g. "\\n\\n")'
