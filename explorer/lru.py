@@ -33,7 +33,7 @@ class ByteLRU(Generic[V]):
         self._bytes = 0
         self._lock = threading.Lock()
         self._single_flight = single_flight
-        self._making: dict[Hashable, threading.Event] = {}
+        self._making: dict[Hashable, _Flight] = {}
 
     @property
     def nbytes(self) -> int:
@@ -69,28 +69,33 @@ class ByteLRU(Generic[V]):
     def get_or_make(self, key: Hashable, make: Callable[[], V | None]) -> V | None:
         """The kept value, or ``make()`` kept and returned (None is returned, never kept). Without
         ``single_flight``, two threads asking for the same missing key may both make it (the
-        values are equal). With it, the second waits; when the first made nothing it could keep
-        (None, an error, a value over the budget), the second makes its own."""
+        values are equal). With it, the others wait and get the maker's value, kept or not (over
+        the budget, or None); if the maker raised, one of them makes it next, the rest wait again."""
         if not self._single_flight:
             hit = self.get(key)
             return hit if hit is not None else self._make(key, make)
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-                return hit[0]
-            busy = self._making.get(key)
-            if busy is None:
-                self._making[key] = threading.Event()
-        if busy is not None:
-            busy.wait()
-            hit = self.get(key)
-            return hit if hit is not None else self._make(key, make)
+        while True:
+            with self._lock:
+                hit = self._items.get(key)
+                if hit is not None:
+                    self._items.move_to_end(key)
+                    return hit[0]
+                flight = self._making.get(key)
+                mine = flight is None
+                if mine:
+                    flight = self._making[key] = _Flight()
+            if mine:
+                break
+            flight.done.wait()
+            if flight.made:
+                return flight.value
         try:
-            return self._make(key, make)
+            flight.value, flight.made = make(), True
+            return flight.value if flight.value is None else self.put(key, flight.value)
         finally:
             with self._lock:
-                self._making.pop(key).set()
+                self._making.pop(key, None)
+            flight.done.set()
 
     def _make(self, key: Hashable, make: Callable[[], V | None]) -> V | None:
         value = make()
@@ -100,6 +105,18 @@ class ByteLRU(Generic[V]):
         with self._lock:
             self._items.clear()
             self._bytes = 0
+
+
+class _Flight:
+    """One making of a key under single flight: waiters wait on ``done``, then take ``value``
+    if ``made`` (the maker did not raise)."""
+
+    __slots__ = ("done", "made", "value")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.made = False
+        self.value: object = None
 
 
 def trim_heap() -> None:

@@ -117,11 +117,13 @@ def test_without_single_flight_threads_asking_together_each_make_it():
     assert len(calls) > 1
 
 
-def test_single_flight_waiters_make_their_own_when_the_first_fails_or_cannot_keep_it():
+def test_single_flight_waiters_take_a_value_it_cannot_keep_and_one_retries_a_failure():
+    """A value over the budget (or None) is handed to the waiters, not made again by each; when
+    the maker raises, one waiter makes it next while the others wait for that one."""
     calls = []
     lock = threading.Lock()
 
-    def failing() -> bytes:
+    def failing_once() -> bytes:
         with lock:
             calls.append(1)
             first = len(calls) == 1
@@ -130,10 +132,18 @@ def test_single_flight_waiters_make_their_own_when_the_first_fails_or_cannot_kee
             raise ValueError("the first maker was stopped")
         return b"made again"
 
-    got = _race(ByteLRU(100, len, single_flight=True), failing, n=2)
-    assert sorted(map(str, got)) == ["b'made again'", "the first maker was stopped"]
-    big = _race(ByteLRU(4, len, single_flight=True), lambda: b"over the budget", n=2)
-    assert big == [b"over the budget"] * 2  # returned to both, kept by neither
+    got = _race(ByteLRU(100, len, single_flight=True), failing_once)
+    assert sorted(map(str, got)) == ["b'made again'"] * 3 + ["the first maker was stopped"]
+    assert len(calls) == 2  # the failure, then one retry: not one per waiter
+    for limit, make in ((4, lambda: b"over the budget"), (100, lambda: None)):
+        made = []
+        def slow(m=make, made=made):
+            made.append(1)
+            threading.Event().wait(0.2)  # the others ask meanwhile
+            return m()
+
+        got = _race(ByteLRU(limit, len, single_flight=True), slow)
+        assert len(made) == 1 and len(set(got)) == 1, (made, got)
 
 
 def test_single_flight_does_not_hold_other_keys():
@@ -147,8 +157,9 @@ def test_single_flight_does_not_hold_other_keys():
 
     t = threading.Thread(target=lambda: lru.get_or_make("a", slow))
     t.start()
-    slow_started.wait(5)
-    assert lru.get_or_make("b", lambda: b"quick") == b"quick"  # not behind "a"
+    assert slow_started.wait(5)
+    assert lru.get_or_make("b", lambda: b"quick") == b"quick"
+    assert not release.is_set() and t.is_alive()  # "b" came while "a" was still being made
     release.set()
     t.join(5)
     assert lru.get("a") == b"slow"
