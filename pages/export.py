@@ -124,7 +124,7 @@ code = config_to_code(
     cleanup=cleanup_steps,
     backend=backend,
     encodings={d.name: d.encoding for d in shown},
-    dropped={d.name: d.dropped_controls for d in shown},
+    changed={d.name: d.changed_controls for d in shown},
 )
 tabs = st.tabs(["CLI", "Python", "LangChain", "LlamaIndex", "Chonkie"])
 for tab, (key, lang) in zip(

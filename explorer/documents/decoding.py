@@ -60,13 +60,16 @@ def normalise(text: str) -> str:
     return normalise_counting(text)[0]
 
 
-def normalise_counting(text: str) -> tuple[str, int]:
-    """:func:`normalise`, and how many control characters it dropped."""
+def normalise_counting(text: str) -> tuple[str, int, int]:
+    """:func:`normalise`, how many control characters it dropped, and how many form feeds,
+    vertical tabs and NELs it made line ends (a reader that opens the file keeps both)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    breaks = 0
     if _LINE_BREAKS.search(text):
-        text = _LINE_BREAKS.sub("\n", text)
-    return _CONTROLS.subn("", text)
+        text, breaks = _LINE_BREAKS.subn("\n", text)
+    text, dropped = _CONTROLS.subn("", text)
+    return text, dropped, breaks
 
 
 def decode_text(data: bytes, name: str) -> Decoded:

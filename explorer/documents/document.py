@@ -72,9 +72,10 @@ class Document:
     cleanup: tuple[str, ...] = ()  # clean-up steps applied, in order
     encoding: str = ""
     id: str = field(default="")
-    #: Control characters (NUL, ESC...) the loader removed from a text file: a peer library that
-    #: reads the file keeps them, so its chunks differ (its exported snippet says so).
-    dropped_controls: int = 0
+    #: Control characters of a text file the loader removed (NUL, ESC...) or made line ends
+    #: (form feed, vertical tab, NEL): a peer library that reads the file keeps them, so its
+    #: chunks differ (its exported snippet says so).
+    changed_controls: int = 0
 
     def __post_init__(self) -> None:
         if not self.id:

@@ -100,7 +100,7 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
         warnings=tuple(warnings),
         cleanup=tuple(steps),
         encoding=encoding,
-        dropped_controls=dropped,
+        changed_controls=dropped,
     )
 
 
@@ -130,7 +130,7 @@ def _check_chars_before_cleanup(text: str, name: str, cleanup: Cleanup) -> None:
 
 def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple[list[str], str, int]:
     """The normalised pages (one for text and Markdown), the encoding label ("" for a PDF) and
-    the control characters dropped from a text file."""
+    the control characters of a text file dropped or made line ends."""
     encoding = ""
     if kind == "pdf":
         raw_pages, more = pdf_pages(data, name)
@@ -139,8 +139,9 @@ def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple
         raw_pages = [text]
     warnings += more
     normalised = [normalise_counting(p) for p in raw_pages]
-    pages = [p for p, _ in normalised]
-    dropped = sum(n for _, n in normalised)
+    pages = [p for p, _, _ in normalised]
+    dropped = sum(n for _, n, _ in normalised)
+    changed = dropped + sum(n for _, _, n in normalised)
     if dropped > 0 and kind != "pdf":
         warnings.append(
             f"removed {plural(dropped, 'control character')} (NUL, ESC...) "
@@ -152,7 +153,7 @@ def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple
         raise LoadError(
             f"{name!r} is empty (it holds only whitespace, control or invisible formatting characters)"
         )
-    return pages, encoding, dropped if kind != "pdf" else 0
+    return pages, encoding, changed if kind != "pdf" else 0
 
 
 #: A character a reader sees: not whitespace, control (Cc) or format (Cf: zero-width space and

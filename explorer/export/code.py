@@ -307,7 +307,7 @@ def config_to_code(
     quantize: bool = False,
     backend: str = "auto",
     encodings: Mapping[str, str] | None = None,
-    dropped: Mapping[str, int] | None = None,
+    changed: Mapping[str, int] | None = None,
 ) -> dict[str, str]:
     """Snippets reproducing ``configs``: keys ``cli``, ``python``, ``langchain``, ``llamaindex``,
     ``chonkie``. ``doc_names`` are files the user has (named as they are), ``samples`` bundled
@@ -317,13 +317,13 @@ def config_to_code(
     differs. ``model`` is a registered name, or the name of a folder under
     ``$CHUNK_EXPLORER_MODELS`` (written as that variable joined with the name: the code never
     holds a server path). ``encodings``: each document's encoding as explorer read it, by name
-    (the peers' readers use it); ``dropped``: the control characters explorer removed from each
-    (``Document.dropped_controls``), which the peers' readers keep."""
+    (the peers' readers use it); ``changed``: the control characters explorer removed or made line ends in each
+    (``Document.changed_controls``), which the peers' readers keep."""
     configs = list(configs)
     run = _Run(list(doc_names), list(samples), model, cleanup, quantize, backend)
     out = {"cli": _cli(configs, run), "python": _with_os(_python(configs, run))}
     for key in PEERS:
-        kit = Kit(hub=_hub(model), read=read_lines(key, run.docs, run.samples, run.cleanup, encodings, dropped))
+        kit = Kit(hub=_hub(model), read=read_lines(key, run.docs, run.samples, run.cleanup, encodings, changed))
         parts = []
         for c in configs:
             strategy = get_strategy(c.strategy)

@@ -94,12 +94,12 @@ def read_lines(
     samples: Sequence[str] = (),
     cleanup: Sequence[str] = (),
     encodings: Mapping[str, str] | None = None,
-    dropped: Mapping[str, int] | None = None,
+    changed: Mapping[str, int] | None = None,
 ) -> str:
     """The lines that load the first document for ``peer`` (files the user has, then samples);
     the others are named in a comment, to load the same way. What may make the peer's text
     differ from explorer's (a PDF's extraction, ``cleanup`` steps it does not do, control
-    characters explorer ``dropped``) is said first.
+    characters explorer removed or ``changed``) is said first.
     ``encodings``: each text file's encoding as explorer read it (``Document.encoding``), so a
     Latin-1 or UTF-16 file is read as it was, not refused by a UTF-8 decoder."""
     names = [*files, *samples] or ["FILE"]
@@ -107,12 +107,12 @@ def read_lines(
     lines = sample_note(first) if first in samples and first not in files else []
     if cleanup:
         lines.append(f"# explorer cleaned the text up first ({', '.join(cleanup)}): not done here, so the chunks can differ")
-    removed = {n: int(c) for n, c in (dropped or {}).items() if n in names and c > 0}
+    removed = {n: int(c) for n, c in (changed or {}).items() if n in names and c > 0}
     if removed:
         listed = ", ".join(f"{c:,} from {n!r}" for n, c in removed.items())
         lines.append(
-            f"# explorer removed control characters (NUL, ESC...) before chunking ({listed}): "
-            "read here, they stay, so the chunks can differ"
+            f"# explorer removed control characters (NUL, ESC...) or made them line ends (form feed, NEL) "
+            f"before chunking ({listed}): read here, they stay, so the chunks can differ"
         )
     if kind_of(first) == "pdf":
         lines.append(PDF_NOTE)

@@ -426,14 +426,18 @@ def test_peer_snippets_say_when_explorer_removed_control_characters(tmp_path):
 
     data = b"Pump log\x00 line one.\x1b[0m Valve two.\n" * 3
     doc = load_bytes(data, "log.txt")
-    assert doc.dropped_controls == 6 and "\x00" not in doc.text
+    assert doc.changed_controls == 6 and "\x00" not in doc.text
     clean = load_bytes(b"Pump log line one.\n", "clean.txt")
-    assert clean.dropped_controls == 0
+    assert clean.changed_controls == 0
     config = StrategyConfig.make("recursive", {"chunk_size": 120, "chunk_overlap": 0})
     names = [doc.name, clean.name]
-    code = config_to_code([config], names, dropped={d.name: d.dropped_controls for d in (doc, clean)})
+    code = config_to_code([config], names, changed={d.name: d.changed_controls for d in (doc, clean)})
     for key in ("langchain", "llamaindex", "chonkie"):
         assert "removed control characters" in code[key] and "6 from 'log.txt'" in code[key], code[key]
         assert "'clean.txt'" not in code[key].split("removed control characters")[1].splitlines()[0]
-    quiet = config_to_code([config], [clean.name], dropped={clean.name: 0})
+    pages = load_bytes("Page one.\fPage two.\x85Page three.\n".encode(), "pdftotext.txt")  # a page break per page
+    assert pages.changed_controls == 2 and "\f" not in pages.text and not pages.warnings
+    form_feeds = config_to_code([config], [pages.name], changed={pages.name: pages.changed_controls})
+    assert "2 from 'pdftotext.txt'" in form_feeds["langchain"] and "line ends" in form_feeds["langchain"]
+    quiet = config_to_code([config], [clean.name], changed={clean.name: 0})
     assert all("removed control characters" not in quiet[k] for k in ("langchain", "llamaindex", "chonkie"))
