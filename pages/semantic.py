@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer import jobs
 from explorer.errors import ExplorerError
+from explorer.render.inert import named_controls
 from explorer.render.layout import chunk_at
 from pages.ui.background import background, job_bar, waiting
 from pages.ui.charts import curve_figures
@@ -129,7 +130,7 @@ else:
     fig, hist = curve_figures(
         curve,
         y_name,
-        lambda span: html.escape(clip(" ".join(doc.text[span[0] : span[1]].split()), 110), quote=False),
+        lambda span: html.escape(named_controls(clip(" ".join(doc.text[span[0] : span[1]].split()), 110)), quote=False),
         selected=(chunks[sel].start, chunks[sel].end, f"chunk {chunks[sel].index}") if chunks else None,
         cap_cuts=size_cap_cuts(chunks),
     )

@@ -49,7 +49,7 @@ class Run:
         are compared with the page's inputs, so results that no longer match say so."""
         from pages.ui.model import model_id
 
-        return {
+        out = {
             "questions": self.questions,
             "documents": tuple(d.id for d in self.docs),
             "configurations": tuple(dict.fromkeys(configs)),
@@ -59,6 +59,9 @@ class Run:
             "model": model_id(),
             **extra,
         }
+        if "parameter" in extra:  # a sweep: which parameters follow the swept one
+            out["parameters you set"] = tuple(tuple(sorted(self.user_sets.get(c, ()))) for c in out["configurations"])
+        return out
 
     def start_evaluation(self, configs: list[StrategyConfig], emb: Any) -> None:
         make = context_maker(emb)
