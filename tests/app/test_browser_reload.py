@@ -219,20 +219,27 @@ def test_a_reload_of_evaluate_shows_its_evaluation_and_sweep_again(server, brows
     context.close()
 
 
-def test_a_reload_while_a_links_sweep_runs_again_keeps_it(server, browser):
+def test_a_reload_while_a_links_sweep_runs_again_keeps_it(browser, tmp_path):
     """F5 pressed while a link's evaluation and sweep are being run again: the address still
-    names them (it named only what had finished), so the reload runs both once more."""
-    context, page = bu.new_page(browser, width=1300, height=900)
-    page.goto(server.url + "evaluate?qf=sample&ev=1&sw=chunk_size&swv=350%2C700&eq=file")
-    bu.heading(page, "Evaluate").wait_for()
-    page.wait_for_url(re.compile(r"[?&]cfg="), timeout=30_000)  # the first write of the address
-    assert "swv=350" in page.url and "ev=1" in page.url, page.url
-    page.reload()
-    page.locator(".st-key-w-sweep_recall").wait_for(timeout=180_000)
-    bu.settle(page)
-    page.wait_for_timeout(1_500)
-    assert "swv=350" in page.url and "ev=1" in page.url, page.url
-    context.close()
+    names them (it named only what had finished), so the reload runs both once more. A slow
+    fake embedder on a server of its own keeps the evaluation running when the address is read."""
+    from playwright.sync_api import expect
+
+    slow = {"CHUNK_EXPLORER_FAKE_DELAY": "0.3", "CHUNK_EXPLORER_JOB_WAIT": "0"}
+    with bu.streamlit_server(tmp_path / "slow-cache", fake_embedder=True, env=slow) as srv:
+        context, page = bu.new_page(browser, width=1300, height=900)
+        page.goto(srv.url + "evaluate?qf=sample&ev=1&sw=chunk_size&swv=350%2C700&eq=file")
+        bu.heading(page, "Evaluate").wait_for()
+        stop = page.get_by_role("button", name="Stop")
+        expect(stop).to_be_visible(timeout=60_000)  # the evaluation runs again
+        page.wait_for_url(re.compile(r"[?&]cfg="), timeout=30_000)  # the address is written meanwhile
+        assert stop.is_visible() and "swv=350" in page.url and "ev=1" in page.url, page.url
+        page.reload()
+        page.locator(".st-key-w-sweep_recall").wait_for(timeout=180_000)
+        bu.settle(page)
+        page.wait_for_timeout(1_500)
+        assert "swv=350" in page.url and "ev=1" in page.url, page.url
+        context.close()
 
 
 def test_a_typed_answer_with_a_line_break_difference_is_scored(server, browser):
