@@ -39,7 +39,7 @@ from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
 from explorer.strategies.params import FLOAT, INT
-from explorer.text.wording import plural
+from explorer.text.wording import plural, quoted
 
 Progress = Callable[[int, int], Any]
 #: Most values one sweep may try (each one chunks and embeds the whole corpus).
@@ -330,7 +330,10 @@ def parse_values(spec: str, strategy: str, label: str = "") -> tuple[str, list[A
             start, stop, step = (float(p) for p in parts)
         except ValueError:
             raise ParamError(f"{said_spec}: START, STOP and STEP must be numbers") from None
-        if not all(math.isfinite(x) for x in (start, stop, step)) or step <= 0 or stop < start:
+        endless = [p.strip() for p, x in zip(parts, (start, stop, step), strict=True) if not math.isfinite(x)]
+        if endless:  # "1e999" is a number to float(), but an infinite one
+            raise ParamError(f"{said_spec}: {quoted(endless[0])} is not a finite number")
+        if step <= 0 or stop < start:
             raise ParamError(f"{said_spec}: need START <= STOP and STEP > 0")
         steps = (stop - start) / step  # infinite for 0:1:1e-320 (and 1e308 over a tiny step)
         count = math.floor(steps + 1e-9) + 1 if steps < 10**9 else 0

@@ -68,15 +68,16 @@ class IntKind(_Number):
     name = "int"
 
     def convert(self, value: Any) -> int:
+        given = value  # errors name what was typed ("1e999"), not what it became (inf)
         if isinstance(value, bool):
-            raise Invalid(value)
+            raise Invalid(given)
         if isinstance(value, str):
             try:
                 value = float(value.strip())
             except ValueError:
-                raise Invalid(value) from None
+                raise Invalid(given) from None
         if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):
-            raise Invalid(value)
+            raise Invalid(given)
         return _call(int, value)
 
 
@@ -88,10 +89,10 @@ class FloatKind(_Number):
     def convert(self, value: Any) -> float:
         if isinstance(value, bool):
             raise Invalid(value)
-        value = _call(float, value)
-        if not math.isfinite(value):
+        number = _call(float, value)
+        if not math.isfinite(number):
             raise Invalid(value)
-        return value
+        return number
 
 
 class BoolKind(Kind):

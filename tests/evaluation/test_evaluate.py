@@ -244,6 +244,10 @@ def test_parse_values():
         ("chunk_size=0:1:1e-320", "over a billion values; at most 50"),
         ("chunk_size=1:1e300:1e-10", "over a billion values; at most 50"),
         ("chunk_size=100:5100:100", "gives 51 values; at most 50"),
+        # "1e999" reads as a number but an infinite one: named as typed, not "need START <= STOP"
+        ("chunk_size=1:1e999:1", "'1e999' is not a finite number"),
+        ("chunk_size=-inf:10:1", "'-inf' is not a finite number"),
+        ("chunk_size=1:10:nan", "'nan' is not a finite number"),
     ]:
         with pytest.raises((ParamError, ValueError), match=msg):
             parse_values(bad, "recursive")

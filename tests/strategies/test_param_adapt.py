@@ -335,3 +335,15 @@ def test_a_default_that_follows_another_parameter_is_not_labelled_as_set():
     assert StrategyConfig.make("semantic", {"breakpoint_amount": 90}).display == "semantic(breakpoint_amount=90.0)"
     mode = StrategyConfig.make("semantic", {"breakpoint_mode": "standard_deviation"})
     assert mode.changed_params() == {"breakpoint_mode": "standard_deviation"}  # its amount is that mode's
+
+
+@pytest.mark.parametrize(
+    ("kind", "typed"),
+    [(INT, "1e999"), (INT, "-inf"), (INT, "nan"), (INT, 300.5), (FLOAT, "1e999"), (FLOAT, "nan")],
+)
+def test_a_number_refused_is_named_as_it_was_typed(kind, typed):
+    """'1e999' overflows to inf on the way in; the message names what the user typed."""
+    param = Param("size", kind, 1, "a size")
+    with pytest.raises(ParamError) as err:
+        param.coerce(typed)
+    assert str(err.value) == f"size={typed!r} is not a valid {kind.name}"
