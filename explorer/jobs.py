@@ -87,8 +87,7 @@ def cancellable(progress: Progress | None, token: CancelToken) -> Progress:
 
 
 def model_loaded(embedder: Any) -> bool:
-    """Whether ``embedder`` has its model in memory (embedders without a ``loaded`` flag, like
-    the fake one, count as loaded)."""
+    """Whether ``embedder`` has its model in memory (one without ``loaded``, the fake, counts as loaded)."""
     return embedder is None or bool(getattr(embedder, "loaded", True))
 
 
@@ -146,6 +145,7 @@ class Job:
         self.token = CancelToken()
         self.result: Any = None
         self.partial: Any = None
+        self.link: dict[str, str] = {}  # what the caller names the result by (the app: its address)
         self._lock = threading.Lock()
         self._finished = threading.Event()
         self._phase = QUEUED

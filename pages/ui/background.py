@@ -332,7 +332,7 @@ def _finished_bar(job: jobs.Job, s: jobs.JobStatus) -> None:
         if mid.button(label, icon=icon, key=W.JOB_RESUME, width="stretch"):
             again = submit(job.kind, job.key, job.title, job.work, job.embedder, replace=True)
             if again is not None:
-                again.link = dict(getattr(job, "link", None) or {})  # the address names it while it runs
+                again.link = dict(job.link)  # the address names it while it runs
             st.rerun()
         if job.kind in EXPLICIT_KINDS and right.button(
             "Dismiss", icon=":material/close:", key=W.JOB_DISMISS, width="stretch"

@@ -50,7 +50,7 @@ def evaluate_url() -> dict[str, str]:
         want["sw"], want["swv"] = session.sweep_pending
     job = session.job
     if job is not None and not job.finished:
-        want.update(getattr(job, "link", None) or {})
+        want.update(job.link)
     if want and session.eval_source in EVAL_SOURCES:
         want["eq"] = session.eval_source
     return want
