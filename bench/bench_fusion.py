@@ -4,6 +4,8 @@ Questions hit in the top 5 (a retrieved chunk overlaps an answer) by the app's o
 (``retrieve``) and by three alternatives computed from the same cosines and BM25 scores:
 
 - ``min-max (again)``: the app's fusion re-computed here, a check that the others start from it;
+- ``no hub penalty``: the same without taking half of each chunk's mean cosine to its 10 nearest
+  chunks off its cosine (:mod:`explorer.retrieval.hubs`; the app's hybrid before 2026-12-06);
 - ``z-scores, BM25 0.4``: each score standardised over every chunk, weights 0.6 / 0.4;
 - ``pieces 300``: the app's hybrid and dense with ``piece_chars=300`` (each chunk's cosine
   averaged with the best cosine of the ~300-character pieces of its document that lie at least
@@ -31,6 +33,7 @@ from explorer.documents.document import Document
 from explorer.documents.loaders import load_path
 from explorer.embedding.embedder import get_embedder
 from explorer.evaluation.questions import Question, load_questions
+from explorer.retrieval.hubs import HUB_WEIGHT
 from explorer.retrieval.pieces import PIECE_WEIGHT, SUGGESTED_PIECE_CHARS
 from explorer.retrieval.ranking import HYBRID_BM25_WEIGHT, HYBRID_CANDIDATES, HYBRID_FIRST_SLOTS, retrieve
 from explorer.retrieval.search import StrategyIndex, build_index
@@ -75,6 +78,8 @@ class Scores:
     cosines: np.ndarray
     bm25: np.ndarray
     answers: np.ndarray
+    #: per chunk, its mean cosine to its nearest chunks (what hybrid takes HUB_WEIGHT of off)
+    hubs: np.ndarray
 
 
 def scores_of(index: StrategyIndex, qset: QuestionSet, query_vectors: np.ndarray) -> Scores:
@@ -86,7 +91,7 @@ def scores_of(index: StrategyIndex, qset: QuestionSet, query_vectors: np.ndarray
         ]
     )
     bm25 = np.stack([index.lexical.scores(q.text) for q in qset.questions])
-    return Scores(query_vectors @ index.vectors.T, bm25, answers)
+    return Scores(query_vectors @ index.vectors.T, bm25, answers, index.hubs(np.arange(len(chunks))))
 
 
 def piece_maxima(index: StrategyIndex, query_vectors: np.ndarray) -> np.ndarray:
@@ -112,18 +117,24 @@ def _standard(x: np.ndarray) -> np.ndarray:
 
 
 def fused_top(
-    cosines: np.ndarray, bm25: np.ndarray, standard: bool = False, weight: float = HYBRID_BM25_WEIGHT
+    cosines: np.ndarray,
+    bm25: np.ndarray,
+    hubs: np.ndarray,
+    standard: bool = False,
+    weight: float = HYBRID_BM25_WEIGHT,
+    hub_weight: float = HUB_WEIGHT,
 ) -> list[int]:
-    """The app's hybrid on one question's scores (candidates, fusion, BM25's first hit kept in
-    the first five); ``standard``: standard scores over every chunk instead of min-max over the
-    candidates."""
+    """The app's hybrid on one question's scores (candidates, hub penalty, fusion, BM25's first
+    hit kept in the first five); ``standard``: standard scores over every chunk instead of
+    min-max over the candidates."""
     fetch = min(len(cosines), HYBRID_CANDIDATES)
     lexical = [int(i) for i in np.argsort(-bm25, kind="stable")[:fetch] if bm25[i] > 0]
     rows = np.array(sorted(set(np.argsort(-cosines, kind="stable")[:fetch].tolist()) | set(lexical)))
+    dense = cosines - hub_weight * hubs
     if standard:
-        fused = ((1 - weight) * _standard(cosines) + weight * _standard(bm25))[rows]
+        fused = ((1 - weight) * _standard(dense) + weight * _standard(bm25))[rows]
     else:
-        fused = (1 - weight) * _min_max(cosines[rows]) + weight * _min_max(bm25[rows])
+        fused = (1 - weight) * _min_max(dense[rows]) + weight * _min_max(bm25[rows])
     order = rows[np.argsort(-fused, kind="stable")].tolist()
     if lexical and order.index(lexical[0]) >= HYBRID_FIRST_SLOTS:
         order.insert(HYBRID_FIRST_SLOTS - 1, order.pop(order.index(lexical[0])))
@@ -151,12 +162,13 @@ def run_setting(
     mixed = (1 - PIECE_WEIGHT) * s.cosines + PIECE_WEIGHT * piece_maxima(with_pieces, vectors)
     return {
         "app's hybrid": app(index, "hybrid"),
-        "min-max (again)": hits(s, lambda q: fused_top(s.cosines[q], s.bm25[q])),
+        "min-max (again)": hits(s, lambda q: fused_top(s.cosines[q], s.bm25[q], s.hubs)),
+        "no hub penalty": hits(s, lambda q: fused_top(s.cosines[q], s.bm25[q], s.hubs, hub_weight=0)),
         "z-scores, BM25 0.4": hits(
-            s, lambda q: fused_top(s.cosines[q], s.bm25[q], standard=True, weight=0.4)
+            s, lambda q: fused_top(s.cosines[q], s.bm25[q], s.hubs, standard=True, weight=0.4)
         ),
         f"app's hybrid, pieces {PIECE_CHARS}": app(with_pieces, "hybrid"),
-        f"pieces {PIECE_CHARS} (again)": hits(s, lambda q: fused_top(mixed[q], s.bm25[q])),
+        f"pieces {PIECE_CHARS} (again)": hits(s, lambda q: fused_top(mixed[q], s.bm25[q], s.hubs)),
         "app's dense": app(index, "dense"),
         f"app's dense, pieces {PIECE_CHARS}": app(with_pieces, "dense"),
     }

@@ -17,6 +17,7 @@ import numpy as np
 
 from explorer import limits
 from explorer.errors import ParamError
+from explorer.retrieval.hubs import HUB_WEIGHT
 from explorer.text.chunk import Chunk
 from explorer.text.wording import quoted
 
@@ -73,15 +74,19 @@ class Evidence:
     #: Moved up by hybrid into its first :data:`HYBRID_FIRST_SLOTS` as BM25's first hit, above
     #: hits with a higher fused score.
     raised: bool = False
+    #: Hybrid: the chunk's mean cosine to its nearest chunks, of which :data:`HUB_WEIGHT` was
+    #: taken off its dense score before fusing (:mod:`explorer.retrieval.hubs`); None for rrf.
+    neighbours: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "cosine": round(self.cosine, 6),
             "dense_rank": self.dense_rank,
             "bm25": round(self.bm25, 6),
             "bm25_rank": self.bm25_rank,
             "raised": self.raised,
         }
+        return d if self.neighbours is None else d | {"neighbours": round(self.neighbours, 6)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,8 +188,10 @@ def hybrid_hits(
     index: StrategyIndex, questions: Sequence[str], query_vectors: np.ndarray, k: int
 ) -> list[list[Hit]]:
     """Top-``k`` by a convex combination of the dense and BM25 scores: the candidates are the
-    top ``max(k, HYBRID_CANDIDATES)`` of each ranking; over them each score is min-max
-    normalised to [0, 1] and the fused score is ``(1 - w) * cosine' + w * bm25'`` with ``w`` =
+    top ``max(k, HYBRID_CANDIDATES)`` of each ranking; the dense score of each loses
+    :data:`HUB_WEIGHT` of its chunk's mean cosine to its nearest chunks (how much of a hub it is,
+    :mod:`explorer.retrieval.hubs`); over the candidates each score is min-max normalised to
+    [0, 1] and the fused score is ``(1 - w) * dense' + w * bm25'`` with ``w`` =
     :data:`HYBRID_BM25_WEIGHT`. A score that is equal over every candidate (no question word in
     any chunk: a question of only stop words) adds nothing, so such a question ranks as dense
     does. Equal fused scores: earlier chunk first. Then BM25's first hit, where the fused order
@@ -201,7 +208,7 @@ def hybrid_hits(
         fused = (1 - HYBRID_BM25_WEIGHT) * _unit_range(cosines)
         return fused + HYBRID_BM25_WEIGHT * _unit_range(bm25)
 
-    return _fused_hits(index, questions, query_vectors, k, fuse, first_slots=HYBRID_FIRST_SLOTS)
+    return _fused_hits(index, questions, query_vectors, k, fuse, first_slots=HYBRID_FIRST_SLOTS, hubs=True)
 
 
 #: Reciprocal-rank fusion constant: rank r in a ranking adds ``1 / (RRF_K + r)``. 60 is the value of
@@ -237,12 +244,15 @@ def _fused_hits(
     fuse: Callable[[np.ndarray, np.ndarray, np.ndarray, Any], np.ndarray],
     epsilon: float = TIE_EPSILON,
     first_slots: int = 0,
+    hubs: bool = False,
 ) -> list[list[Hit]]:
     """Top-``k`` of ``fuse(rows, their cosines, their BM25 scores, (dense, BM25) places)`` over
     the union of each ranking's top ``max(k, HYBRID_CANDIDATES)`` candidates (BM25's with a
     score above 0; a place maps a row to its 1-based rank in that ranking); equal fused scores
     (within ``epsilon``): earlier chunk first; BM25's first hit within the first ``first_slots``
-    (:func:`_raise_bm25_first`; 0: where the fusion puts it). Each hit carries its :class:`Evidence`."""
+    (:func:`_raise_bm25_first`; 0: where the fusion puts it); ``hubs``: the cosines given to
+    ``fuse`` less :data:`HUB_WEIGHT` of their chunks' neighbour means. Each hit carries its
+    :class:`Evidence`."""
     n = len(index)
     if n == 0:
         return [[] for _ in questions]
@@ -260,11 +270,12 @@ def _fused_hits(
         chunks = {position[(h.chunk.doc_id, h.chunk.start)]: h.chunk for h in (*dense_hits, *lexical_hits)}
         rows = np.fromiter(chunks, dtype=np.int64, count=len(chunks))
         cosines = index.dense_scores(vector, rows)
-        fused = fuse(rows, cosines, bm25[rows], places)
-        hits = [
-            Hit(0, float(f), chunks[row], Evidence(float(c), places[0].get(row), float(bm25[row]), places[1].get(row)))
-            for row, f, c in zip(rows.tolist(), fused, cosines, strict=True)
-        ]
+        near = index.hubs(rows) if hubs else np.full(len(rows), np.nan)
+        fused = fuse(rows, cosines - HUB_WEIGHT * near if hubs else cosines, bm25[rows], places)
+        hits = []
+        for row, f, c, h in zip(rows.tolist(), fused, cosines, near, strict=True):
+            ev = Evidence(float(c), places[0].get(row), float(bm25[row]), places[1].get(row))
+            hits.append(Hit(0, float(f), chunks[row], replace(ev, neighbours=float(h)) if hubs else ev))
         top = _raise_bm25_first(_break_ties(hits, position, epsilon), first_slots)[:k]
         out.append([Hit(r, h.score, h.chunk, h.evidence) for r, h in enumerate(top, 1)])
     return out

@@ -3,11 +3,11 @@
 rankings themselves are :mod:`explorer.retrieval.ranking`).
 
 One :class:`StrategyIndex` per :class:`~explorer.strategies.config.StrategyConfig` holds the chunks of all
-documents, so a hit knows its document and offsets. What is embedded can be enriched
-(:class:`~explorer.retrieval.vectors.EmbedOptions`: heading path prepended, neighbouring
-characters added) without ever changing a chunk's offsets; BM25 indexes the same texts. Texts go through the embedder's
-content-hash cache, so a chunk text shared by several strategies is embedded once. Vectors are
-made only when a dense or hybrid search needs them: BM25 alone never loads the model.
+documents, so a hit knows its document and offsets. What is embedded can be enriched (heading
+path prepended, neighbouring characters added: :class:`~explorer.retrieval.vectors.EmbedOptions`)
+without ever changing a chunk's offsets; BM25 indexes the same texts. Texts go through the
+embedder's content-hash cache, so a chunk text shared by several strategies is embedded once.
+Vectors are made only when a dense or hybrid search needs them: BM25 never loads the model.
 
 ``mode="preview"`` pools the chunk vectors from each document's token vectors, read once by the
 model (:mod:`explorer.embedding.late`): approximate, offered only for models whose measured gap
@@ -28,6 +28,7 @@ import numpy as np
 from explorer import limits
 from explorer.documents.document import Document
 from explorer.lru import ByteLRU
+from explorer.retrieval.hubs import NeighbourMeans
 from explorer.retrieval.lexical import LexicalIndex, group_languages
 from explorer.retrieval.pieces import ChunkPieces
 from explorer.retrieval.ranking import (
@@ -100,8 +101,7 @@ class StrategyIndex:
         self.ctx = ctx
         self._exact = exact
         self.model_id = ctx.get_embedder().model_id  # a name only: the model is not loaded
-        self._dense_lock = threading.RLock()
-        self._lexical_lock = threading.Lock()
+        self._dense_lock, self._lexical_lock = threading.RLock(), threading.Lock()
         self._vectors: np.ndarray | None = None
         self._pieces: ChunkPieces | None = None
         self._index: Any = None
@@ -122,7 +122,7 @@ class StrategyIndex:
     @property
     def nbytes(self) -> int:
         """About what this index holds in memory: texts (embedded and chunk), vectors twice
-        (ours and FAISS's copy), BM25's matrix (~ 12 bytes a token) once built."""
+        (ours and FAISS's copy), BM25's matrix (~ 12 bytes a token) once built, 200 a chunk else."""
         chars = sum(map(len, self.texts)) + sum(len(c.text) for c in self.chunks)
         vectors = 0 if self._vectors is None else 2 * self._vectors.nbytes
         vectors += 0 if self._pieces is None else self._pieces.nbytes
@@ -134,6 +134,7 @@ class StrategyIndex:
 
         self._index = VectorIndex(vectors, exact=self._exact)
         self._vectors = vectors
+        self.hubs = NeighbourMeans(len(vectors), lambda rows: vectors[rows], self._index.search)
 
     @property
     def has_lexical(self) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from explorer.retrieval.hubs import HUB_NEIGHBOURS
 from explorer.retrieval.ranking import HYBRID_CANDIDATES, HYBRID_FIRST_SLOTS, Evidence, answer_places
 from explorer.text.wording import plural
 
@@ -36,14 +37,16 @@ def answer_note(idx: Any, question: str, ref: tuple[str, int, int], dense: bool 
 def evidence_line(ev: Evidence, dense_name: str = "cosine") -> str:
     """A fused hit's place in each ranking, as its card says it: "dense #2 · cosine 0.874 · BM25
     #1 · 7.31" (no place: below the candidates fused, or no question word for BM25); BM25's first hit,
-    moved up by hybrid, says so, since its fused score is below the next one's. ``dense_name``:
-    what the dense score is ("dense score" where pieces mix it)."""
+    moved up by hybrid, says so, since its fused score is below the next one's; hybrid's hub
+    penalty is shown ("cosine 0.874 − ½ × 0.512 (its 10 nearest chunks)"). ``dense_name``: what the
+    dense score is ("dense score" where pieces mix it)."""
     dense = f"dense #{ev.dense_rank}" if ev.dense_rank else f"dense below #{HYBRID_CANDIDATES}"
     if ev.bm25_rank:
         bm25 = f"BM25 #{ev.bm25_rank} · {ev.bm25:.2f}"
     else:
         bm25 = "BM25: no question word" if ev.bm25 <= 0 else f"BM25 below #{HYBRID_CANDIDATES} · {ev.bm25:.2f}"
-    line = f"{dense} · {dense_name} {ev.cosine:.3f} · {bm25}"
+    hub = "" if ev.neighbours is None else f" − ½ × {ev.neighbours:.3f} (its {HUB_NEIGHBOURS} nearest chunks)"
+    line = f"{dense} · {dense_name} {ev.cosine:.3f}{hub} · {bm25}"
     return f"{line} · kept in the first {HYBRID_FIRST_SLOTS} as BM25's first hit" if ev.raised else line
 
 

@@ -139,10 +139,11 @@ def retriever_widget(where: Any) -> None:
             name="retriever",
             default=DEFAULT_RETRIEVER,
             horizontal=True,
-            help="Scores (the default): each chunk's cosine and BM25 score placed between the lowest "
-            "and the highest among the candidates (0 to 1) and the two averaged, with BM25's first "
-            "hit kept in the first five; best on the English and French sets "
-            "measured. Ranks (RRF): reciprocal-rank fusion, each rank r adding "
+            help="Scores (the default): each chunk's cosine, less half its mean cosine to its 10 "
+            "nearest chunks (so a chunk close to everything, a list of links or a table of contents, "
+            "does not crowd the answers out), and its BM25 score, each placed between the lowest and "
+            "the highest among the candidates (0 to 1) and the two averaged, with BM25's first hit "
+            "kept in the first five; best on the English and French sets measured. Ranks (RRF): reciprocal-rank fusion, each rank r adding "
             "1/(60 + r), what many RAG stacks use (LangChain's EnsembleRetriever, Elasticsearch): "
             "pick it to see what yours retrieves.",
         )

@@ -804,13 +804,16 @@ PIECE_LINE = re.compile(
 )
 
 
-def piece_cards(at, size: int) -> list[tuple[int, int, int, int]]:
+def piece_cards(at, size: int, pieceless: bool = False) -> list[tuple[int, int, int, int]]:
     """Each hit card's best piece and chunk offsets; checks the card says exactly how much of the
-    piece lies outside its chunk (pieces are cut per document, held when at least half inside)."""
+    piece lies outside its chunk (pieces are cut per document, held when at least half inside).
+    ``pieceless``: a chunk may hold no piece (pieces longer than chunks), its card says so."""
     lines = [m.value for m in at.markdown if m.value.startswith("**#")]
     assert len(lines) == 2 * at.session_state.get("k", 5)
     out = []
     for line in lines:
+        if pieceless and re.search(r"no piece inside · cosine -?[\d.]+\]", line):
+            continue
         m = PIECE_LINE.search(line)
         assert m, line
         p0, p1, c0, c1 = (int(m.group(i).replace(",", "")) for i in (1, 2, 6, 7))
@@ -846,7 +849,7 @@ def test_retrieve_with_pieces_says_where_each_hits_best_piece_is():
     # pieces longer than a configuration's chunks (600 against fixed 500): some run outside, said so
     at.selectbox(key="w.pieces").set_value(600).run()
     ask(at, "How do I install it?")
-    assert any(p0 < c0 or p1 > c1 for p0, p1, c0, c1 in piece_cards(at, 600))
+    assert any(p0 < c0 or p1 > c1 for p0, p1, c0, c1 in piece_cards(at, 600, pieceless=True))
     at.selectbox(key="w.pieces").set_value(0).run()
     ask(at, "How do I install it?")
     assert not any("best piece" in m.value for m in at.markdown)
@@ -1647,6 +1650,10 @@ def test_a_fused_hit_names_its_place_in_each_ranking():
     assert evidence_line(Evidence(0.9, 1, 1.25, None)) == "dense #1 · cosine 0.900 · BM25 below #50 · 1.25"
     assert evidence_line(Evidence(0.31, None, 9.5, 1, raised=True)) == (
         "dense below #50 · cosine 0.310 · BM25 #1 · 9.50 · kept in the first 5 as BM25's first hit"
+    )
+    # hybrid's hub penalty: half the chunk's mean cosine to its nearest chunks
+    assert evidence_line(Evidence(0.8741, 2, 7.3112, 1, neighbours=0.5123)) == (
+        "dense #2 · cosine 0.874 − ½ × 0.512 (its 10 nearest chunks) · BM25 #1 · 7.31"
     )
 
 

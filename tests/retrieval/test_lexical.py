@@ -21,6 +21,8 @@ from explorer.embedding.fake import FakeEmbedder
 from explorer.errors import ParamError
 from explorer.evaluation.evaluate import evaluate, sweep
 from explorer.evaluation.questions import Question
+from explorer.retrieval.faiss_index import VectorIndex
+from explorer.retrieval.hubs import HUB_NEIGHBOURS, HUB_WEIGHT, NeighbourMeans
 from explorer.retrieval.lexical import (
     BM25_B,
     BM25_K1,
@@ -38,6 +40,7 @@ from explorer.retrieval.ranking import (
     HYBRID_CANDIDATES,
     RETRIEVERS,
     RRF_K,
+    TIE_EPSILON,
     AnswerPlaces,
     answer_places,
     retrieve,
@@ -223,16 +226,44 @@ def test_bm25_ties_go_to_the_first_copy_in_document_order():
 
 
 # -- hybrid --------------------------------------------------------------------------------------
-def _index_with_cosines(paras: list[str], cosines: list[float]) -> StrategyIndex:
-    """An index whose chunk vectors have the given cosine with the query vector e0."""
-    ctx = _ctx(dim=4)
+#: Dimensions of the hand-made vectors: the query's axis and one per chunk (at most 15).
+DIM = 16
+#: Every two chunks of a hand-made index have this cosine, so each is as much a hub as any
+#: other: hybrid's hub penalty is the same for every chunk and min-max normalisation removes it
+#: (the penalty has its own tests below, with chunks that are not alike).
+PAIR_COSINE = 0.25
+
+
+def _vectors_with_pairs(cosines: list[float], pairs: np.ndarray) -> np.ndarray:
+    """Unit vectors with the given cosines with the query e0 and ``pairs[i, j]`` between chunks
+    ``i`` and ``j``: the parts orthogonal to e0 need the Gram matrix ``pairs - c cᵀ``."""
+    c = np.array(cosines, np.float64)
+    values, axes = np.linalg.eigh(pairs - np.outer(c, c))
+    assert values.min() > -1e-9, "no such vectors: the cosines are too far apart for those pairs"
+    out = np.zeros((len(c), DIM), np.float32)
+    out[:, 0], out[:, 1 : len(c) + 1] = c, axes * np.sqrt(np.clip(values, 0, None))
+    return out
+
+
+def _vectors_with_cosines(cosines: list[float], pair: float = PAIR_COSINE) -> np.ndarray:
+    """:func:`_vectors_with_pairs` with every two chunks ``pair`` apart."""
+    return _vectors_with_pairs(cosines, (1 - pair) * np.eye(len(cosines)) + pair)
+
+
+def _index_with_vectors(paras: list[str], vecs: np.ndarray) -> StrategyIndex:
+    ctx = _ctx(dim=DIM)
     chunks = chunk_documents([_doc(paras)], PARA_CFG, ctx)
     assert [c.text for c in chunks] == paras
-    vecs = np.array([[c, math.sqrt(1 - c * c), 0, 0] for c in cosines], np.float32)
     return StrategyIndex(PARA_CFG, chunks, [c.text for c in chunks], vecs, ctx, EmbedOptions())
 
 
-QUERY = np.array([[1, 0, 0, 0]], np.float32)
+def _index_with_cosines(paras: list[str], cosines: list[float]) -> StrategyIndex:
+    """An index whose chunk vectors have the given cosine with the query vector e0, every two of
+    them :data:`PAIR_COSINE` apart."""
+    return _index_with_vectors(paras, _vectors_with_cosines(cosines))
+
+
+QUERY = np.eye(1, DIM, dtype=np.float32)
 
 
 def _fused(cosines: list[float], bm25: list[float], rows: list[int]) -> list[float]:
@@ -311,7 +342,8 @@ def test_hybrid_ties_go_to_the_earlier_chunk_and_stop_words_rank_as_dense():
     # the same text twice: equal fused scores, the earlier chunk first
     twice = _index_with_cosines(["kiwi pie", "kiwi pie", "plums"], [0.5, 0.5, 0.9])
     hits = retrieve(twice, ["kiwi"], 3, "hybrid", QUERY)[0]
-    assert hits[0].score == hits[1].score and [h.chunk.start for h in hits[:2]] == sorted(h.chunk.start for h in hits[:2])
+    assert hits[0].score == pytest.approx(hits[1].score, abs=TIE_EPSILON)
+    assert [h.chunk.start for h in hits[:2]] == sorted(h.chunk.start for h in hits[:2])
     # no question word but stop words: no BM25 evidence, hybrid follows dense
     hybrid = retrieve(idx, ["what is it?"], 3, "hybrid", QUERY)[0]
     assert [h.chunk.text for h in hybrid] == [paras[1], paras[0], paras[2]]
@@ -322,7 +354,7 @@ def test_hybrid_ties_go_to_the_earlier_chunk_and_stop_words_rank_as_dense():
 #: with falling cosines, G holds it four times (BM25 1st) with the lowest cosine. Fused: B-E, then
 #: A and G (0.5 each, A first), then F.
 FIRSTS = ["lions hunt at dusk", "zebra mango", "zebra peach", "zebra plum", "zebra lime", "zebra kiwi", "zebra zebra zebra zebra"]
-FIRSTS_COSINES = [0.95, 0.5, 0.45, 0.4, 0.35, 0.1, 0.0]
+FIRSTS_COSINES = [0.7, 0.5, 0.45, 0.4, 0.35, 0.1, 0.0]
 
 
 def test_hybrid_keeps_bm25s_first_hit_in_its_first_five():
@@ -349,6 +381,104 @@ def test_hybrid_keeps_bm25s_first_hit_in_its_first_five():
     top = _index_with_cosines([g, b, c], [0.0, 0.5, 0.45])
     hits = retrieve(top, ["zebra"], 3, "hybrid", QUERY)[0]
     assert {h.chunk.text for h in hits} == {g, b, c} and not any(h.evidence.raised for h in hits)
+
+
+# -- hybrid's hub penalty -----------------------------------------------------------------------
+def _by_hand_means(vecs: np.ndarray, k: int = HUB_NEIGHBOURS) -> list[float]:
+    """Each vector's mean cosine to its ``k`` nearest others (fewer when there are fewer)."""
+    g = vecs.astype(np.float64) @ vecs.T.astype(np.float64)
+    out = []
+    for i in range(len(vecs)):
+        others = sorted((g[i, j] for j in range(len(vecs)) if j != i), reverse=True)[:k]
+        out.append(float(np.mean(others)) if others else 0.0)
+    return out
+
+
+def test_neighbour_means_by_hand_computed_once_and_only_where_asked():
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 3, 11, 12, 40):
+        vecs = rng.normal(size=(n, 8)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        index = VectorIndex(vecs)
+        searched: list[int] = []
+
+        def search(
+            q: np.ndarray, k: int, index: VectorIndex = index, searched: list[int] = searched
+        ) -> tuple[np.ndarray, np.ndarray]:
+            searched.append(len(q))
+            return index.search(q, k)
+
+        means = NeighbourMeans(n, lambda rows, vecs=vecs: vecs[rows], search)
+        want = _by_hand_means(vecs)
+        rows = np.array([n - 1, 0, n - 1])
+        assert means(rows) == pytest.approx([want[n - 1], want[0], want[n - 1]], abs=1e-5)
+        assert means(np.arange(n)) == pytest.approx(want, abs=1e-5)
+        assert means(rows) == pytest.approx([want[n - 1], want[0], want[n - 1]], abs=1e-5)
+        # the first call searched for its distinct rows, the second for the rest, the third not at
+        # all; a lone chunk has no neighbour to search for
+        distinct = len(set(rows.tolist()))
+        assert searched == ([] if n == 1 else [distinct] + ([n - distinct] if n > distinct else []))
+
+
+#: "what is it?" holds only stop words, so BM25 adds nothing and hybrid ranks by the penalised
+#: cosines. H is the closest to the question but close to every filler too (a hub); A, the
+#: answer, is a little less close to the question and far from everything else.
+HUB_TEXTS = ["hub links everywhere", "the answer itself", "filler one", "filler two", "filler three"]
+HUB_COSINES = [0.5, 0.45, 0.1, 0.1, 0.1]
+
+
+def _hub_index(texts: list[str] = HUB_TEXTS) -> tuple[StrategyIndex, list[float]]:
+    """The index above and each chunk's neighbour mean by hand: H (0.3 + 3 × 0.7) / 4, A 0.3 / 4,
+    each filler (0.7 + 0 + 2 × 0.6) / 4 (four neighbours: every other chunk)."""
+    pairs = np.full((5, 5), 0.6)
+    pairs[0, 2:] = pairs[2:, 0] = 0.7  # the hub is near every filler
+    pairs[1, :] = pairs[:, 1] = 0.0  # the answer is near no filler
+    pairs[0, 1] = pairs[1, 0] = 0.3
+    np.fill_diagonal(pairs, 1.0)
+    vecs = _vectors_with_pairs(HUB_COSINES, pairs)
+    near = _by_hand_means(vecs)
+    assert near == pytest.approx([0.6, 0.075, 0.475, 0.475, 0.475], abs=1e-5)
+    return _index_with_vectors(texts, vecs), near
+
+
+def _by_hand_fused(near: list[float], bm25: list[float]) -> list[float]:
+    dense = [c - HUB_WEIGHT * m for c, m in zip(HUB_COSINES, near, strict=True)]
+
+    def unit(xs: list[float]) -> list[float]:
+        lo, hi = min(xs), max(xs)
+        return [(x - lo) / (hi - lo) if hi > lo else float(x > 0) for x in xs]
+
+    return [(1 - HYBRID_BM25_WEIGHT) * d + HYBRID_BM25_WEIGHT * b for d, b in zip(unit(dense), unit(bm25), strict=True)]
+
+
+def test_hybrid_takes_half_a_hubs_neighbour_cosine_off_its_cosine():
+    idx, near = _hub_index()
+    dense = retrieve(idx, ["what is it?"], 5, "dense", QUERY)[0]
+    assert [h.chunk.text for h in dense][:2] == HUB_TEXTS[:2]  # dense: the cosine alone, H first
+    hybrid = retrieve(idx, ["what is it?"], 5, "hybrid", QUERY)[0]
+    assert [h.chunk.text for h in hybrid][:2] == [HUB_TEXTS[1], HUB_TEXTS[0]]  # the answer first
+    want = _by_hand_fused(near, [0.0] * 5)
+    for h in hybrid:
+        i = HUB_TEXTS.index(h.chunk.text)
+        assert h.score == pytest.approx(want[i], abs=1e-5)
+        assert h.evidence.cosine == pytest.approx(HUB_COSINES[i], abs=1e-5)  # the card shows the cosine
+        assert h.evidence.neighbours == pytest.approx(near[i], abs=1e-5)
+        assert h.to_dict()["evidence"]["neighbours"] == pytest.approx(near[i], abs=1e-5)
+    # reciprocal-rank fusion is left as it is: ranks, no penalty
+    rrf = retrieve(idx, ["what is it?"], 5, "rrf", QUERY)[0]
+    assert rrf[0].chunk.text == HUB_TEXTS[0] and all(h.evidence.neighbours is None for h in rrf)
+    assert "neighbours" not in rrf[0].to_dict()["evidence"]
+
+
+def test_the_hub_penalty_moves_only_the_dense_half_of_the_fused_score():
+    """The hub holds the question's word, the answer does not: BM25's half still counts in full."""
+    texts = ["zebra links everywhere", "the answer itself", "filler one", "filler two", "filler three"]
+    idx, near = _hub_index(texts)
+    hybrid = retrieve(idx, ["zebra"], 5, "hybrid", QUERY)[0]
+    want = _by_hand_fused(near, [float(x) for x in idx.lexical.scores("zebra")])
+    assert [h.chunk.text for h in hybrid] == [texts[i] for i in sorted(range(5), key=lambda i: (-round(want[i], 9), i))]
+    assert [h.score for h in hybrid] == pytest.approx(sorted(want, reverse=True), abs=1e-5)
+    assert hybrid[0].chunk.text == texts[0]  # 0.5 × (its place among the dense) + 0.5 × 1
 
 
 def test_rrf_fuses_the_dense_and_bm25_ranks_by_hand():
@@ -563,6 +693,12 @@ def test_real_model_hybrid_on_the_bundled_samples():
     assert "dividende" in hits[0].chunk.text and 0.5 <= hits[0].score <= 1
     rrf = idx.search("Quel dividende le conseil propose-t-il ?", k=3, retriever="rrf")
     assert "dividende" in rrf[0].chunk.text and 1 / 70 < rrf[0].score <= 2 / 61
+    # each hybrid hit's hub mean is its mean cosine to its 10 nearest chunks, by hand from the
+    # model's own vectors
+    near = _by_hand_means(idx.vectors)
+    for h in hits:
+        assert h.evidence.neighbours == pytest.approx(near[idx.positions[(h.chunk.doc_id, h.chunk.start)]], abs=1e-5)
+        assert 0 < h.evidence.neighbours < 1
 
 
 # -- other languages: each document stemmed in its own, questions in the index's ------------

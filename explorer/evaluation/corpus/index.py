@@ -23,6 +23,7 @@ import numpy as np
 from explorer.evaluation.corpus.work import Part
 from explorer.evaluation.evaluate import StrategyResult, _result
 from explorer.evaluation.questions import Question
+from explorer.retrieval.hubs import NeighbourMeans
 from explorer.retrieval.lexical import BM25_B, BM25_K1, LexicalIndex
 from explorer.retrieval.ranking import Hit, ranked_hits, retrieve
 from explorer.strategies.config import StrategyConfig
@@ -199,6 +200,11 @@ class FrozenIndex:
         row = {id(c): i for i, c in enumerate(self.chunks)}
         llm = self.llm
         return sum(sum(int(llm[row[id(h.chunk)]]) for h in q) for q in hits) / len(hits)
+
+    @cached_property
+    def hubs(self) -> NeighbourMeans:
+        """Each chunk's mean cosine to its nearest chunks, as hybrid reads it of a StrategyIndex."""
+        return NeighbourMeans(len(self.chunks), self._faiss.reconstruct_batch, self._faiss.search)
 
     def dense_scores(self, query_vector: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """As :meth:`StrategyIndex.dense_scores`, from the flat index's own copy of the vectors."""
