@@ -24,10 +24,12 @@ import numpy as np
 #: Neighbours whose mean cosine says how much of a hub a chunk is (CSLS's K).
 HUB_NEIGHBOURS = 10
 #: The share of that mean taken off a chunk's cosine in hybrid fusion (CSLS's ½). Measured on
-#: 2026-12-06, questions hit in the top 5 over 1,224 asked in 14 settings (bench/bench_fusion.py):
-#: e5 int8 +18 net, none lost in any setting (French 1000/200 52 → 53 of 60, the second French
-#: set 21 → 24 and 22 → 25 of 40, Chroma's 500/0 422 → 429 of 472); every K of 5, 10, 20 with
-#: ¼, ½ or ¾ gained 10-18, none lost in any setting.
+#: 2026-12-06, questions hit in the top 5 over 1,224 asked in 14 settings (bench/bench_fusion.py),
+#: net against the same fusion without it: e5 int8 +18, lost in no setting (French 1000/200 53 → 54
+#: of 60, the second French set 22 → 25 of 40 at 1000/200 and 500/0, Chroma's 500/0 422 → 429 of
+#: 472); before that day's gold fixes, e5 float32 +14 (one setting a question down), MiniLM int8
+#: +12 (none), MiniLM float32 +2 (three settings a question down); with e5 int8 every K of 5, 10,
+#: 20 with ¼, ½ or ¾ gained 10-18 and lost in no setting.
 HUB_WEIGHT = 0.5
 
 
