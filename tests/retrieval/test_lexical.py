@@ -614,6 +614,9 @@ def test_cli_retriever_flag_on_compare_evaluate_sweep(capsysbinary, files, fake_
     assert fake_emb.stats.requested == 0
     rc, out = _run(capsysbinary, "compare", str(txt), "--question", "xr-7731", *STRAT, "-q")
     assert rc == 0 and json.loads(out)[0]["retriever"] == "hybrid"  # the default
+    # hybrid's evidence names each hit's neighbour mean (the hub correction), rrf's does not
+    evidence = [h["evidence"] for h in json.loads(out)[0]["hits"]]
+    assert evidence and all(-1 <= e["neighbours"] <= 1 and "raised" in e for e in evidence)
     ev = ["evaluate", "--corpus", str(txt), "--questions", str(q), *STRAT, "--k", "1", "-q"]
     rc, out = _run(capsysbinary, *ev, "--retriever", "dense", "--format", "json")
     assert rc == 0 and json.loads(out)[0]["retriever"] == "dense"
@@ -625,6 +628,7 @@ def test_cli_retriever_flag_on_compare_evaluate_sweep(capsysbinary, files, fake_
                    "--retriever", "rrf", "-q")  # fmt: skip
     (d,) = json.loads(out)
     assert rc == 0 and d["hits"][0]["text"] == KEYWORD_PARAS[1] and 0 < d["hits"][0]["score"] <= 2 / 61 + 1e-6  # rounded to 6 places
+    assert not any("neighbours" in h["evidence"] for h in d["hits"])
     sw = ["sweep", "--corpus", str(txt), "--questions", str(q), *STRAT[:4]]
     sw += ["--vary", "sentences_per_chunk=1,2"]
     rc, out = _run(capsysbinary, *sw, "--retriever", "bm25", "-q")
