@@ -1375,9 +1375,16 @@ def test_retrieve_and_semantic_on_the_real_model(monkeypatch):
     # hybrid by default: normalised cosine and BM25 averaged, 0 to 1 (1: first in both)
     fused = [float(re.search(r"fused score \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
     assert fused == sorted(fused, reverse=True) and 0.5 <= fused[0] <= 1 and fused[-1] >= 0
-    # each fused hit says where it stood in each ranking ("dense #2 · cosine 0.874 · BM25 #1 · 7.31")
-    parts = [re.search(r"dense #(\d+) · cosine ([0-9.]+) · (BM25 #\d+|BM25: no question word)", h) for h in hits[:5]]
+    # each fused hit says where it stood in each ranking, and the hub correction taken off its
+    # cosine ("dense #2 · cosine 0.874 − ½ × 0.512 (its 10 nearest chunks) · BM25 #1 · 7.31")
+    parts = [
+        re.search(
+            r"dense #(\d+) · cosine ([0-9.]+) − ½ × ([0-9.]+) \(its 10 nearest chunks\) · (BM25 #\d+|BM25: no question word)", h
+        )
+        for h in hits[:5]
+    ]
     assert all(parts), hits[:5]
+    assert all(0 < float(p.group(3)) < 1 for p in parts)
     at.segmented_control(key="w.retriever").set_value("dense").run()
     ok(at)
     hits = [m.value for m in at.markdown if m.value.startswith("**#")]

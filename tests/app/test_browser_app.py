@@ -123,13 +123,23 @@ def test_upload_explore_slider_and_retrieve(page, server, tmp_path):
     assert pieces.count() == hits, (pieces.count(), hits)
     assert pg.locator(".ce-snip .ce-piece").count() >= hits  # tinted in each card's text
     # a card whose piece lies deep in its chunk opens on it, the text above folded: the piece is
-    # in sight inside the card's scrolling box without a scroll
-    seen = pg.evaluate(
-        """() => [...document.querySelectorAll('.ce-snip')].filter(b => b.querySelector('details.ce-above'))
-            .map(b => { const p = [...b.querySelectorAll('.ce-piece')].find(e => !e.closest('details'));
-                const r = b.getBoundingClientRect(), q = p.getBoundingClientRect();
-                return q.top >= r.top && q.top < r.bottom && b.scrollTop === 0; })"""
-    )
+    # in sight inside the card's scrolling box without a scroll. Which hits have a deep piece
+    # depends on the ranking, so questions are asked until one gives such a card (measured with
+    # e5 int8 on these documents and configurations: the turbidity limit's best pieces start 323
+    # and 370 characters into their chunks, past the 300 that fold)
+    seen: list[bool] = []
+    for question in ("What is the turbidity limit?", "How often are the filters backwashed?", "When are filters cleaned?"):
+        if seen:
+            break
+        pg.get_by_label("Question").fill(question)
+        pg.get_by_role("button", name="Search").click()
+        settle(pg, timeout=600)
+        seen = pg.evaluate(
+            """() => [...document.querySelectorAll('.ce-snip')].filter(b => b.querySelector('details.ce-above'))
+                .map(b => { const p = [...b.querySelectorAll('.ce-piece')].find(e => !e.closest('details'));
+                    const r = b.getBoundingClientRect(), q = p.getBoundingClientRect();
+                    return q.top >= r.top && q.top < r.bottom && b.scrollTop === 0; })"""
+        )
     assert seen and all(seen), seen
 
 
