@@ -31,6 +31,8 @@ HUB_NEIGHBOURS = 10
 #: +12 (none), MiniLM float32 +2 (three settings a question down); with e5 int8 every K of 5, 10,
 #: 20 with ¼, ½ or ¾ gained 10-18 and lost in no setting.
 HUB_WEIGHT = 0.5
+#: How hit cards write :data:`HUB_WEIGHT` ("cosine 0.874 − ½ × 0.512").
+HUB_WEIGHT_SHOWN = {0.25: "¼", 0.5: "½", 0.75: "¾"}.get(HUB_WEIGHT, f"{HUB_WEIGHT:g}")
 
 
 class NeighbourMeans:

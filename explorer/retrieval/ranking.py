@@ -272,10 +272,12 @@ def _fused_hits(
         cosines = index.dense_scores(vector, rows)
         near = index.hubs(rows) if hubs else np.full(len(rows), np.nan)
         fused = fuse(rows, cosines - HUB_WEIGHT * near if hubs else cosines, bm25[rows], places)
-        hits = []
-        for row, f, c, h in zip(rows.tolist(), fused, cosines, near, strict=True):
-            ev = Evidence(float(c), places[0].get(row), float(bm25[row]), places[1].get(row))
-            hits.append(Hit(0, float(f), chunks[row], replace(ev, neighbours=float(h)) if hubs else ev))
+        hits = [
+            Hit(0, float(f), chunks[row], Evidence(
+                float(c), places[0].get(row), float(bm25[row]), places[1].get(row), neighbours=float(h) if hubs else None
+            ))
+            for row, f, c, h in zip(rows.tolist(), fused, cosines, near, strict=True)
+        ]  # fmt: skip
         top = _raise_bm25_first(_break_ties(hits, position, epsilon), first_slots)[:k]
         out.append([Hit(r, h.score, h.chunk, h.evidence) for r, h in enumerate(top, 1)])
     return out

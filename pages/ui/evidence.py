@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from explorer.retrieval.hubs import HUB_NEIGHBOURS
+from explorer.retrieval.hubs import HUB_NEIGHBOURS, HUB_WEIGHT_SHOWN
 from explorer.retrieval.ranking import HYBRID_CANDIDATES, HYBRID_FIRST_SLOTS, Evidence, answer_places
 from explorer.text.wording import plural
 
@@ -45,7 +45,7 @@ def evidence_line(ev: Evidence, dense_name: str = "cosine") -> str:
         bm25 = f"BM25 #{ev.bm25_rank} · {ev.bm25:.2f}"
     else:
         bm25 = "BM25: no question word" if ev.bm25 <= 0 else f"BM25 below #{HYBRID_CANDIDATES} · {ev.bm25:.2f}"
-    hub = "" if ev.neighbours is None else f" − ½ × {ev.neighbours:.3f} (its {HUB_NEIGHBOURS} nearest chunks)"
+    hub = "" if ev.neighbours is None else f" − {HUB_WEIGHT_SHOWN} × {ev.neighbours:.3f} (its {HUB_NEIGHBOURS} nearest chunks)"
     line = f"{dense} · {dense_name} {ev.cosine:.3f}{hub} · {bm25}"
     return f"{line} · kept in the first {HYBRID_FIRST_SLOTS} as BM25's first hit" if ev.raised else line
 
