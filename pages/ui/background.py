@@ -164,7 +164,10 @@ def background(
         return jobs.DONE, job.result
     job_bar(show_finished=True)
     if job is not None and job.key == key:
-        return job.status().phase, job.partial  # what it finished so far (a work may publish it)
+        # The job may have ended while the bar was drawn: one reading of its phase says which
+        # value goes with it (a finished job's result, else what it published so far).
+        phase = job.status().phase
+        return phase, job.result if phase == jobs.DONE else job.partial
     return jobs.QUEUED, None
 
 
