@@ -164,11 +164,15 @@ def background(
         return jobs.DONE, job.result
     job_bar(show_finished=True)
     if job is not None and job.key == key:
-        # The job may have ended while the bar was drawn: one reading of its phase says which
-        # value goes with it (a finished job's result, else what it published so far).
-        phase = job.status().phase
-        return phase, job.result if phase == jobs.DONE else job.partial
+        return _reading(job)  # it may have ended while the bar was drawn
     return jobs.QUEUED, None
+
+
+def _reading(job: jobs.Job) -> tuple[str, Any]:
+    """The job's phase and the value that goes with it, from one look at its phase: a finished
+    job's result, else what it published so far (it may finish between two looks)."""
+    phase = job.status().phase
+    return phase, job.result if phase == jobs.DONE else job.partial
 
 
 def start_job(kind: str, key: Any, title: str, work: Callable, *, emb: Any, link: dict[str, str] | None = None) -> None:
@@ -194,8 +198,7 @@ def job_result(kind: str) -> tuple[str, Any]:
         if job is None or getattr(job, "taken", False):
             return "", None
     job.taken = True
-    phase = job.status().phase
-    return phase, job.result if phase == jobs.DONE else job.partial
+    return _reading(job)
 
 
 def waiting(phase: str, what: str) -> None:
