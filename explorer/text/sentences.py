@@ -34,19 +34,21 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    says it is a label or a unit: a capital letter after a noun that names things by a letter
    (``vitamine C. Elle``, ``plan B. Il``, ``l'annexe A. Elle``; :data:`LETTER_NOUNS`) or after
    an article with a sentence-starting word next (``an A. She``, not ``the J. Paul Getty``),
-   and a unit letter after a number (``à 9 h. Il``, ``3 m. Le``; :data:`UNIT_LETTERS`), end
-   it. A title (``Dr.``, ``Mr.``, ``MM.``, ``Prof.``), a word that is never
-   final (``e.g.``, ``i.e.``, ``cf.``, ``bzw.``), a word that precedes numbers (``p. 12``,
-   ``No. 5``, ``Fig. 3``, ``Nr. 4``) when a number follows, a list number at the start of a
-   sentence or after a colon (``1. First``), and a German ordinal before a month
-   (``3. Oktober``) all continue the sentence.
+   a unit letter after a number (``à 9 h. Il``, ``3 m. Le``; :data:`UNIT_LETTERS`), and a
+   capital unit after a number with a sentence-starting word next (``230 V. Le``), end it. A
+   title (``Dr.``, ``Mr.``, ``MM.``, ``Prof.``), a word that is never final (``e.g.``,
+   ``i.e.``, ``cf.``, ``bzw.``), a word that precedes numbers (``p. 12``, ``No. 5``, ``Fig. 3``,
+   ``Nr. 4``, after an elision too: ``l'art. 3``) when a number or a lettered number
+   (``art. L. 123-4``) follows, a list number at the start of a sentence or after a colon
+   (``1. First``), and a German ordinal before a month (``3. Oktober``) all continue the
+   sentence.
 7. An ellipsis right after ``(`` or ``[`` is an elision (``[...]``), not an end.
 
 Known limits (documented, not bugs): a sentence ending in a single capital letter with no
-such context (``signé par Paul S. Il part``: read as an initial), a capital unit
-(``230 V. Le``) or a title-like word (``Main St.``) is joined to the next; ``U.S. Army``
-splits after ``U.S.`` when a capital follows; a sentence that starts with a lowercase letter is
-joined to the previous one in text that has capitals.
+such context (``signé par Paul S. Il part``: read as an initial), a capital unit before a word
+that is not a function word (``230 V. Tout``) or a title-like word (``Main St.``) is joined to
+the next; ``U.S. Army`` splits after ``U.S.`` when a capital follows; a sentence that starts
+with a lowercase letter is joined to the previous one in text that has capitals.
 """
 
 from __future__ import annotations
@@ -139,8 +141,13 @@ SENTENCE_STARTERS = _words(
 )
 #: Single-letter units that end a sentence after a number: "à 9 h.", "3 m.", "5 g.", "2 l.", "10 s.".
 UNIT_LETTERS = frozenset("hmglst")
+#: Capital letters that are units after a number ("230 V.", "16 A.", "60 W.", "20 C."); when a
+#: sentence-starting word follows they end the sentence. Not M ("en 1990 M. Le Pen") nor J.
+UNIT_CAPITALS = frozenset("AVWNKTHFSLC")
 _PREV_TOKEN = re.compile(r"(\S+)\s+\Z")
 _NUMBER = re.compile(r"\d+(?:[.,\u00a0\u202f]\d+)*")
+#: A lettered number after "art." or "p.": "art. L. 123-4" (French codes' L, R, D articles), "p. A3".
+_LETTER_NUMBER = re.compile(r"\s*[A-Z]\.?[ \u00a0]?\d")
 _INITIAL_NEXT = re.compile(r"\s*[^\W\d_]\.(?=\s|\Z)")
 _ELISION = re.compile(r"\A(?:\w{1,2}|qu|jusqu|lorsqu|puisqu)['’]")
 _GERMAN_ORDINAL_NEXT = _words(
@@ -262,14 +269,14 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
     tok = text[tok_start:i0].lstrip(_OPENERS)
     if not tok:
         return True
-    low = tok.lower()
+    low = _ELISION.sub("", tok.lower())  # l'art. 3, d'env. 10: the abbreviation after the elision
     if len(tok) == 1 and tok.isalpha():
         return _letter_ends(text, m.end(), pe, max(sent_start, tok_start - 60), tok_start, tok, nxt)
     if caseless and low in ABBREV_LOWER:
         return False
     if tok in TITLES or low in NEVER_FINAL:
         return False
-    if (nxt.isdigit() or nxt in "$€£¥§#") and low in BEFORE_NUMBER:
+    if (nxt.isdigit() or nxt in "$€£¥§#" or _LETTER_NUMBER.match(text, m.end(), pe)) and low in BEFORE_NUMBER:
         return False
     if _LIST_NUMBER.match(tok):
         if _SPACES.fullmatch(text, sent_start, tok_start) or _after_colon(text, sent_start, tok_start):
@@ -284,8 +291,9 @@ def _letter_ends(text: str, after: int, pe: int, lo: int, tok_start: int, tok: s
     """Whether "<letter>." ends the sentence (rule 6): by default it does not (initials
     ``J. R. R. Tolkien``, ``Jean-Paul S. Martin``, ``M. Dupont``, ``z. B.``); it does after a
     number for a unit (``à 9 h. Il``, ``3 m. Le``), after a noun that names things by a letter
-    (``vitamine C. Elle``, ``plan B. Il``), and after an article when a sentence-starting word
-    follows (``an A. She``). ``lo`` is where the sentence starts (or 60 characters back)."""
+    (``vitamine C. Elle``, ``plan B. Il``), and after an article or a number (a capital unit)
+    when a sentence-starting word follows (``an A. She``, ``230 V. Le``). ``lo`` is where the
+    sentence starts (or 60 characters back)."""
     p = _PREV_TOKEN.search(text, lo, tok_start)
     if p is None:
         return False  # first word of the sentence: an initial or M.
@@ -297,7 +305,7 @@ def _letter_ends(text: str, after: int, pe: int, lo: int, tok_start: int, tok: s
     word = _ELISION.sub("", prev).lower()  # l'annexe -> annexe
     if word in LETTER_NOUNS:
         return True
-    if word in ARTICLES:
+    if word in ARTICLES or (tok in UNIT_CAPITALS and _NUMBER.fullmatch(prev)):  # an A. She; 230 V. Le
         w = _NEXT_WORD.match(text, after, pe)
         return w is not None and w.group(1) in SENTENCE_STARTERS
     return False

@@ -26,6 +26,26 @@ def test_cases_embedded_in_one_document():
     assert sentences(text) == expected
 
 
+#: French administrative and technical prose (not in the shared cases, whose counts the README's
+#: library comparison reports): abbreviations after an elision, articles of French codes, and
+#: capital units after a number, with the names they must not split.
+FRENCH_MORE = [
+    ("Consultez l'art. 3 du code. Il s'applique.", ["Consultez l'art. 3 du code.", "Il s'applique."]),
+    ("Voir l'art. L. 123-4 du code du travail. Fin.", ["Voir l'art. L. 123-4 du code du travail.", "Fin."]),
+    ("Il pèse d'env. 10 kg. C'est lourd.", ["Il pèse d'env. 10 kg.", "C'est lourd."]),
+    ("Branchez sur 230 V. Le voyant s'allume.", ["Branchez sur 230 V.", "Le voyant s'allume."]),
+    ("Le fusible fait 16 A. Il protège la ligne.", ["Le fusible fait 16 A.", "Il protège la ligne."]),
+    ("En 1990 M. Le Pen a parlé. Fin.", ["En 1990 M. Le Pen a parlé.", "Fin."]),
+    ("Le 3 J. Le Goff arrive. Fin.", ["Le 3 J. Le Goff arrive.", "Fin."]),
+    ("Voir la page 12 A. Martin y répond. Fin.", ["Voir la page 12 A. Martin y répond.", "Fin."]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FRENCH_MORE)
+def test_french_abbreviations_articles_and_units(text, expected):
+    assert sentences(text) == expected
+
+
 def test_blank_line_with_spaces_ends_paragraph_and_sentence():
     text = "First part without stop\n \t \nsecond part, lowercase."
     assert paragraph_spans(text) == [(0, 23), (28, len(text))]
