@@ -95,12 +95,12 @@ TITLES = _words(
     "MM Mme Mmes Mlle Mlles Mgr Pr Hr Hrn Fr"
 )
 #: Words that are (almost) never the last word of a sentence, matched in lowercase.
-NEVER_FINAL = _words("e.g i.e cf viz vs z.b u.a d.h o.ä bzw vgl ggf evtl sog inkl zzgl resp av apr env")
+NEVER_FINAL = _words("e.g i.e cf viz vs z.b u.a d.h o.ä bzw vgl ggf evtl sog inkl zzgl resp av apr env bd")
 #: Words before a number ("p. 12", "No. 5", "Nr. 4"), matched in lowercase when a number follows.
 BEFORE_NUMBER = _words(
     "p pp no nos nr vol vols fig figs art arts ch chap sec sect eq eqs ref refs approx ca env "
-    "abs bd tab tbl op n s t para par ex max min tel tél str jan feb mar apr jun jul aug sep sept "
-    "oct nov dec janv févr fév avr juil déc"
+    "abs bd tab tbl op n s t para par ex max min tel tél réf réfs num str jan feb mar apr jun jul "
+    "aug sep sept oct nov dec janv févr fév avr juil déc"
 )
 #: In text without capitals, these continue a sentence even before a lowercase word.
 ABBREV_LOWER = (
@@ -146,6 +146,8 @@ UNIT_LETTERS = frozenset("hmglst")
 UNIT_CAPITALS = frozenset("AVWNKTHFSLC")
 _PREV_TOKEN = re.compile(r"(\S+)\s+\Z")
 _NUMBER = re.compile(r"\d+(?:[.,\u00a0\u202f]\d+)*")
+#: A year or reference number in brackets after "et al.".
+_CITED_YEAR = re.compile(r"\s*[(\[]\d")
 #: A lettered number after "art." or "p.": "art. L. 123-4" (French codes' L, R, D articles), "p. A3".
 _LETTER_NUMBER = re.compile(r"\s*[A-Z]\.?[ \u00a0]?\d")
 _INITIAL_NEXT = re.compile(r"\s*[^\W\d_]\.(?=\s|\Z)")
@@ -276,6 +278,8 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
         return False
     if tok in TITLES or low in NEVER_FINAL:
         return False
+    if low == "al" and _CITED_YEAR.match(text, m.end(), pe):
+        return False  # "Dupont et al. (2020) show", "et al. [12]": a citation goes on
     if (nxt.isdigit() or nxt in "$€£¥§#" or _LETTER_NUMBER.match(text, m.end(), pe)) and low in BEFORE_NUMBER:
         return False
     if _LIST_NUMBER.match(tok):

@@ -27,8 +27,9 @@ def test_cases_embedded_in_one_document():
 
 
 #: French administrative and technical prose (not in the shared cases, whose counts the README's
-#: library comparison reports): abbreviations after an elision, articles of French codes, and
-#: capital units after a number, with the names they must not split.
+#: library comparison reports): abbreviations after an elision, articles of French codes,
+#: capital units after a number, addresses, references and citations, with the names they must
+#: not split.
 FRENCH_MORE = [
     ("Consultez l'art. 3 du code. Il s'applique.", ["Consultez l'art. 3 du code.", "Il s'applique."]),
     ("Voir l'art. L. 123-4 du code du travail. Fin.", ["Voir l'art. L. 123-4 du code du travail.", "Fin."]),
@@ -38,6 +39,14 @@ FRENCH_MORE = [
     ("En 1990 M. Le Pen a parlé. Fin.", ["En 1990 M. Le Pen a parlé.", "Fin."]),
     ("Le 3 J. Le Goff arrive. Fin.", ["Le 3 J. Le Goff arrive.", "Fin."]),
     ("Voir la page 12 A. Martin y répond. Fin.", ["Voir la page 12 A. Martin y répond.", "Fin."]),
+    ("Il habite 12 bd. Haussmann à Paris. Fin.", ["Il habite 12 bd. Haussmann à Paris.", "Fin."]),
+    ("Réf. 12345. Merci.", ["Réf. 12345.", "Merci."]),
+    (
+        "Voir Dupont et al. (2020) pour les détails. Fin.",
+        ["Voir Dupont et al. (2020) pour les détails.", "Fin."],
+    ),
+    ("As Smith et al. [12] show. Then more.", ["As Smith et al. [12] show.", "Then more."]),
+    ("Voir Dupont et al. Les auteurs concluent.", ["Voir Dupont et al.", "Les auteurs concluent."]),
 ]
 
 
