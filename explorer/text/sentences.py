@@ -99,7 +99,7 @@ NEVER_FINAL = _words("e.g i.e cf viz vs z.b u.a d.h o.ä bzw vgl ggf evtl sog in
 #: Words before a number ("p. 12", "No. 5", "Nr. 4"), matched in lowercase when a number follows.
 BEFORE_NUMBER = _words(
     "p pp no nos nr vol vols fig figs art arts ch chap sec sect eq eqs ref refs approx ca env "
-    "abs bd tab tbl op n s t para par ex max min tel tél réf réfs num str jan feb mar apr jun jul "
+    "abs bd tab tbl op n s t para par ex ext max min tel tél réf réfs num str jan feb mar apr jun jul "
     "aug sep sept oct nov dec janv févr fév avr juil déc"
 )
 #: In text without capitals, these continue a sentence even before a lowercase word.

@@ -41,6 +41,7 @@ FRENCH_MORE = [
     ("Voir la page 12 A. Martin y répond. Fin.", ["Voir la page 12 A. Martin y répond.", "Fin."]),
     ("Il habite 12 bd. Haussmann à Paris. Fin.", ["Il habite 12 bd. Haussmann à Paris.", "Fin."]),
     ("Réf. 12345. Merci.", ["Réf. 12345.", "Merci."]),
+    ("Call ext. 204 now. Fine.", ["Call ext. 204 now.", "Fine."]),
     (
         "Voir Dupont et al. (2020) pour les détails. Fin.",
         ["Voir Dupont et al. (2020) pour les détails.", "Fin."],
