@@ -40,8 +40,8 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    ``i.e.``, ``cf.``, ``bzw.``), a word that precedes numbers (``p. 12``, ``No. 5``, ``Fig. 3``,
    ``Nr. 4``, after an elision too: ``l'art. 3``) when a number or a lettered number
    (``art. L. 123-4``) follows, a list number at the start of a sentence or after a colon
-   (``1. First``), and a German ordinal before a month (``3. Oktober``) all continue the
-   sentence.
+   (``1. First``), a section number at the start of a sentence (``1.3. Documentation``), and a
+   German ordinal before a month (``3. Oktober``) all continue the sentence.
 7. An ellipsis right after ``(`` or ``[`` is an elision (``[...]``), not an end.
 
 Known limits (documented, not bugs): a sentence ending in a single capital letter with no
@@ -99,7 +99,7 @@ NEVER_FINAL = _words("e.g i.e cf viz vs z.b u.a d.h o.ä bzw vgl ggf evtl sog in
 #: Words before a number ("p. 12", "No. 5", "Nr. 4"), matched in lowercase when a number follows.
 BEFORE_NUMBER = _words(
     "p pp no nos nr vol vols fig figs art arts ch chap sec sect eq eqs ref refs approx ca env "
-    "abs bd tab tbl op n s t para par ex ext max min tel tél réf réfs num str jan feb mar apr jun jul "
+    "abs bd tab tbl op n s t para par ex ext max min tel tél réf réfs num rev str jan feb mar apr jun jul "
     "aug sep sept oct nov dec janv févr fév avr juil déc"
 )
 #: In text without capitals, these continue a sentence even before a lowercase word.
@@ -162,7 +162,7 @@ _LINE_START_CAPITAL = re.compile(r"[^\S\n]*[\"'“‘«(\[]?(?:\d|[^\W\d_])")
 #: A line this short (characters, trimmed) that does not end in punctuation is a heading or a
 #: field ("Abstract", "Retracted: no") when the next line starts with a capital or digit.
 SHORT_LINE = 35
-_LIST_NUMBER = re.compile(r"\d{1,3}\Z")
+_LIST_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3}){0,3}\Z")  # "1.", and section numbers "1.3.", "5.1.3."
 _SPACES = re.compile(r"\s*")
 
 
@@ -283,8 +283,10 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
     if (nxt.isdigit() or nxt in "$€£¥§#" or _LETTER_NUMBER.match(text, m.end(), pe)) and low in BEFORE_NUMBER:
         return False
     if _LIST_NUMBER.match(tok):
-        if _SPACES.fullmatch(text, sent_start, tok_start) or _after_colon(text, sent_start, tok_start):
-            return False  # "1. First" at the start of a sentence or after a colon
+        if _SPACES.fullmatch(text, sent_start, tok_start):
+            return False  # "1. First", "1.3. Documentation" at the start of a sentence
+        if "." not in tok and _after_colon(text, sent_start, tok_start):
+            return False  # "Steps: 1. Open" (but "Version : 2.1. La suite" ends)
         w = _NEXT_WORD.match(text, m.end(), pe)
         if w and w.group(1) in _GERMAN_ORDINAL_NEXT:
             return False  # "am 3. Oktober"

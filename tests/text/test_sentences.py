@@ -42,6 +42,14 @@ FRENCH_MORE = [
     ("Il habite 12 bd. Haussmann à Paris. Fin.", ["Il habite 12 bd. Haussmann à Paris.", "Fin."]),
     ("Réf. 12345. Merci.", ["Réf. 12345.", "Merci."]),
     ("Call ext. 204 now. Fine.", ["Call ext. 204 now.", "Fine."]),
+    ("1.3. Documentation nécessaire\n\nTexte.", ["1.3. Documentation nécessaire", "Texte."]),
+    ("Fin du texte. 5.1.3. Plage d'adresses", ["Fin du texte.", "5.1.3. Plage d'adresses"]),
+    ("Introduite dans APT 1.1. La suite.", ["Introduite dans APT 1.1.", "La suite."]),
+    ("Version : 2.1. La suite.", ["Version : 2.1.", "La suite."]),
+    (
+        "Plant Operations Handbook (rev. 7) page 2. Fin.",
+        ["Plant Operations Handbook (rev. 7) page 2.", "Fin."],
+    ),
     (
         "Voir Dupont et al. (2020) pour les détails. Fin.",
         ["Voir Dupont et al. (2020) pour les détails.", "Fin."],
