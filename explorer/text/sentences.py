@@ -40,8 +40,9 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    ``i.e.``, ``cf.``, ``bzw.``), a word that precedes numbers (``p. 12``, ``No. 5``, ``Fig. 3``,
    ``Nr. 4``, after an elision too: ``l'art. 3``) when a number or a lettered number
    (``art. L. 123-4``) follows, a list number at the start of a sentence or after a colon
-   (``1. First``), a section number at the start of a sentence (``1.3. Documentation``), and a
-   German ordinal before a month (``3. Oktober``) all continue the sentence.
+   (``1. First``), a section number at the start of a sentence (``1.3. Documentation``), ``et
+   al.`` before a bracketed year or reference (``et al. (2020)``), and a German ordinal before a
+   month (``3. Oktober``) all continue the sentence.
 7. An ellipsis right after ``(`` or ``[`` is an elision (``[...]``), not an end.
 
 Known limits (documented, not bugs): a sentence ending in a single capital letter with no
@@ -99,7 +100,7 @@ NEVER_FINAL = _words("e.g i.e cf viz vs z.b u.a d.h o.ä bzw vgl ggf evtl sog in
 #: Words before a number ("p. 12", "No. 5", "Nr. 4"), matched in lowercase when a number follows.
 BEFORE_NUMBER = _words(
     "p pp no nos nr vol vols fig figs art arts ch chap sec sect eq eqs ref refs approx ca env "
-    "abs bd tab tbl op n s t para par ex ext max min tel tél réf réfs num rev str jan feb mar apr jun jul "
+    "abs tab tbl op n s t para par ex ext max min tel tél réf réfs num rev str jan feb mar apr jun jul "
     "aug sep sept oct nov dec janv févr fév avr juil déc"
 )
 #: In text without capitals, these continue a sentence even before a lowercase word.
