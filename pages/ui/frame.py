@@ -17,7 +17,7 @@ from pages.ui import url
 from pages.ui.background import open_job_slot
 from pages.ui.configs import DEFAULT_STRATEGIES, add_config
 from pages.ui.flow import PageEnd
-from pages.ui.nav import NAVIGATION
+from pages.ui.nav import DEFAULT_PAGE, NAVIGATION
 from pages.ui.safe import md
 from pages.ui.sources import CLEANUP_FLAGS
 from pages.ui.state import W, session
@@ -47,11 +47,7 @@ def run() -> None:
         initial_sidebar_state="expanded",
     )
     init_session()
-    pages = [
-        st.Page(file, title=title, icon=icon, default=key == "explore")
-        for key, (file, title, icon) in NAVIGATION.items()
-    ]
-    page = st.navigation(pages)
+    page = st.navigation(navigation_pages())
     goto = session.take("goto")  # set by "Show in Explore" (callbacks cannot switch)
     if goto:
         st.switch_page(goto)
@@ -65,6 +61,23 @@ def run() -> None:
         session.in_frame = False
         session.seeded_now.clear()
         url.sync()
+
+
+def navigation_pages() -> list[st.Page]:
+    """The navigation's pages, and a hidden ``/explore`` that switches to Explore.
+
+    Explore is the default page, served at the app's root, so the address a visitor would
+    type after ``/compare`` or ``/retrieve`` met Streamlit's "Page not found" dialog."""
+    pages = {
+        key: st.Page(file, title=title, icon=icon, default=key == DEFAULT_PAGE,
+                     url_path=f"{key}-root" if key == DEFAULT_PAGE else None)
+        for key, (file, title, icon) in NAVIGATION.items()
+    }  # fmt: skip
+    home = pages[DEFAULT_PAGE]
+    alias = st.Page(
+        lambda: st.switch_page(home), title=home.title, url_path=DEFAULT_PAGE, visibility="hidden"
+    )
+    return [*pages.values(), alias]
 
 
 def init_session() -> None:

@@ -14,6 +14,8 @@ NAVIGATION = {
     "evaluate": ("pages/evaluate.py", "Evaluate", ":material/analytics:"),
     "export": ("pages/export.py", "Export", ":material/download:"),
 }
+#: The page served at the app's root address.
+DEFAULT_PAGE = "explore"
 PAGES = {key: file for key, (file, _, _) in NAVIGATION.items()}
 
 

@@ -1,5 +1,5 @@
 """In a real browser: a reload (F5) or the link in a fresh browser keeps an uploaded file, the
-question and Evaluate's question file; a typed expected answer with a line break where the PDF has a space (and a hyphen at
+question and Evaluate's question file; ``/explore`` opens Explore with its link; a typed expected answer with a line break where the PDF has a space (and a hyphen at
 the line end) is scored on Retrieve; the Export page's CLI line runs in a fresh shell.
 
 Runs on the app's fake embedder (``CHUNK_EXPLORER_FAKE_EMBEDDER=1``): what is checked here is
@@ -289,4 +289,24 @@ def test_a_page_with_nothing_to_show_still_writes_its_address(server, browser):
     page.goto(server.url + "retrieve?samples=x")
     bu.heading(page, "Retrieve").wait_for()
     page.wait_for_url(re.compile(r"[?&]samples=none&"), timeout=30_000)
+    context.close()
+
+
+def test_the_explore_address_opens_explore_with_its_link(server, browser):
+    """Explore is served at the app's root; ``/explore``, the address the other pages suggest
+    (``/retrieve``, ``/compare``), met Streamlit's "Page not found" dialog. It now opens Explore,
+    keeping the link; an unknown page still gets the dialog (so the check below can see it)."""
+    context, page = bu.new_page(browser)
+    page.goto(server.url + "nope")
+    bu.heading(page, "Explore").wait_for()
+    page.get_by_text("Page not found").first.wait_for(timeout=30_000)
+    context.close()
+
+    context, page = bu.new_page(browser)
+    page.goto(server.url + "explore?samples=Tidepool+guide+%28Markdown%29")
+    bu.heading(page, "Explore").wait_for()
+    page.wait_for_url(re.compile(r"/\?samples=Tidepool\+guide\+%28Markdown%29&"), timeout=30_000)
+    bu.settle(page)
+    assert page.get_by_text("Page not found").count() == 0
+    assert "Explore" in bu.main_text(page) and "guide.md" in page.content()
     context.close()
