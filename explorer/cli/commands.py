@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from explorer.cli import inputs
 from explorer.cli.output import progress_line, write
+from explorer.cli.terminal import say_line
 from explorer.errors import ParamError
 
 
@@ -44,12 +44,12 @@ def cmd_models(args: argparse.Namespace) -> int:
     if args.build is not None:
         for name in args.build or [m.name for m in MODELS]:
             spec = get_spec(name)
-            sys.stderr.write(f"preparing {spec.name} (the first time takes a minute or two)…\n")
+            say_line(f"preparing {spec.name} (the first time takes a minute or two)…")
             emb = get_embedder(spec.name)
             how = f"{emb.backend}" + (f" (fell back: {emb.fallback})" if emb.fallback else "")
             check = getattr(emb, "check", {})
             cos = f", cosine to float32 min {check['min_cosine']:.5f}" if check.get("min_cosine") else ""
-            sys.stderr.write(f"{spec.name}: ready, backend {how}{cos}\n")
+            say_line(f"{spec.name}: ready, backend {how}{cos}")
         return 0
     rows = [
         {
@@ -96,7 +96,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
             p = config.param_dict
             size = (p.get("chunk_size") or None) if p.get("length") != "words" else None
             for err in invariant_errors(doc, doc_chunks, size):
-                sys.stderr.write(f"invariant: {doc.name}: {err}\n")
+                say_line(f"invariant: {doc.name}: {err}")
                 bad += 1
         chunks.extend(doc_chunks)
     if args.stats:

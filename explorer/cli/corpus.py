@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from explorer.cli import inputs
+from explorer.cli.terminal import say_line
 from explorer.errors import LoadError, ParamError
 from explorer.text.wording import plural
 
@@ -44,7 +45,7 @@ def use_runner(args: argparse.Namespace) -> bool:
         named = {os.path.abspath(i) for i in args.corpus if os.path.isfile(i)}  # not named: left out
         drop = {os.path.abspath(questions)} - named
         if any(os.path.abspath(f) in drop for f in found):
-            sys.stderr.write(f"note: --corpus: {questions} is the questions file, left out of the documents\n")
+            say_line(f"note: --corpus: {questions} is the questions file, left out of the documents")
             found = [f for f in found if os.path.abspath(f) not in drop]
     args.corpus = found
     many = len(args.corpus) + len(args.samples) > STREAM_OVER
@@ -154,23 +155,23 @@ def run(args: argparse.Namespace, configs: Sequence[Any]) -> tuple[list, list]:
             sources, spec, ctx, args.k, engine=engine, address=args.address, out=args.out,
             resume=args.resume, questions_sha=_questions_sha(args.questions), header=header,
             force_preview=args.preview == "force", progress=progress, on_document=_keep(stats),
-            warn=lambda msg: sys.stderr.write(msg + "\n"),
+            warn=say_line,
         )  # fmt: skip
     except KeyboardInterrupt:
         progress.close()
         if args.out and stats:
             s = stats[0]
-            sys.stderr.write(
+            say_line(
                 f"note: stopped at {s.done:,} of {s.documents:,} documents; the finished ones are in "
-                f"{args.out}: run the same command with --resume to go on\n"
+                f"{args.out}: run the same command with --resume to go on"
             )
         raise
     progress.close()
     if not args.quiet:
         where = f"; results in {args.out}" if args.out else ""
-        sys.stderr.write(
+        say_line(
             f"note: {plural(done.documents, 'document')} on the {engine} engine ({done.processed:,} processed, "
-            f"{done.resumed:,} resumed), {plural(done.chunks, 'chunk')} in {_duration(done.seconds)}{where}\n"
+            f"{done.resumed:,} resumed), {plural(done.chunks, 'chunk')} in {_duration(done.seconds)}{where}"
         )
     return results, questions
 

@@ -9,13 +9,13 @@ embedder behind :func:`make_context` here (the commands look it up on this modul
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import fields
 from typing import Any
 
+from explorer.cli.terminal import say_line
 from explorer.errors import ParamError
 
 EXIT_BAD_INPUT = 2
@@ -31,7 +31,7 @@ def say(line: str) -> None:
     documents and questions): input that is refused gets its one ``error:`` line and nothing else."""
     pending = _PENDING.get()
     if pending is None:
-        sys.stderr.write(f"{line}\n")
+        say_line(line)
     else:
         pending.append(line)
 
@@ -40,7 +40,8 @@ def flush_notes(keep: bool = True) -> None:
     """Write the held lines (``keep``) or drop them (the input was refused)."""
     pending = _PENDING.get() or []
     if keep:
-        sys.stderr.write("".join(f"{line}\n" for line in pending))
+        for line in pending:
+            say_line(line)
     pending.clear()
 
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from explorer.cli.inputs import EXIT_BAD_INPUT, flush_notes, held_notes
 from explorer.cli.parser import build_parser
+from explorer.cli.terminal import say_line
 from explorer.errors import ExplorerError
 from explorer.models.local import offline
 
@@ -39,6 +40,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status. Bad input gives one ``error:`` line, never a traceback;
     anything else is a bug and still raises."""
     offline()
+    if sys.stderr is None:  # started with stderr closed (``2>&-``): its lines go nowhere, not a crash
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the rest of the process
+    if sys.stdout is None:
+        say_line("error: standard output is closed: the results have nowhere to go")
+        return EXIT_BAD_INPUT
     parser = build_parser()
     args = parser.parse_args(argv)
     with held_notes():  # written as the input is read, or at the end; dropped when it is refused
@@ -57,15 +63,16 @@ def _run(args: argparse.Namespace) -> int:
             pass
         return 0
     except KeyboardInterrupt:
-        sys.stderr.write("\nerror: interrupted\n")
+        sys.stderr.write("\n")
+        say_line("error: interrupted")
         return 130
     except ExplorerError as err:
         flush_notes(keep=False)
-        sys.stderr.write(f"error: {_one_line(str(err))}\n")
+        say_line(f"error: {_one_line(str(err))}")
         return EXIT_BAD_INPUT
     except OSError as err:
         flush_notes(keep=False)
-        sys.stderr.write(f"error: {_one_line(_os_message(err))}\n")
+        say_line(f"error: {_one_line(_os_message(err))}")
         return EXIT_BAD_INPUT
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from explorer.cli import inputs
+from explorer.cli.terminal import for_terminal
 from explorer.text.wording import plural
 
 
@@ -48,7 +49,7 @@ class ProgressLine:
 
     def step(self, label: str) -> None:
         self._close()
-        self.label = label
+        self.label = for_terminal(label)
         if not self.quiet and not self.tty:
             self.stream.write(f"{label}\n")
             self.stream.flush()

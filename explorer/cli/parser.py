@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 from explorer.cli.commands import cmd_chunk, cmd_compare, cmd_models, cmd_strategies, cmd_text
 from explorer.cli.inputs import EXIT_BAD_INPUT
 from explorer.cli.scores import cmd_evaluate, cmd_sweep
+from explorer.cli.terminal import say_line
 from explorer.errors import ParamError
 from explorer.models.registry import BACKENDS
 
@@ -28,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (``error: ...``) instead of usage + message."""
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"error: {self.prog}: {message} (see --help)\n")
+        say_line(f"error: {self.prog}: {message} (see --help)")
         raise SystemExit(EXIT_BAD_INPUT)
 
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.hostile_inputs import BY_ID, CASES, Case, write_case
+from tests.support.hostile_inputs import BY_ID, CASES, Case, raw_pdf, write_case
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,6 +44,10 @@ GOOD = [
 BAD = [c.id for c in CASES if c.error is not None and not c.slow]
 
 
+#: What a terminal acts on (escape sequences, a line break in a name, a bidirectional override).
+CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def run_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
     env = {
         **os.environ,
@@ -63,6 +68,7 @@ def assert_one_error_line(proc: subprocess.CompletedProcess[bytes], *fragments: 
     lines = err.splitlines()
     assert len(lines) == 1, lines
     assert lines[0].startswith("error: "), lines[0]
+    assert not CONTROLS.search(lines[0]), lines[0]  # nothing a terminal would act on
     assert proc.stdout == b"", proc.stdout[:200]
     for f in fragments:
         assert f in lines[0], (f, lines[0])
@@ -220,3 +226,49 @@ def test_million_chunk_request_is_refused_quickly(files: Path):
             "chunk", "big.txt", "--strategy", strategy, "--set", "chunk_size=1", cwd=files, timeout=60
         )
         assert_one_error_line(proc, "at least 840,000 chunks")
+
+
+#: A PDF whose content stream names a filter holding escape sequences (clear the screen, set the
+#: window title): the reader's own message quotes it.
+ESCAPING_PDF = raw_pdf([
+    b"<< /Type /Catalog /Pages 2 0 R >>",
+    b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+    b"<< /Length 4 /Filter /X#1b#5b2J#1b#5d0;pwned#07 >>\nstream\nBT\nendstream",
+])  # fmt: skip
+
+
+def test_what_the_input_holds_reaches_the_terminal_escaped(tmp_path: Path):
+    """An error or warning line quotes the input: a file name, a PDF reader's message, an
+    argument. Their control characters are written as escapes, so the line cannot clear the
+    screen, retitle the window or split into two lines; results on stdout stay the user's text."""
+    (tmp_path / "esc.pdf").write_bytes(ESCAPING_PDF)
+    line = assert_one_error_line(run_cli("chunk", "esc.pdf", cwd=tmp_path), "esc.pdf")
+    assert "\\x1b[2J" in line and "\\x07" in line, line
+
+    line = assert_one_error_line(run_cli("text", "esc.pdf", "\x1b[31mRED\u202e", cwd=tmp_path), "unrecognized")
+    assert "\\x1b[31mRED\\u202e" in line, line
+
+    name = "notes\x1b]0;pwned\x07\nfake.txt"
+    (tmp_path / name).write_text("A line.\x00 Another line.\n")  # the NUL is removed, with a warning
+    proc = run_cli("chunk", name, cwd=tmp_path)
+    err = proc.stderr.decode()
+    assert proc.returncode == 0 and err.count("\n") == 1 and err.startswith("warning: "), err
+    assert not CONTROLS.search(err.rstrip("\n")) and "\\x1b]0;pwned\\x07\\x0afake.txt" in err, err
+    assert json.loads(proc.stdout.decode().splitlines()[0])["text"] == "A line. Another line."
+
+
+def test_closed_standard_streams_give_no_traceback(tmp_path: Path):
+    """Started with stdout closed (``>&-``): one error line, not an AttributeError's traceback;
+    with stderr closed (``2>&-``) good input still succeeds."""
+    (tmp_path / "a.txt").write_text("One line of text.\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CHUNK_EXPLORER_CACHE": str(tmp_path / "cache")}
+    cmd = [sys.executable, "-m", "explorer", "chunk", "a.txt"]
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          timeout=120, preexec_fn=lambda: os.close(1))  # fmt: skip
+    assert proc.returncode == 2 and proc.stderr.decode() == (
+        "error: standard output is closed: the results have nowhere to go\n"
+    ), proc.stderr
+    proc = subprocess.run(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          timeout=120, preexec_fn=lambda: os.close(2))  # fmt: skip
+    assert proc.returncode == 0 and b"One line of text." in proc.stdout
