@@ -135,13 +135,12 @@ def evaluate(
     ctx, options, preview = _checked(
         docs, configs, questions, k, ctx, options, retriever, mode, force_preview
     )
-    embedder = ctx.get_embedder()  # for token counts; the model itself loads only to embed
     texts = [q.text for q in questions]
     qvecs = None
-    if retriever != "bm25":
+    if retriever != "bm25":  # BM25 alone never builds the model (its first build takes a minute)
         if on_step:
             on_step(f"embedding {plural(len(questions), 'question')}")
-        qvecs = embedder.encode_queries(texts, progress=progress)
+        qvecs = ctx.get_embedder().encode_queries(texts, progress=progress)
     prebuilt = _preview_indexes(docs, configs, ctx, options, progress, on_step) if preview else []
     results = []
     for n_config, config in enumerate(configs):
@@ -158,7 +157,7 @@ def evaluate(
             if retriever == "dense"
             else retrieve(index, texts, k, retriever, qvecs)
         )
-        results.append(_result(config, index, questions, hits, embedder.count_tokens, k, retriever, mode, t0))
+        results.append(_result(config, index, questions, hits, ctx.count_tokens, k, retriever, mode, t0))
     return results
 
 

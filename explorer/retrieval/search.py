@@ -100,7 +100,6 @@ class StrategyIndex:
         self.options = options
         self.ctx = ctx
         self._exact = exact
-        self.model_id = ctx.get_embedder().model_id  # a name only: the model is not loaded
         self._dense_lock, self._lexical_lock = threading.RLock(), threading.Lock()
         self._vectors: np.ndarray | None = None
         self._pieces: ChunkPieces | None = None
@@ -360,7 +359,9 @@ def get_index(
     needs them, its BM25 index on the first BM25 or hybrid search."""
     ctx = _checked_context(ctx, options, retriever, mode, force_preview)
     window = ctx.preview_window if mode == "preview" else None
-    key = (tuple((d.id, d.name) for d in docs), config, options, ctx.get_embedder().model_id, mode, window)
+    if retriever != "bm25":
+        ctx.get_embedder()  # its id keys the vectors; a BM25 search neither needs nor builds it
+    key = (tuple((d.id, d.name) for d in docs), config, options, ctx.model_key(), mode, window)
     idx = _indexes.get(key)
     if idx is None:
         idx = build_index(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -51,3 +52,18 @@ class Context:
 
             self.embedder = get_embedder(self.model, quantize=self.quantize, backend=self.backend)
         return self.embedder
+
+    def model_key(self) -> str:
+        """The model as far as vectors and token counts go, without building it: the embedder's
+        id once there is one, else what was asked for (a BM25 run never builds the model, whose
+        first build on a machine takes a minute and gigabytes)."""
+        if self.embedder is not None:
+            return self.embedder.model_id
+        return f"{self.model}|{self.backend}|int8={self.quantize}|tokens={self.tokens_model}"
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """The embedding model's word pieces per text, its special tokens counted (its tokenizer
+        only: the model is not built for this)."""
+        if self.embedder is not None:
+            return self.embedder.count_tokens(texts)
+        return get_length("tokens", self.model).count_batch(list(texts))

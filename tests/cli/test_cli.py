@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from explorer import Context
+from explorer import Context, get_strategy
 from explorer.cli import inputs as cli_inputs
 from explorer.cli.main import main
 from explorer.cli.output import ProgressLine
+from explorer.documents.loaders import load_path
 from explorer.embedding.fake import FakeEmbedder
+from explorer.text.length import get_length
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = "Hello world. This is a test.\n\nSecond paragraph here, with more words. Été « déjà »."
@@ -360,6 +362,32 @@ def test_embedding_options_under_bm25_are_said_to_change_nothing(capsysbinary, t
     assert rc == 0 and "note: --retriever bm25 embeds nothing: --prepend-headings, --preview change nothing here" in err
     rc, _, err = run_main(capsysbinary, "compare", str(txt), "--question", "second", "--piece-chars", "300", "-q")
     assert "embeds nothing" not in err  # hybrid embeds
+
+
+def test_bm25_alone_never_builds_the_model(capsysbinary, txt, tmp_path, monkeypatch):
+    """``--retriever bm25`` embeds nothing, and builds nothing either: it called the embedder for
+    a cache key and for token counts, and a first build of e5 on a machine takes a minute and
+    gigabytes. Token counts come from the model's tokenizer alone (e5's here)."""
+    import explorer.embedding.embedder as embedder_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("BM25 built the embedding model")
+
+    monkeypatch.setattr(embedder_module, "get_embedder", refuse)
+    q = _questions(tmp_path)
+    runs = [
+        ["compare", str(txt), "--question", "second paragraph", "--retriever", "bm25"],
+        _scoring("evaluate", txt, q, "--retriever", "bm25", "--format", "json"),
+        _scoring("sweep", txt, q, "--retriever", "bm25", "--vary", "chunk_size=20:40:20", "-q"),
+        _scoring("evaluate", txt, q, "--retriever", "bm25", "--out", str(tmp_path / "run.jsonl"), "-q"),
+    ]
+    for argv in runs:
+        rc, out, err = run_main(capsysbinary, *argv)
+        assert rc == 0, (argv, err)
+    rc, out, _ = run_main(capsysbinary, *runs[1])
+    assert json.loads(out)[0]["mean_tokens"] == pytest.approx(get_length("tokens").count_batch(
+        [c.text for c in get_strategy("recursive").chunk(load_path(txt), {}, Context())]
+    )[0])  # fmt: skip
 
 
 def test_a_second_vary_is_refused(capsysbinary, txt, tmp_path, fake_ctx):

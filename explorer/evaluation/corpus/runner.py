@@ -85,13 +85,6 @@ def make_engine(name: str, ctx: Context, spec: WorkSpec, address: str | None = N
     return LocalEngine(ctx, spec)
 
 
-def model_key(ctx: Context) -> str:
-    """The model as far as vectors and token counts go (without loading it)."""
-    if ctx.embedder is not None:
-        return ctx.embedder.model_id
-    return f"{ctx.model}|{ctx.backend}|int8={ctx.quantize}|tokens={ctx.tokens_model}"
-
-
 def check_run(spec: WorkSpec, ctx: Context, k: int, force_preview: bool = False) -> None:
     """What :func:`~explorer.evaluation.evaluate.evaluate` checks before it starts."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
@@ -208,7 +201,7 @@ def run_corpus(
         raise ParamError("--resume continues the run of an --out file: give --out")
     if not sources:
         raise LoadError("no documents")
-    key = run_key(spec, model_key(ctx), questions_sha)
+    key = run_key(spec, ctx.model_key(), questions_sha)
     results = cache = None
     if out is not None:
         results = ResultsFile(out, key, dict(header or {}, documents=len(sources)), resume)

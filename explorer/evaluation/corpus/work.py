@@ -167,7 +167,7 @@ def process_document(source: Source, spec: WorkSpec, ctx: Context) -> DocWork:
     t0 = time.perf_counter()
     doc, sha = source.load(spec.cleanup)
     outcomes = spec.plan.match(doc, source.n)
-    count_tokens = ctx.get_embedder().count_tokens  # the tokenizer only: the model loads to embed
+    count_tokens = ctx.count_tokens  # the tokenizer only: the model is built to embed
     llm = _llm_length()
     parts = []
     for config in spec.configs:
