@@ -172,6 +172,48 @@ def test_a_changed_file_is_done_again(corpus, tmp_path):
     assert (stats.processed, stats.resumed) == (1, 29)
 
 
+@pytest.mark.parametrize(
+    "damage",
+    ["deep line", "number line", "record without its name", "empty cache file", "cut cache file",
+     "negative offset", "offset past the end", "token counts of another length"],
+)  # fmt: skip
+def test_a_damaged_run_is_refused_on_resume_with_one_message(corpus, tmp_path, damage):
+    """``--resume`` reads the results file and each document's ``.npz``: a line nested 10,000
+    deep raised RecursionError, an empty or cut ``.npz`` EOFError (tracebacks), and offsets
+    edited into a cache file came out as results (negative token means, 10^12 LLM tokens)."""
+    sources = list_sources(expand_paths([str(corpus[0])]))
+    plan = QuestionPlan.read(corpus[1], [s.name for s in sources])
+    spec = WorkSpec(CONFIGS[:1], plan, retriever="bm25")
+    out = tmp_path / "r.jsonl"
+    run_corpus(sources, spec, Context(embedder=FakeEmbedder(64)), out=out)
+    lines = out.read_text().splitlines()
+    caches = sorted(Path(f"{out}.chunks").rglob("*.npz"))
+    npz = caches[0]
+    arrays = dict(np.load(npz))
+    if damage == "deep line":
+        lines[1] = "[" * 10_000
+    elif damage == "number line":
+        lines[1] = "5"
+    elif damage == "record without its name":
+        lines[1] = json.dumps({k: v for k, v in json.loads(lines[1]).items() if k != "name"})
+    elif damage == "empty cache file":
+        npz.write_bytes(b"")
+    elif damage == "cut cache file":
+        npz.write_bytes(npz.read_bytes()[:200])
+    elif damage == "negative offset":
+        arrays["s0"][0] = -99_999
+    elif damage == "offset past the end":
+        arrays["e0"][-1] = 10**12
+    else:
+        arrays["t0"] = arrays["t0"][:-1]
+    if damage in ("negative offset", "offset past the end", "token counts of another length"):
+        with npz.open("wb") as fh:
+            np.savez(fh, **arrays)
+    out.write_text("\n".join(lines) + "\n")
+    with pytest.raises(LoadError, match="damaged"):
+        run_corpus(sources, spec, Context(embedder=FakeEmbedder(64)), out=out, resume=True)
+
+
 def test_question_plan_resolves_like_load_questions(corpus, tmp_path):
     """Answers (verbatim, tolerant, scoped), references by file name, stem and id."""
     paths = expand_paths([str(corpus[0])])
@@ -417,4 +459,4 @@ def test_streaming_stems_each_document_in_its_language_as_evaluate_does(tmp_path
     cache = ChunkCache(tmp_path / "cache", "k")
     part = Part(np.array([0]), np.array([5]), np.array([2]), words=[["zeil"]], language="german")
     cache.save(DocWork(0, "d", "id", "ab" * 20, 5, [part]))
-    assert cache.load("ab" * 20, 1)[0].language == "german"
+    assert cache.load("ab" * 20, 1, 5)[0].language == "german"

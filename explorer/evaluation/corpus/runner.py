@@ -145,7 +145,7 @@ def _stream(
         line = reuse.get(source.n)
         if line is not None:
             assert run.cache is not None
-            parts = run.cache.load(line["sha"], len(run.spec.configs))
+            parts = run.cache.load(line["sha"], len(run.spec.configs), line["chars"])
             work = DocWork(
                 source.n, line["name"], line["doc_id"], line["sha"], line["chars"], parts, line["questions"]
             )

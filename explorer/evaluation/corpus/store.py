@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zipfile
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer import untrusted
 from explorer.errors import LoadError, ParamError
 from explorer.evaluation.corpus.work import DocWork, Part, WorkSpec
 from explorer.untrusted import dumps
@@ -82,12 +84,14 @@ class ResultsFile:
                 good += len(line) + 1
                 continue
             try:
-                rec = json.loads(line)
-            except ValueError:
+                rec = untrusted.loads(line, "line", LoadError)
+                if not isinstance(rec, dict) or (rec.get("kind") == "document" and not _whole_record(rec)):
+                    raise LoadError("not a record of this program")
+            except LoadError:
                 if i >= len(lines) - 2:  # the last line, cut by a kill: dropped
                     break
                 raise LoadError(
-                    f"--out {str(self.path)!r}: line {i + 1} is not JSON; it is damaged"
+                    f"--out {str(self.path)!r}: line {i + 1} is not a record this program wrote; it is damaged"
                 ) from None
             if i == 0 and (rec.get("kind") != "run" or rec.get("key") != self.key):
                 raise ParamError(
@@ -107,6 +111,15 @@ class ResultsFile:
 
     def close(self) -> None:
         self._fh.close()
+
+
+#: A finished document's line: its fields and their types, as :func:`document_line` writes them.
+_RECORD = {"n": int, "source": str, "name": str, "doc_id": str, "sha": str, "chars": int, "chunks": list,
+           "questions": list}  # fmt: skip
+
+
+def _whole_record(rec: Mapping[str, Any]) -> bool:
+    return all(isinstance(rec.get(k), t) and not isinstance(rec.get(k), bool) for k, t in _RECORD.items())
 
 
 def document_line(source_key: str, stat: tuple[int, int], work: DocWork) -> dict[str, Any]:
@@ -167,7 +180,9 @@ class ChunkCache:
         except OSError as err:
             raise LoadError(f"cannot write the chunk cache {str(path)!r}: {err.strerror or err}") from None
 
-    def load(self, sha: str, n_parts: int) -> list[Part]:
+    def load(self, sha: str, n_parts: int, chars: int) -> list[Part]:
+        """The document's parts, each checked: offsets inside its ``chars`` characters, in order,
+        one token count per chunk (a damaged or edited file is refused, not scored)."""
         path = self.path(sha)
         try:
             with np.load(path, allow_pickle=False) as z:
@@ -183,9 +198,22 @@ class ChunkCache:
                             [words[i] for i in ids[e - n : e]] for n, e in zip(lens, ends, strict=True)
                         ]
                         part.language = str(z[f"g{j}"]) if f"g{j}" in z else ""
+                    _check_part(part, chars)
                     parts.append(part)
                 return parts
-        except (OSError, KeyError, ValueError) as err:
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as err:
             raise LoadError(
                 f"the chunk cache {str(path)!r} is damaged ({err}): delete it and run again with --resume"
             ) from None
+
+
+def _check_part(part: Part, chars: int) -> None:
+    """ValueError unless ``part`` is what :meth:`ChunkCache.save` wrote for a text of ``chars``."""
+    s, e, t = part.starts, part.ends, part.tokens
+    arrays = [s, e, t] + ([part.llm] if part.llm is not None else [])
+    if any(a.ndim != 1 or a.dtype.kind not in "iu" or len(a) != len(s) for a in arrays):
+        raise ValueError("offsets or token counts of unequal length or not whole numbers")
+    if len(s) and (s.min() < 0 or e.max() > chars or (e < s).any() or any(a.min() < 0 for a in arrays[2:])):
+        raise ValueError(f"offsets outside the document's {chars:,} characters or negative counts")
+    if part.vectors is not None and (part.vectors.ndim != 2 or len(part.vectors) != len(s)):
+        raise ValueError("one vector per chunk expected")
