@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import explorer.strategies.splitting as splitting
 from explorer import Block, Document, ParamError, chunk_document
 from explorer.strategies.invariants import invariant_errors
+from explorer.strategies.markdown import _inside
 from explorer.strategies.splitting import OVER_SIZE
 from explorer.text.chunk import UNBREAKABLE
 from explorer.text.length import get_length
@@ -323,3 +324,13 @@ def test_generated_markdown(lines, size, overlap_frac, level, merge):
                     if c.start < h.start < c.end:
                         before = [b for b in doc.blocks if c.start <= b.start < h.start]
                         assert all(b.kind == "heading" for b in before), (h, c)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(0, 30)), max_size=12), st.integers(-5, 100))
+def test_inside_a_protected_block_by_bisection_is_the_scan_it_replaced(raw, c):
+    """The cut filter of a long section asks whether an offset is strictly inside a code block or
+    table; it scanned every block for every offset (47 s for 20,000 code blocks), and now bisects.
+    Spans sorted by start, nested or overlapping as blocks may be (a running maximum of ends)."""
+    spans = sorted((a, a + n) for a, n in raw)
+    assert _inside(spans)(c) == any(a < c < b for a, b in spans)
