@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -449,3 +450,29 @@ def test_a_long_bad_value_or_strategy_name_is_quoted_cut_short():
     with pytest.raises(ParamError) as bad:
         get_strategy("n" * 5000)
     assert len(str(bad.value)) < 200 and "nnn…'" in str(bad.value)
+
+
+def test_a_run_without_spaces_is_cut_in_openai_tokens_exactly():
+    """A base64 image in Markdown is one long run with no space: the recursive splitter falls to
+    single characters and measures each, and the tokenizer view worked out every piece's offsets
+    (1 MB took 54 s; offsets are now worked out only when read). The counts stay exact."""
+    import base64
+
+    from explorer.text.length import OpenAITokenLength
+    from explorer.text.openai_tokens import OpenAITokenizerView
+
+    run = base64.b64encode(bytes(range(256)) * 60).decode()  # 20,480 characters, no space
+    doc = Document("image.md", "markdown", f"An image:\n\n![x](data:image/png;base64,{run})\n\nThe end.\n")
+    length = OpenAITokenLength("cl100k")
+    chunks = get_strategy("recursive").chunk(doc, {"chunk_size": 500, "chunk_overlap": 0, "length": "cl100k"})
+    assert not invariant_errors(doc, chunks, 500) and len(chunks) > 10
+    assert [length(c.text) for c in chunks] == length.slices(doc.text, [(c.start, c.end) for c in chunks])
+    enc = length._enc
+    view = OpenAITokenizerView(enc)
+    texts = [run[k : k + 7] for k in range(0, 700, 7)] + [run, "Le « pré » coûte 3,50 € !"]
+    for batch in (texts[:100], texts):  # short texts (in this thread) and mixed ones (in threads)
+        got = view.encode_batch(batch)
+        assert [e.ids for e in got] == [enc.encode_ordinary(t) for t in batch]
+    offsets = got[-1].offsets  # worked out when read: the tokens tile the text
+    assert offsets[0][0] == 0 and offsets[-1][1] == len(texts[-1]) and len(offsets) == len(got[-1].ids)
+    assert all(b == c for (_, b), (c, _) in pairwise(offsets))
