@@ -554,3 +554,20 @@ def test_a_line_without_separators_is_cut_by_arithmetic_not_a_list_of_characters
     assert [(c.start, c.end) for c in chunks[:3]] == [(0, 1000), (800, 1800), (1600, 2600)]
     assert chunks[-1].end == len(doc.text) and len(chunks) == 2500
     assert peak < 40 * 2**20, f"{peak / 2**20:.0f} MB"  # 178 MB before
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.text(alphabet=st.sampled_from("ab,.é\u2003\t\x1c-"), min_size=1, max_size=300),
+    size=st.integers(2, 40),
+    overlap_share=st.floats(0, 0.9),
+)
+def test_words_cut_a_run_without_whitespace_as_characters_and_as_before(text, size, overlap_share):
+    """In words, each character of a range without whitespace is one word, so the "" separator
+    cuts it by the characters' arithmetic (a 20 MB line took 3.9 GB listing every character);
+    the chunks and reasons are those the general path gives, whitespace of every kind around."""
+    params = {"chunk_size": size, "chunk_overlap": int(size * overlap_share), "length": "words"}
+    fast = chunk_document(doc(text), "recursive", params)
+    with patch.object(splitting.RecursiveSplitter, "_a_word_each", lambda self, a, b: False):
+        general = chunk_document(doc(text), "recursive", params)
+    assert [(c.start, c.end, c.reason) for c in fast] == [(c.start, c.end, c.reason) for c in general]
