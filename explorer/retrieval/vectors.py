@@ -120,7 +120,7 @@ class EmbedOptions:
                 bad.append(str(err))
                 continue
             fields[name] = True if part == "h" else int(m["n"])
-        return cls(**fields), tuple(bad)
+        return cls(**fields), tuple(dict.fromkeys(bad))  # "emb=,,," said once, not three times
 
 
 #: One part of :meth:`EmbedOptions.link_value`: "h", or "c"/"p" and a number.

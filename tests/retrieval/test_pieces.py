@@ -228,3 +228,4 @@ def test_a_links_bad_part_does_not_drop_its_good_ones():
     assert bad == ("'zz' is not h, cN or pN", EmbedOptions.read_link("p50")[1][0])
     assert "piece_chars=50" in bad[1]
     assert EmbedOptions.read_link("h,p300") == (EmbedOptions(True, 0, 300), ())
+    assert EmbedOptions.read_link(",,,") == (EmbedOptions(), ("'' is not h, cN or pN",))  # said once
