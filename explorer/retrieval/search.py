@@ -359,9 +359,8 @@ def get_index(
     needs them, its BM25 index on the first BM25 or hybrid search."""
     ctx = _checked_context(ctx, options, retriever, mode, force_preview)
     window = ctx.preview_window if mode == "preview" else None
-    if retriever != "bm25":
-        ctx.get_embedder()  # its id keys the vectors; a BM25 search neither needs nor builds it
-    key = (tuple((d.id, d.name) for d in docs), config, options, ctx.model_key(), mode, window)
+    model = ctx.model_key() if retriever == "bm25" else ctx.get_embedder().model_id  # BM25 builds none
+    key = (tuple((d.id, d.name) for d in docs), config, options, model, mode, window)
     idx = _indexes.get(key)
     if idx is None:
         idx = build_index(
