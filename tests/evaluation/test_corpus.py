@@ -175,7 +175,7 @@ def test_a_changed_file_is_done_again(corpus, tmp_path):
 @pytest.mark.parametrize(
     "damage",
     ["deep line", "number line", "record without its name", "empty cache file", "cut cache file",
-     "negative offset", "offset past the end", "token counts of another length"],
+     "negative offset", "offset past the end", "token counts of another length", "word id past the vocabulary"],
 )  # fmt: skip
 def test_a_damaged_run_is_refused_on_resume_with_one_message(corpus, tmp_path, damage):
     """``--resume`` reads the results file and each document's ``.npz``: a line nested 10,000
@@ -204,9 +204,11 @@ def test_a_damaged_run_is_refused_on_resume_with_one_message(corpus, tmp_path, d
         arrays["s0"][0] = -99_999
     elif damage == "offset past the end":
         arrays["e0"][-1] = 10**12
+    elif damage == "word id past the vocabulary":
+        arrays["i0"][0] = 10**6
     else:
         arrays["t0"] = arrays["t0"][:-1]
-    if damage in ("negative offset", "offset past the end", "token counts of another length"):
+    if damage not in ("deep line", "number line", "record without its name", "empty cache file", "cut cache file"):
         with npz.open("wb") as fh:
             np.savez(fh, **arrays)
     out.write_text("\n".join(lines) + "\n")

@@ -201,7 +201,7 @@ class ChunkCache:
                     _check_part(part, chars)
                     parts.append(part)
                 return parts
-        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        except (OSError, KeyError, IndexError, ValueError, EOFError, zipfile.BadZipFile) as err:
             raise LoadError(
                 f"the chunk cache {str(path)!r} is damaged ({err}): delete it and run again with --resume"
             ) from None
