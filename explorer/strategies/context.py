@@ -66,4 +66,7 @@ class Context:
         only: the model is not built for this)."""
         if self.embedder is not None:
             return self.embedder.count_tokens(texts)
-        return get_length("tokens", self.model).count_batch(list(texts))
+        tokens = self._cache.get("model tokens")  # made once: the streamed runner asks per document
+        if tokens is None:
+            tokens = self._cache["model tokens"] = get_length("tokens", self.model)
+        return tokens.count_batch(list(texts))
