@@ -25,7 +25,7 @@ import numpy as np
 from explorer.errors import LimitError
 from explorer.limits import MAX_CHUNKS, REGEX_TIME_BUDGET_S
 from explorer.strategies.scanning import FastPieces, Piece, add_stripped, separator_reason
-from explorer.strategies.separators import split_bounds
+from explorer.strategies.separators import VECTOR_MIN_CHARS, split_bounds
 from explorer.text.chunk import END_OF_TEXT, UNBREAKABLE, Span
 from explorer.text.length import CharLength, Length
 
@@ -156,7 +156,9 @@ class RecursiveSplitter(FastPieces):
             self._split_scan(a, b, sep, rest, out)
             return
         size = self.size
-        if self._vector_ok(a, b, sep):
+        if not sep and not self.chars and b - a > VECTOR_MIN_CHARS:
+            starts, ends, q, e, lens, big = self._char_pieces(a, b)
+        elif self._vector_ok(a, b, sep):
             starts, ends, q, e, lens, big = self._pieces_np(a, b, sep)
         else:
             starts, ends = self._pieces(a, b, sep)
