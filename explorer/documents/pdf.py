@@ -229,7 +229,7 @@ def _check_pages(
     with_text = len(texts) - len(empty) - len(failed)
     if garbled and len(garbled) == with_text:
         raise LoadError(
-            f"{name!r}'s text extracts as unreadable glyphs ((cid:NN) codes, glyph names such as /g12, or private-use "
+            f"The text of {name!r} extracts as unreadable glyphs ((cid:NN) codes, glyph names such as /g12, or private-use "
             "characters): its fonts have no Unicode map — run OCR first"
         )
     if garbled:
