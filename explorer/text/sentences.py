@@ -64,17 +64,21 @@ _PARA = re.compile(r"\n[^\S\n]*\n\s*|\u2029\s*")
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 _CLOSERS = "\"'”’»)\\]」』）】〕〉》›"
 _CJK_CLOSERS = "」』）】〕〉》”’\"'»)"
+#: End marks that need no space after them: CJK, the full-width full stop (not between digits),
+#: Armenian ։, Ethiopic ። and ፧, Myanmar ။.
+_SPACELESS_ENDS = "。｡！？։።፧။"
 _CAND = re.compile(
     # a Markdown heading line: a boundary right after it
     r"(?P<head>(?m:^)#{1,6}[ \t][^\n]*\n)"
     # a single newline (decided by _line_end)
     r"|(?P<nl>\n)"
     # CJK end marks: no space needed
-    rf"|(?P<cjk>[。｡！？][。｡！？!?]*[{_CJK_CLOSERS}]*)"
+    rf"|(?P<cjk>(?:[{_SPACELESS_ENDS}]|．(?![0-9０-９]))[{_SPACELESS_ENDS}!?]*[{_CJK_CLOSERS}]*)"
     # ASCII !/? directly followed by a CJK character
     rf"|(?P<bang>[!?]+(?=[{_CJK_CHARS}]))"
     # Latin end marks + closing quotes/brackets/footnote marks, then whitespace or the end
-    r"|(?P<lat>(?P<run>(?:\.(?: \.){2,}|[.!?…‼‽⁇⁈⁉؟।॥۔])+)"
+    # (and the Greek question mark, ";" after a Greek letter: NFC makes U+037E a semicolon)
+    r"|(?P<lat>(?P<run>(?:\.(?: \.){2,}|[.!?…‼‽⁇⁈⁉؟।॥۔]|(?<=[\u0370-\u03ff\u1f00-\u1fff])[;\u037e])+)"
     rf"(?:[{_CLOSERS}]|[ \u00a0\u202f]+[»›]|\[\d{{1,3}}\])*"
     r"(?=\s|\Z))"
 )
@@ -93,15 +97,22 @@ def _words(spaced: str) -> frozenset[str]:
 #: Titles before a name, matched exactly (case matters: "MM." is Messieurs, "mm." millimetres).
 TITLES = _words(
     "Mr Mrs Ms Mx Dr Prof Rev Hon Gen Col Capt Cpt Lt Sgt Gov Sen Rep St Ste Mt Messrs "
-    "MM Mme Mmes Mlle Mlles Mgr Pr Hr Hrn Fr"
+    "MM Mme Mmes Mlle Mlles Mgr Pr Hr Hrn Fr "
+    # Spanish, Italian, Portuguese, Dutch, Polish, Czech, Russian (before a name, a street)
+    "Sr Sra Srta Sres Dña Dra Lic Ud Uds Sig Sigg Dott Avv Geom Ing Eng Profa Exmo Exma Dhr Mevr Mw "
+    "Drs Ir dhr mevr mw hab inż mgr Mgr Bc Doc Проф проф акад Акад доц ул пр пл им тов гр св"
 )
 #: Words that are (almost) never the last word of a sentence, matched in lowercase.
-NEVER_FINAL = _words("e.g i.e cf viz vs z.b u.a d.h o.ä bzw vgl ggf evtl sog inkl zzgl resp av apr env bd")
+NEVER_FINAL = _words(
+    "e.g i.e cf viz vs z.b u.a d.h o.ä bzw vgl ggf evtl sog inkl zzgl resp av apr env bd "
+    "p.ej vid m.in np tzn tj tzw např bijv o.a d.w.z m.b.t t.a.v напр ср т.е т.к"
+)
 #: Words before a number ("p. 12", "No. 5", "Nr. 4"), matched in lowercase when a number follows.
 BEFORE_NUMBER = _words(
     "p pp no nos nr vol vols fig figs art arts ch chap sec sect eq eqs ref refs approx ca env "
     "abs tab tbl op n s t para par ex ext max min tel tél réf réfs num rev str jan feb mar apr jun jul "
-    "aug sep sept oct nov dec janv févr fév avr juil déc"
+    "aug sep sept oct nov dec janv févr fév avr juil déc "
+    "pág págs núm cap pag pagg abb kap bd blz hfst str rys poz ust pkt rozdz obr nar стр рис табл гл ст илл"
 )
 #: In text without capitals, these continue a sentence even before a lowercase word.
 ABBREV_LOWER = (
@@ -140,8 +151,11 @@ SENTENCE_STARTERS = _words(
     "In On At For With His Her Its Their Our My Your "
     "Der Die Das Den Dem Ein Eine Er Sie Es Wir Ich Ihr Dann Aber Und Oder Wenn Im Am"
 )
-#: Single-letter units that end a sentence after a number: "à 9 h.", "3 m.", "5 g.", "2 l.", "10 s.".
-UNIT_LETTERS = frozenset("hmglst")
+#: Single-letter units that end a sentence after a number: "à 9 h.", "3 m.", "5 g.", "2 l.", "10 s.",
+#: and years: Polish "w 2020 r.", Russian "в 1990 г." (and Russian м, л, с, ч, т).
+UNIT_LETTERS = frozenset("hmglstrгмлсчт")
+#: Russian "и т. д.", "и т. п." ("and so on") end a sentence when a capital follows.
+_SO_ON = (("т.", "д"), ("т.", "п"))
 #: Capital letters that are units after a number ("230 V.", "16 A.", "60 W.", "20 C."); when a
 #: sentence-starting word follows they end the sentence. Not M ("en 1990 M. Le Pen") nor J.
 UNIT_CAPITALS = frozenset("AVWNKTHFSLC")
@@ -156,6 +170,10 @@ _ELISION = re.compile(r"\A(?:\w{1,2}|qu|jusqu|lorsqu|puisqu)['’]")
 _GERMAN_ORDINAL_NEXT = _words(
     "Januar Jänner Februar März April Mai Juni Juli August September Oktober November Dezember "
     "Jahrhundert Jahrhunderts"
+)
+#: German words before an ordinal ("zum 3. Mal", "die 5. Klasse", "am 2. Tag"), in lowercase.
+_GERMAN_ORDINAL_BEFORE = _words(
+    "am zum zur im vom beim dem den der die das jeden jedem jeder jedes seit ihr ihrem ihren seinem seinen"
 )
 _JA_QUOTATIVE = "とっ"
 _BLOCK_START = re.compile(r"[^\S\n]*(?:[-*+•–—][ \t]|\d{1,3}[.)][ \t]|#{1,6}[ \t]|\||>|```)")
@@ -291,6 +309,9 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
         w = _NEXT_WORD.match(text, m.end(), pe)
         if w and w.group(1) in _GERMAN_ORDINAL_NEXT:
             return False  # "am 3. Oktober"
+        p = _PREV_TOKEN.search(text, max(sent_start, tok_start - 40), tok_start)
+        if "." not in tok and p and p.group(1).lower() in _GERMAN_ORDINAL_BEFORE:
+            return False  # "zum 3. Mal", "Die 5. Klasse"
     return True
 
 
@@ -306,7 +327,7 @@ def _letter_ends(text: str, after: int, pe: int, lo: int, tok_start: int, tok: s
         return False  # first word of the sentence: an initial or M.
     prev = p.group(1).strip(_OPENERS)
     if tok.islower():
-        return tok in UNIT_LETTERS and _NUMBER.fullmatch(prev) is not None
+        return (tok in UNIT_LETTERS and _NUMBER.fullmatch(prev) is not None) or (prev, tok) in _SO_ON
     if nxt.isdigit() or _INITIAL_NEXT.match(text, after, pe):
         return False  # a chain of initials (J. R. R.), or a number follows (annexe A. 3)
     word = _ELISION.sub("", prev).lower()  # l'annexe -> annexe

@@ -64,6 +64,39 @@ def test_french_abbreviations_articles_and_units(text, expected):
     assert sentences(text) == expected
 
 
+#: Titles, abbreviations, ordinals and end marks of other languages (a helper's pass over
+#: Spanish, Italian, Portuguese, Dutch, Polish, Czech, Russian, German, Armenian, Greek,
+#: Amharic, Burmese and Chinese text); each was cut or joined wrongly before.
+OTHER_LANGUAGES = [
+    ("El Sr. García llegó tarde. La Sra. López no vino.", ["El Sr. García llegó tarde.", "La Sra. López no vino."]),
+    ("Il Sig. Rossi è arrivato. Il Dott. Bianchi è partito.", ["Il Sig. Rossi è arrivato.", "Il Dott. Bianchi è partito."]),
+    ("A Dra. Costa saiu cedo. Fim.", ["A Dra. Costa saiu cedo.", "Fim."]),
+    ("Dhr. Jansen en mevr. De Vries kwamen. Het was laat.", ["Dhr. Jansen en mevr. De Vries kwamen.", "Het was laat."]),
+    ("Spotkanie odbyło się w 2020 r. Następnie firma zmieniła nazwę.", ["Spotkanie odbyło się w 2020 r.", "Następnie firma zmieniła nazwę."]),
+    ("Prof. Nowak i dr hab. Kowalski przyszli. Koniec.", ["Prof. Nowak i dr hab. Kowalski przyszli.", "Koniec."]),
+    ("Это было в 1990 г. Потом всё изменилось.", ["Это было в 1990 г.", "Потом всё изменилось."]),
+    ("Проф. Иванов живёт на ул. Ленина, д. 5. Конец.", ["Проф. Иванов живёт на ул. Ленина, д. 5.", "Конец."]),
+    ("Мы купили хлеб, молоко и т. д.\nТехническое задание готово.", ["Мы купили хлеб, молоко и т. д.", "Техническое задание готово."]),
+    ("См. стр. 12 и табл. 3.\nПеред началом проверьте насос.", ["См. стр. 12 и табл. 3.", "Перед началом проверьте насос."]),
+    ("Das passiert zum 3. Mal in Folge. Die 5. Klasse fährt weg.", ["Das passiert zum 3. Mal in Folge.", "Die 5. Klasse fährt weg."]),
+    ("Sie sind 3. Die anderen nicht.", ["Sie sind 3.", "Die anderen nicht."]),
+    ("Nar. 5. května 1990 v Praze. Potom odešel.", ["Nar. 5. května 1990 v Praze.", "Potom odešel."]),
+    ("Ի՞նչ է սա։ Սա թեստ է։", ["Ի՞նչ է սա։", "Սա թեստ է։"]),
+    ("Τι είναι αυτό; Είναι ένα τεστ.", ["Τι είναι αυτό;", "Είναι ένα τεστ."]),
+    ("ዛሬ ጥሩ ቀን ነው።ነገ ይዘንባል።", ["ዛሬ ጥሩ ቀን ነው።", "ነገ ይዘንባል።"]),
+    ("မင်္ဂလာပါ။ ကျေးဇူးတင်ပါတယ်။", ["မင်္ဂလာပါ။", "ကျေးဇူးတင်ပါတယ်။"]),
+    ("这是第一句．这是第二句．", ["这是第一句．", "这是第二句．"]),
+    ("３．５ 是数字．下一句．", ["３．５ 是数字．", "下一句．"]),
+    ("This is it; That is not.", ["This is it; That is not."]),
+    ("I counted to 3. Then I stopped.", ["I counted to 3.", "Then I stopped."]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), OTHER_LANGUAGES)
+def test_titles_abbreviations_ordinals_and_end_marks_of_other_languages(text, expected):
+    assert sentences(text) == expected
+
+
 def test_blank_line_with_spaces_ends_paragraph_and_sentence():
     text = "First part without stop\n \t \nsecond part, lowercase."
     assert paragraph_spans(text) == [(0, 23), (28, len(text))]
