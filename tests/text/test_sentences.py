@@ -59,11 +59,6 @@ FRENCH_MORE = [
 ]
 
 
-@pytest.mark.parametrize(("text", "expected"), FRENCH_MORE)
-def test_french_abbreviations_articles_and_units(text, expected):
-    assert sentences(text) == expected
-
-
 #: Titles, abbreviations, ordinals and end marks of other languages (a helper's pass over
 #: Spanish, Italian, Portuguese, Dutch, Polish, Czech, Russian, German, Armenian, Greek,
 #: Amharic, Burmese and Chinese text); each was cut or joined wrongly before.
@@ -92,8 +87,9 @@ OTHER_LANGUAGES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "expected"), OTHER_LANGUAGES)
-def test_titles_abbreviations_ordinals_and_end_marks_of_other_languages(text, expected):
+@pytest.mark.parametrize(("text", "expected"), FRENCH_MORE + OTHER_LANGUAGES)
+def test_abbreviations_articles_units_ordinals_and_end_marks(text, expected):
+    """French abbreviations, articles and units; other languages' titles, ordinals and marks."""
     assert sentences(text) == expected
 
 
