@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.strategies.base import OVERLAP_BELOW_SIZE, PeerKit, Strategy, check_size_overlap, trim
+from explorer.strategies.packing import character_windows
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
 from explorer.text.length import INDEX_MIN_CHARS, Length
+from explorer.text.words import has_joining, splits_character
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,8 @@ class FixedStrategy(Strategy[FixedParams]):
     name = "fixed"
     description = (
         "Windows of chunk_size units (characters, words or tokens), each starting "
-        "chunk_size - chunk_overlap units after the previous one, the whitespace at their edges trimmed. "
+        "chunk_size - chunk_overlap units after the previous one, the whitespace at their edges trimmed; "
+        "a cut never separates a letter from its marks (a Thai vowel sign, an accent of decomposed text). "
         "Ignores structure: the baseline."
     )
     Params = FixedParams
@@ -41,6 +44,8 @@ class FixedStrategy(Strategy[FixedParams]):
         length = ctx.length(p.length)
         if p.length == "chars":
             bounds = [(i, min(i + size, len(text))) for i in _window_starts(len(text), size, size - overlap)]
+            if has_joining(text):
+                bounds = character_windows(text, size, size - overlap)
         else:
             bounds = _unit_windows(text, length, size, overlap)
         kept: list[tuple[int, int]] = []
@@ -114,6 +119,8 @@ def _unit_windows(text: str, length: Length, size: int, overlap: int) -> list[tu
     """
     index = length.index(text) if hasattr(length, "index") and len(text) >= INDEX_MIN_CHARS else None
     unit_starts = index.token_starts() if index is not None else [s for s, _ in length.spans(text)]
+    if has_joining(text):  # a token that starts on a mark stays with the one before (see words.py)
+        unit_starts = [s for s in unit_starts if not splits_character(text, s)]
     n = len(unit_starts)
     if n == 0:
         return [(0, len(text))]

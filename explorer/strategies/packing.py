@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from explorer.text.chunk import SIZE_LIMIT, UNBREAKABLE, Span
 from explorer.text.length import Length
+from explorer.text.words import character_start, splits_character
 
 _WORD = re.compile(r"\S+")
 Bounds = tuple[int, int]
@@ -137,14 +138,14 @@ def _word_token_estimates(
 def _split_word(text: str, s: int, e: int, length: Length, size: int) -> list[tuple[int, int, bool]]:
     """A single word over size: windows of ``size`` characters, or packed token spans."""
     if length.name == "chars":
-        return [(a, min(a + size, e), False) for a in range(s, e, size)]
+        return [(s + a, s + b, b - a > size) for a, b in character_windows(text[s:e], size, size)]
     if length.name == "words":  # cannot happen (a word is one word), kept for safety
         return [(s, e, length(text[s:e]) > size)]
     rel = length.spans(text[s:e])
     if not rel:
         return [(s, e, length(text[s:e]) > size)]
     # contiguous units from token starts, so characters the tokenizer skips stay covered
-    starts = [s] + [s + a for a, _ in rel[1:]]
+    starts = [s] + [s + a for a, _ in rel[1:] if not splits_character(text, s + a)]  # marks stay with their letter
     units = [(a, b) for a, b in zip(starts, [*starts[1:], e], strict=True) if b > a]
     out = []
     for i, j in pack(Packer(text, units, length, size)):
@@ -172,3 +173,26 @@ def long_unit_spans(
         spans.append(Span(s, e, reason))
     return spans
 
+
+def character_windows(text: str, size: int, step: int) -> list[tuple[int, int]]:
+    """Windows of at most ``size`` characters, each starting ``step`` after the previous one,
+    every cut moved back to where a character as a reader sees it starts (a Thai vowel sign or
+    the accent of decomposed text stays with its letter). A character longer than ``size`` (a
+    letter with more marks) is kept whole."""
+    n, out, i = len(text), [], 0
+    while True:
+        e = min(i + size, n)
+        back = character_start(text, e, i)
+        e = back if back > i else character_end(text, e)
+        out.append((i, e))
+        if e >= n:
+            return out
+        nxt = character_start(text, min(i + step, e), i)
+        i = nxt if nxt > i else character_end(text, i + 1)
+
+
+def character_end(text: str, at: int) -> int:
+    """``at`` moved forward to where the next character as a reader sees it starts."""
+    while splits_character(text, at):
+        at += 1
+    return at

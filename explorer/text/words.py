@@ -1,4 +1,5 @@
-"""Where a word ends: whether a cut at an offset falls inside a word.
+"""Where a word ends: whether a cut at an offset falls inside a word, or inside a character as
+a reader sees it (a letter and its marks).
 
 Why a module of its own: the chunk flags (``mid_word``) and the rendering that says at which
 end a chunk was cut both need the same answer, and they sit in layers that cannot import each
@@ -8,6 +9,16 @@ other.
 from __future__ import annotations
 
 import unicodedata
+
+import regex
+
+#: Characters that belong to the one before them, so a cut before one splits what a reader sees as
+#: one character (a grapheme cluster, in a simplified form of Unicode's UAX #29): combining marks
+#: (the accents of decomposed text, the vowel signs of Thai and Indic scripts), the zero-width
+#: joiner, variation selectors, emoji skin tones and tag characters.
+_JOINS = regex.compile(r"[\p{M}\u0e33\u0eb3\u200d\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f\U000e0100-\U000e01ef]")
+#: Canonical combining class of a virama: the consonant after one is part of a conjunct (क्ष).
+_VIRAMA = 9
 
 
 def _no_space_script(ch: str) -> bool:
@@ -31,9 +42,33 @@ def is_word_char(ch: str) -> bool:
     return (ch.isalnum() or ch == "_" or unicodedata.category(ch)[0] == "M") and not _no_space_script(ch)
 
 
+def splits_character(text: str, at: int) -> bool:
+    """Whether a cut at ``at`` separates a character from its marks, a zero-width-joiner
+    sequence (👩‍💻), or a conjunct after a virama."""
+    if not 0 < at < len(text):
+        return False
+    before = text[at - 1]
+    return _JOINS.match(text, at) is not None or before == "\u200d" or unicodedata.combining(before) == _VIRAMA
+
+
+def character_start(text: str, at: int, lo: int = 0) -> int:
+    """``at`` moved back, not below ``lo``, to the start of the character a reader sees there."""
+    while at > lo and splits_character(text, at):
+        at -= 1
+    return at
+
+
+def has_joining(text: str) -> bool:
+    """Whether ``text`` holds any character that joins the one before it (most text does not:
+    the cut points need no checking then)."""
+    return _JOINS.search(text) is not None or "\u200d" in text
+
+
 def cut_in_word(text: str, at: int) -> bool:
-    """Whether a cut at ``at`` falls between two word characters of ``text``."""
-    return 0 < at < len(text) and is_word_char(text[at - 1]) and is_word_char(text[at])
+    """Whether a cut at ``at`` falls between two word characters of ``text``, or inside a character."""
+    if not 0 < at < len(text):
+        return False
+    return (is_word_char(text[at - 1]) and is_word_char(text[at])) or splits_character(text, at)
 
 
 def mid_word_where(text: str, start: int, end: int) -> str:

@@ -58,3 +58,44 @@ def test_invariants(text, size, data, unit):
     d = doc(text)
     cs = chunk_document(d, "fixed", {"chunk_size": size, "chunk_overlap": overlap, "length": unit})
     assert not invariant_errors(d, cs, size if unit != "words" else None)
+
+
+#: Letters with marks that belong to them: a Thai syllable, decomposed Vietnamese, a Hindi
+#: conjunct, an emoji with a skin tone and a zero-width-joiner sequence.
+JOINED = ["กำลัง", "tie\u0302\u0301ng", "क्षमा", "👍🏽", "👩\u200d💻", " ", "ab"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(st.sampled_from(JOINED), min_size=1, max_size=80).map("".join),
+    st.integers(3, 30),
+    st.data(),
+    st.sampled_from(["chars", "tokens"]),
+)
+def test_cuts_never_split_a_character_from_its_marks(text, size, data, unit):
+    """A Thai vowel sign, an accent of decomposed text, a conjunct after a virama, a skin tone
+    or a joined emoji stays with the character before it (9 of 42 Thai chunks of 25 characters
+    began with a vowel sign): every chunk starts and ends where a reader's character does, and
+    the chunks still cover the text within the size."""
+    from explorer.text.words import splits_character
+
+    overlap = data.draw(st.integers(0, size - 1), label="overlap")
+    d = doc(text)
+    cs = chunk_document(d, "fixed", {"chunk_size": size, "chunk_overlap": overlap, "length": unit})
+    assert not invariant_errors(d, cs, size if unit == "chars" else None)
+    assert not [c for c in cs if splits_character(text, c.start) or splits_character(text, c.end)]
+    for strategy in ("sentence", "paragraph"):
+        params = {"chunk_size": size, "length": unit}
+        assert not [c for c in chunk_document(d, strategy, params) if splits_character(text, c.start)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 400), st.integers(1, 40), st.data())
+def test_character_windows_are_the_arithmetic_ones_where_no_cut_splits_a_character(n, size, data):
+    from explorer.strategies.fixed import _window_starts
+    from explorer.strategies.packing import character_windows
+
+    step = size - data.draw(st.integers(0, size - 1), label="overlap")
+    text = "ab c" * (n // 4 + 1)
+    expected = [(i, min(i + size, len(text))) for i in _window_starts(len(text), size, step)]
+    assert character_windows(text, size, step) == expected
