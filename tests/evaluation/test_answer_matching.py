@@ -215,3 +215,18 @@ def test_invisible_spaces_copied_with_an_answer_do_not_stop_its_match():
     assert find_answer("\ufeffdpkg -\u2060-no-act\u200b", [Document("a.txt", "text", text)]) == [
         (Document("a.txt", "text", text).id, 4, 17)
     ]
+
+
+@pytest.mark.parametrize("doc_form", ["NFC", "NFD"])
+def test_an_answer_in_the_other_unicode_form_is_found_at_the_documents_offsets(doc_form):
+    """A Vietnamese or French text saved with decomposed accents (macOS file names, some PDFs)
+    and an answer typed with composed ones, or the reverse: the same letters are found, at the
+    document's own offsets."""
+    import unicodedata
+
+    text = unicodedata.normalize(doc_form, "Mở đầu. Người Việt nói tiếng Việt. Une idée très forte.")
+    d = Document("vi.txt", "text", text)
+    for answer in ("Người Việt nói tiếng Việt.", "idée très"):
+        other = unicodedata.normalize("NFD" if doc_form == "NFC" else "NFC", answer)
+        doc_id, s, e = locate_answer(other, [d])
+        assert doc_id == d.id and text[s:e] == unicodedata.normalize(doc_form, answer)
