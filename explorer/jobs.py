@@ -158,6 +158,7 @@ class Job:
         self._ended: float | None = None
         self._rate_base: tuple[float, int] | None = None  # (time, done) the rate is measured from
         self._rate_after_load = False
+        self._last_report = 0.0  # when progress last moved: the estimate counts down from there
 
     # -- called by the work, on the worker -----------------------------------------------
     def progress(self, done: int, total: int) -> None:
@@ -171,6 +172,7 @@ class Job:
             elif self._rate_after_load and done > 0:  # the model loaded during the first batch
                 self._rate_base, self._rate_after_load = (now, done), False
             self._done, self._total = done, total
+            self._last_report = now
             self._phase = EMBEDDING
 
     def step(self, label: str) -> None:
@@ -201,7 +203,7 @@ class Job:
         now = time.monotonic()
         with self._lock:
             phase, done, total, label, error = self._phase, self._done, self._total, self._label, self._error
-            base = self._rate_base
+            base, last = self._rate_base, self._last_report
             started, ended = self._started, self._ended
         if phase not in FINISHED:
             if self.token.cancelled:
@@ -209,9 +211,11 @@ class Job:
             elif phase == EMBEDDING and not model_loaded(self.embedder):
                 phase = LOADING
         eta = None
-        if phase == EMBEDDING and base is not None and done > base[1] and now > base[0]:
-            rate = (done - base[1]) / (now - base[0])
-            eta = (total - done) / rate if rate > 0 else None
+        if phase == EMBEDDING and base is not None and done > base[1] and last > base[0]:
+            # the rate up to the last report, and the time since then taken off: an estimate that
+            # counts down between reports (measured to now, it rose until the next one came)
+            rate = (done - base[1]) / (last - base[0])
+            eta = max(1.0, (total - done) / rate - (now - last))
         ahead = _RUNNER.ahead(self) if phase == QUEUED else 0
         elapsed = ((ended or now) - started) if started is not None else 0.0
         return JobStatus(phase, label, done, total, error, ahead, eta, elapsed)

@@ -8,7 +8,7 @@ from explorer import jobs
 from explorer.errors import ExplorerError
 from explorer.strategies import get_strategy
 from pages.ui import eval_jobs, evaluation
-from pages.ui.background import job_bar, job_result
+from pages.ui.background import job_bar, job_result, running, waiting
 from pages.ui.configs import config_label, user_set_of, valid_configs
 from pages.ui.frame import page_header
 from pages.ui.model import embedder
@@ -68,6 +68,8 @@ if (
     session.eval_source = "file" if source == "Question file" else "kept"
     run.start_evaluation(list(dict.fromkeys(pairs)), emb)
 phase, result = job_result("eval")
+if busy := running("eval"):
+    waiting(busy, "The scores")
 if phase == jobs.DONE:
     session.eval_results, session.eval_meta = result
 if session.eval_results:
@@ -109,6 +111,8 @@ else:
         session.eval_source = "file" if source == "Question file" else "kept"
         run.start_sweep(plans, param, spec, emb)
     phase, result = job_result("sweep")
+    if busy := running("sweep"):
+        waiting(busy, "The sweep's curves")
     if phase == jobs.DONE or (phase == jobs.STOPPED and result and any(result["lines"].values())):
         session.sweep_results = dict(result, stopped=phase == jobs.STOPPED)
     sw = session.sweep_results

@@ -222,3 +222,20 @@ def test_checkpoint_stops_a_job_inside_a_long_step():
     assert started.wait(10)
     job.cancel()
     assert job.wait(2) and job.status().phase == jobs.STOPPED and job.result is None
+
+
+def test_the_time_left_counts_down_between_progress_reports(monkeypatch):
+    """The estimate is the rate up to the last report, less the time since it: it falls while
+    a step runs (measured to now, it rose every second until the next step landed: 22 s, 24 s,
+    ... 41 s, then 10 s, as a user saw on Retrieve)."""
+    clock = [100.0]
+    monkeypatch.setattr(jobs.time, "monotonic", lambda: clock[0])
+    job = jobs.Job(lambda j: None, label="embed")
+    job.progress(0, 100)
+    clock[0] = 101.0
+    job.progress(10, 100)  # 10 texts a second
+    etas = []
+    for t in (101.0, 102.0, 103.0, 106.0, 120.0):
+        clock[0] = t
+        etas.append(job.status().eta)
+    assert etas == [9.0, 8.0, 7.0, 4.0, 1.0]  # never below "about 1 s" while texts are left

@@ -21,14 +21,18 @@ from explorer.strategies.registry import get_strategy
 WIDE_FACTORS = (0.25, 0.5, 1.0, 1.5, 2.0)
 #: Factors tried for a real-valued one (a breakpoint percentile, a threshold): a finer look.
 FINE_FACTORS = (0.9, 0.95, 1.0, 1.05, 1.1)
+#: Distinct own values added to the suggestions (more configurations: the median's five only).
+MAX_OWN_VALUES = 3
 
 
 def suggested_values(configs: Sequence[StrategyConfig], param: str) -> list[Any]:
     """Up to five values of ``param``: the median of the configurations' values (those whose
     strategy has it) times :data:`WIDE_FACTORS` (whole numbers) or :data:`FINE_FACTORS`, in
-    its bounds, rounded to two significant digits (the median itself kept exact), each valid
-    for every one of those configurations (cross-parameter checks included). Empty when no
-    configuration has a numeric ``param``."""
+    its bounds, rounded to two significant digits (the median itself kept exact), plus each
+    configuration's own value when they hold at most :data:`MAX_OWN_VALUES` (a curve without
+    a point at recursive's 300 could not say where its setting stands), each valid for every
+    one of those configurations (cross-parameter checks included). Empty when no configuration
+    has a numeric ``param``."""
     strategies = [(c, get_strategy(c.strategy)) for c in dict.fromkeys(configs)]
     having = [(c, s) for c, s in strategies if param in s.param_names()]
     if not having:
@@ -43,9 +47,10 @@ def suggested_values(configs: Sequence[StrategyConfig], param: str) -> list[Any]
     low = -math.inf if spec.min is None else spec.min
     high = math.inf if spec.max is None else spec.max
     raw = [min(high, max(low, 0.0 if not value and f == factors[0] else base * f)) for f in factors]
+    own = [v for v in dict.fromkeys(current) if low <= v <= high] if len(set(current)) <= MAX_OWN_VALUES else []
     out: list[Any] = []
-    for x in raw:
-        v = spec.coerce(x if x == value else _two_digits(x, spec.kind is INT))
+    for x in raw + own:  # each configuration's own value too: where it stands on the curve
+        v = spec.coerce(x if x == value or x in own else _two_digits(x, spec.kind is INT))
         if v not in out and _valid_everywhere(having, param, v):
             out.append(v)
     return sorted(out)

@@ -201,6 +201,15 @@ def job_result(kind: str) -> tuple[str, Any]:
     return _reading(job)
 
 
+def running(kind: str) -> str:
+    """The phase of the session's job of ``kind`` while it runs, else "" (a page says so beside
+    the button that started it: the bar at the top may be scrolled out of sight)."""
+    job = session_job()
+    if job is None or job.kind != kind or job.finished:
+        return ""
+    return job.status().phase
+
+
 def waiting(phase: str, what: str) -> None:
     """Where a page's results will be, while its background job runs or after it stopped."""
     if phase == jobs.FAILED:
@@ -323,13 +332,11 @@ def _finished_bar(job: jobs.Job, s: jobs.JobStatus) -> None:
     with st.container(border=True, key=W.JOB_BAR):
         left, mid, right = st.columns([0.7, 0.15, 0.15], vertical_alignment="center")
         if s.phase == jobs.STOPPED:
-            at = f" at {md(s.label)}" if s.label and s.label != job.title else ""
-            texts = (
-                f" ({s.done:,} of {s.total:,} texts of that step embedded)" if 0 < s.done < s.total else ""
-            )
+            at = f", at {md(s.label)}" if s.label and s.label != job.title else ""
+            texts = f", {s.done:,} of its {s.total:,} texts embedded" if 0 < s.done < s.total else ""
             left.markdown(
                 f":material/pause_circle: Stopped: **{md(job.title)}**{at}{texts}. What was embedded is "
-                "kept: resuming starts there."
+                "kept: Resume goes on from there."
             )
             label, icon = "Resume", ":material/play_arrow:"
         else:

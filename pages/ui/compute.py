@@ -256,7 +256,7 @@ def index_all(
 
     out: dict = {}
     for i, config in enumerate(configs):
-        job.step(f"{config.display} ({i + 1}/{len(configs)})" if len(configs) > 1 else config.display)
+        job.step(f"configuration {i + 1} of {len(configs)}, {config.display}" if len(configs) > 1 else config.display)
         try:
             out[config] = get_index(docs, config, make(job.progress), options, job.progress, retriever)
         except Cancelled:

@@ -112,7 +112,7 @@ class Run:
                 rows = lines.setdefault(names[config], [])
                 for value in values:
                     n += 1
-                    job.step(f"{names[config]}: {name} = {value} ({n}/{total})")
+                    job.step(f"step {n} of {total}, {names[config]} with {name} = {value}")
                     rows.extend(
                         evaluate_mod.sweep(
                             docs,

@@ -1204,7 +1204,7 @@ def test_sweep_offers_values_around_the_configurations_own_that_run_without_a_wa
     lines = at.session_state["sweep_results"]["lines"]
     assert [len(rows) for rows in lines.values()] == [5, 5]
     at.selectbox(key="w.sweep_param").set_value("chunk_overlap").run()
-    assert at.text_input(key="w.sweep_values").value == "50,100,200,300,400"
+    assert at.text_input(key="w.sweep_values").value == "0,50,100,200,300,400"  # fixed's own 0 too
     at.text_input(key="w.sweep_values").set_value("0,100").run()
     at.run()
     assert at.text_input(key="w.sweep_values").value == "0,100"  # what the user typed stays

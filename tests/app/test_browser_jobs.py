@@ -33,11 +33,11 @@ def above(page, upper: str, lower: str) -> bool:
 
 
 def wait_for_step(page, n: int, timeout: float = 60) -> None:
-    """Until the job bar says step ``n`` or a later one of the sweep ("… (3/18)"), not its last:
+    """Until the job bar says step ``n`` or a later one of the sweep ("step 3 of 18, …"), not its last:
     any such step, since on a busy machine the page's polls may skip one."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        m = re.search(r"chunk_size = \d+ \((\d+)/(\d+)\)", page.locator(BAR).first.inner_text())
+        m = re.search(r"step (\d+) of (\d+), .* with chunk_size = \d+", page.locator(BAR).first.inner_text())
         if m and n <= int(m[1]) < int(m[2]):
             return
         time.sleep(0.2)
@@ -79,6 +79,8 @@ def test_retrieve_and_a_sweep_run_in_the_background_and_stop_ends_the_sweep(serv
         pg.get_by_text("Sweep of chunk_size").first.wait_for(timeout=30_000)
         assert above(pg, BAR, '[data-testid="stSegmentedControl"], [data-testid="stButtonGroup"]')
         wait_for_step(pg, 2)  # a value scored: the bar names a later one
+        # and where the user clicked, the page says the sweep runs (the bar may be scrolled away)
+        assert "The sweep's curves will show here" in bu.main_text(pg)
         bu.screenshot(pg, "browser-jobs-evaluate.png")
         t0 = time.monotonic()
         bar.get_by_role("button", name="Stop").click()

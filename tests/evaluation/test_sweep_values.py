@@ -19,8 +19,11 @@ def test_sizes_from_a_quarter_to_double_the_median_and_valid_beside_each_overlap
     wide = StrategyConfig.make("recursive", {"chunk_size": 400, "chunk_overlap": 300})
     assert suggested_values([wide], "chunk_size") == [400, 600, 800]  # 100 and 200 <= overlap 300
     # overlaps stay below every configuration's chunk size (fixed: 500)
-    assert suggested_values([RECURSIVE, FIXED], "chunk_overlap") == [50, 100, 200, 300, 400]
+    assert suggested_values([RECURSIVE, FIXED], "chunk_overlap") == [0, 50, 100, 200, 300, 400]  # fixed: 0
     assert suggested_values([FIXED], "chunk_overlap") == [0, 50, 100, 150, 200]  # none: around 200
+    # each configuration's own size is a point of the curve (recursive's 300 beside fixed's 500)
+    small = StrategyConfig.make("recursive", {"chunk_size": 300, "chunk_overlap": 50})
+    assert suggested_values([small, FIXED], "chunk_size") == [120, 250, 300, 500, 750, 1000]
 
 
 def test_real_valued_parameters_get_a_finer_look_within_their_checks():
@@ -42,10 +45,16 @@ def test_every_offered_value_is_valid_and_the_configurations_own_is_among_them(n
     own = strategy.validate(config.param_dict)
     for param in (p for p in strategy.params if p.kind in (INT, FLOAT)):
         values = suggested_values([config, config], param.name)
-        assert values == sorted(set(values)) and 1 <= len(values) <= 5, (param.name, values)
+        assert values == sorted(set(values)) and 1 <= len(values) <= 6, (param.name, values)
         assert own[param.name] in values, (param.name, values)
         for v in values:
             try:
                 strategy.validate({**config.param_dict, param.name: v})
             except ParamError as err:  # pragma: no cover - the failure message
                 pytest.fail(f"{name}.{param.name}={v}: {err}")
+
+
+def test_an_own_value_outside_the_first_strategys_bounds_is_left_out():
+    """sentence's chunk_size 0 ("no cap") beside recursive's (at least 1): not offered, no error."""
+    sentence = StrategyConfig.make("sentence", {})
+    assert suggested_values([RECURSIVE, sentence], "chunk_size") == [250, 500, 1000, 1500, 2000]
