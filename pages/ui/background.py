@@ -42,6 +42,9 @@ INLINE_TEXTS = 16
 EXPLICIT_KINDS = ("eval", "sweep", "batch", "cohesion")
 #: Jobs for one document, keyed ``(kind, doc.id, ...)``: the chunks of an embedding strategy, the curve.
 _DOCUMENT_KINDS = ("chunk", "curve")
+#: Kinds a page asks for once per run (Retrieve's search, Semantic's curve): a running job of one
+#: of them for another key is what the page showed before the user changed a setting back or on.
+_ONE_PER_PAGE = ("search", "curve")
 _RUN = threading.local()  # this script run's slot at the top of the page, and what was drawn in it
 
 
@@ -146,19 +149,27 @@ def background(
     published in ``job.partial`` (shown at once, even while the job waits its turn), and the
     status bar shows at the top of the page. Returns ``(jobs.DONE, result)``, or ``(phase, job.partial)`` while the job
     waits or runs, or after it stopped or failed (the bar says which; a stopped job is not
-    restarted until the user resumes it). ``work`` runs on another thread: it must not touch
+    restarted until the user resumes it). A running job of a kind a page asks for once per run
+    (:data:`_ONE_PER_PAGE`) for another key is stopped when this key's result is made here, and
+    replaced when this key needs a job of its own. ``work`` runs on another thread: it must not touch
     ``st`` or session state (capture what it needs, e.g. with :func:`pages.ui.model.context_maker`).
     """
     job = session_job()
     if job is None or job.key != key or (job.finished and getattr(job, "dropped", False)):
         inline = _Inline(emb)
+        superseded = job is not None and not job.finished and job.kind == kind and kind in _ONE_PER_PAGE
         try:
-            return jobs.DONE, work(inline)
+            out = work(inline)
         except jobs.WouldEmbed:
             pass
         except ExplorerError as err:
             raise safe_error(err) from None
-        job = submit(kind, key, title, work, emb, replace=replace, partial=inline.partial)
+        else:
+            if superseded:  # the page shows this key now: the other one is wanted by no page
+                job.dismissed = job.dropped = True
+                job.cancel()
+            return jobs.DONE, out
+        job = submit(kind, key, title, work, emb, replace=replace or superseded, partial=inline.partial)
         _after_submit(job)
     if job is not None and job.key == key and job.status().phase == jobs.DONE:
         return jobs.DONE, job.result

@@ -52,3 +52,45 @@ def test_a_job_still_running_after_the_bar_gives_what_it_published(monkeypatch):
     go.set()
     assert phase not in jobs.FINISHED and value == "half"
     assert bg.session.job.wait(10) and bg.session.job.result == "all"
+
+
+def _slow_work(go: threading.Event, result: str):
+    def work(job):
+        job.progress(0, 1_000)  # would embed: a job
+        go.wait(10)
+        job.progress(1, 1_000)  # raises Cancelled once the job was stopped
+        return result
+
+    return work
+
+
+def test_a_setting_changed_back_stops_the_job_for_the_one_left(monkeypatch):
+    """Retrieve with neighbouring characters at 100 starts a job; set back to 0, the page's
+    results come from the cache at once, and the job for 100 stops instead of running on for
+    45 s with its bar and Stop (a helper's demo pass). Chunking jobs, of which a page asks
+    several per run, are left alone."""
+    monkeypatch.setenv("CHUNK_EXPLORER_JOB_WAIT", "0")
+    monkeypatch.setattr(bg, "session", types.SimpleNamespace(job=None, unclaimed={}))
+    monkeypatch.setattr(bg, "job_bar", lambda show_finished=False: None)
+    go = threading.Event()
+    try:
+        bg.background("search", ("search", 100), "Searching", _slow_work(go, "100"), emb=None)
+        old = bg.session.job
+        assert bg.background("search", ("search", 0), "Searching", lambda job: "0", emb=None) == (jobs.DONE, "0")
+        assert old.token.cancelled and old.dismissed
+
+        # a new setting that needs a job of its own replaces the running one (it did not wait)
+        bg.background("search", ("search", 200), "Searching", _slow_work(go, "200"), emb=None)
+        first = bg.session.job
+        bg.background("search", ("search", 300), "Searching", _slow_work(go, "300"), emb=None)
+        assert first.token.cancelled and bg.session.job is not first and bg.session.job.key == ("search", 300)
+
+        bg.background("chunk", ("chunk", "a"), "Chunking", _slow_work(go, "a"), emb=None)
+        chunking = bg.session.job
+        assert bg.background("chunk", ("chunk", "b"), "Chunking", lambda job: "b", emb=None) == (jobs.DONE, "b")
+        assert not chunking.token.cancelled  # the page still wants a's chunks
+    finally:
+        go.set()
+        if bg.session.job is not None:
+            bg.session.job.cancel()
+            bg.session.job.wait(10)
