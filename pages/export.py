@@ -125,6 +125,7 @@ code = config_to_code(
     backend=backend,
     encodings={d.name: d.encoding for d in shown},
     changed={d.name: d.changed_controls for d in shown},
+    question=(session.ret_query or {}).get("question", ""),
 )
 tabs = st.tabs(["CLI", "Python", "LangChain", "LlamaIndex", "Chonkie"])
 for tab, (key, lang) in zip(

@@ -231,6 +231,7 @@ class _Run:
     cleanup: Sequence[str]
     quantize: bool
     backend: str
+    question: str = ""
 
     def cli_options(self) -> list[str]:
         extra = []
@@ -270,7 +271,8 @@ def _cli(configs: Sequence[StrategyConfig], run: _Run) -> str:
         lines.append(" ".join(x for x in (cmd, " ".join(_sets(c)), *extra, out) if x))
     if len(configs) > 1:
         strategies = " ".join(" ".join([f"--strategy {shlex.quote(c.strategy)}", *_sets(c)]) for c in configs)
-        compare = f"python -m explorer compare {paths} --question 'YOUR QUESTION'"
+        asked = " ".join(run.question.split()) or "YOUR QUESTION"  # one line, one shell word
+        compare = f"python -m explorer compare {paths} --question {shlex.quote(asked)}"
         lines += ["", "# the same strategies side by side for one question:"]
         lines.append(" ".join(x for x in (compare, strategies, *extra) if x))
     return "\n".join(lines) + "\n"
@@ -308,6 +310,7 @@ def config_to_code(
     backend: str = "auto",
     encodings: Mapping[str, str] | None = None,
     changed: Mapping[str, int] | None = None,
+    question: str = "",
 ) -> dict[str, str]:
     """Snippets reproducing ``configs``: keys ``cli``, ``python``, ``langchain``, ``llamaindex``,
     ``chonkie``. ``doc_names`` are files the user has (named as they are), ``samples`` bundled
@@ -318,9 +321,10 @@ def config_to_code(
     ``$CHUNK_EXPLORER_MODELS`` (written as that variable joined with the name: the code never
     holds a server path). ``encodings``: each document's encoding as explorer read it, by name
     (the peers' readers use it); ``changed``: the control characters explorer removed or made line ends in each
-    (``Document.changed_controls``), which the peers' readers keep."""
+    (``Document.changed_controls``), which the peers' readers keep; ``question``: the one the
+    CLI's ``compare`` line asks (the session's last, else a placeholder)."""
     configs = list(configs)
-    run = _Run(list(doc_names), list(samples), model, cleanup, quantize, backend)
+    run = _Run(list(doc_names), list(samples), model, cleanup, quantize, backend, question)
     out = {"cli": _cli(configs, run), "python": _with_os(_python(configs, run))}
     for key in PEERS:
         kit = Kit(hub=_hub(model), read=read_lines(key, run.docs, run.samples, run.cleanup, encodings, changed))

@@ -441,3 +441,20 @@ def test_peer_snippets_say_when_explorer_removed_control_characters(tmp_path):
     assert "2 from 'pdftotext.txt'" in form_feeds["langchain"] and "line ends" in form_feeds["langchain"]
     quiet = config_to_code([config], [clean.name], changed={clean.name: 0})
     assert all("removed control characters" not in quiet[k] for k in ("langchain", "llamaindex", "chonkie"))
+
+
+def test_the_cli_compare_line_asks_the_sessions_question_quoted_for_the_shell():
+    """Export's compare line asked 'YOUR QUESTION' though the session had one; the question is
+    the user's text, so it is one shell word whatever it holds."""
+    import shlex
+
+    from explorer.export.code import config_to_code
+    from explorer.strategies.config import StrategyConfig
+
+    configs = [StrategyConfig.make("recursive", {}), StrategyConfig.make("fixed", {})]
+    question = "Qu'est-ce que $(rm -rf ~) ; `id` \"fait\"\n?"
+    line = next(x for x in config_to_code(configs, ["a.txt"], question=question)["cli"].splitlines() if " compare " in x)
+    words = shlex.split(line)
+    assert words[words.index("--question") + 1] == " ".join(question.split())
+    placeholder = config_to_code(configs, ["a.txt"])["cli"]
+    assert "--question 'YOUR QUESTION'" in placeholder
