@@ -101,7 +101,8 @@ if not session.sources:
     end_page()
 
 twins = duplicates()
-for src in list(session.sources):
+# the user's own files first: an upload's card landed below the samples, out of view
+for src in sorted(session.sources, key=lambda s: s["kind"] == "sample"):
     doc, error = load(src)
     with st.container(border=True):
         head = st.container(horizontal=True, vertical_alignment="center")  # buttons wrap when narrow

@@ -16,7 +16,7 @@ from pages.ui.pdfview import pdf_page_view
 from pages.ui.safe import err_text, md
 from pages.ui.settings import model_settings
 from pages.ui.state import W, session
-from pages.ui.widgets import config_editor, doc_picker
+from pages.ui.widgets import config_editor, doc_picker, own_documents_hint
 
 page_header(
     "Explore",
@@ -26,6 +26,7 @@ page_header(
 doc = doc_picker()
 if doc is None:
     end_page()
+own_documents_hint()
 config_editor(multi=False)
 model_settings()
 cfg = active_config_dict()

@@ -82,6 +82,17 @@ def doc_picker(where: Any = None) -> Document | None:
     return dict(zip(keys, [d for _, d in docs], strict=True))[session.doc_key]
 
 
+def own_documents_hint() -> None:
+    """A newcomer sees the bundled samples: one line saying where their own documents go."""
+    if all(src["kind"] == "sample" for src, _ in loaded()):
+        left, right = st.columns([0.75, 0.25], vertical_alignment="center")
+        left.caption(
+            ":material/info: A bundled sample is shown. To see how your own documents are cut, "
+            "upload a PDF, Markdown or text file on **Documents**."
+        )
+        right.page_link(PAGES["documents"], label="Upload yours", icon=":material/upload_file:")
+
+
 def documents_or_stop() -> list[Document]:
     """Every loaded document; when there is none, the picker's hint, and the page stops."""
     docs = [d for _, d in loaded()]

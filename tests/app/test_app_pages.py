@@ -100,6 +100,7 @@ def test_explore_opens_on_a_sample_and_reacts_to_parameters():
     at = start()
     ok(at)
     assert at.title[0].value == "Explore"
+    assert any("your own documents" in c.value for c in at.caption)  # a newcomer learns where they go
     n1 = count(metric(at, "Chunks"))
     html1 = rendered(at)
     assert n1 > 1 and chunk_badges(html1) == n1  # the sample fits one window: every chunk drawn
@@ -333,6 +334,7 @@ def test_an_uploaded_pdf_shows_its_pages_and_the_theme_follows_the_browser():
     at.switch_page("pages/explore.py").run()
     ok(at)
     assert at.session_state["doc_key"].endswith("screens.pdf")
+    assert not any("your own documents" in c.value for c in at.caption)  # they have one loaded
     (shown,) = pdf_pages(at)
     assert "Page 1 of screens.pdf" in shown and 'class="ce-pdf-box"' in shown
     # the theme: no fixed base, a light and a dark palette (the browser's preference picks one)
@@ -476,6 +478,9 @@ def test_documents_bad_file_gets_its_own_message_others_stay(tmp_path):
     assert len(errors) == 1 and "broken.pdf" in unescaped(errors[0])  # the name, escaped for Markdown
     # samples (3) + ok.txt show their summaries
     assert len(summaries(at)) == 4
+    # the uploads' cards come first (they landed below the samples, out of view)
+    kinds = [m.value.rsplit("[", 1)[1].split()[0].rstrip("]") for m in at.markdown if m.value.startswith("**") and ":gray[" in m.value]
+    assert kinds[:2] == ["upload", "upload"] and kinds[2:] == ["sample"] * 3, kinds
 
 
 def test_every_page_of_a_pdf_is_reachable_with_long_chunks():
