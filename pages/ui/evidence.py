@@ -38,14 +38,19 @@ def evidence_line(ev: Evidence, dense_name: str = "cosine") -> str:
     """A fused hit's place in each ranking, as its card says it: "dense #2 · cosine 0.874 · BM25
     #1 · 7.31" (no place: below the candidates fused, or no question word for BM25); BM25's first hit,
     moved up by hybrid, says so, since its fused score is below the next one's; hybrid's hub
-    penalty is shown ("cosine 0.874 − ½ × 0.512 (its 10 nearest chunks)"). ``dense_name``: what the
+    penalty is shown ("cosine 0.874, less ½ × 0.512 for a hub (its mean cosine to its 10 nearest
+    chunks)"). ``dense_name``: what the
     dense score is ("dense score" where pieces mix it)."""
     dense = f"dense #{ev.dense_rank}" if ev.dense_rank else f"dense below #{HYBRID_CANDIDATES}"
     if ev.bm25_rank:
         bm25 = f"BM25 #{ev.bm25_rank} · {ev.bm25:.2f}"
     else:
         bm25 = "BM25: no question word" if ev.bm25 <= 0 else f"BM25 below #{HYBRID_CANDIDATES} · {ev.bm25:.2f}"
-    hub = "" if ev.neighbours is None else f" − {HUB_WEIGHT_SHOWN} × {ev.neighbours:.3f} (its {HUB_NEIGHBOURS} nearest chunks)"
+    hub = (
+        ""
+        if ev.neighbours is None
+        else f", less {HUB_WEIGHT_SHOWN} × {ev.neighbours:.3f} for a hub (its mean cosine to its {HUB_NEIGHBOURS} nearest chunks)"
+    )
     line = f"{dense} · {dense_name} {ev.cosine:.3f}{hub} · {bm25}"
     return f"{line} · kept in the first {HYBRID_FIRST_SLOTS} as BM25's first hit" if ev.raised else line
 

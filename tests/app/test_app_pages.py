@@ -1381,10 +1381,12 @@ def test_retrieve_and_semantic_on_the_real_model(monkeypatch):
     fused = [float(re.search(r"fused score \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
     assert fused == sorted(fused, reverse=True) and 0.5 <= fused[0] <= 1 and fused[-1] >= 0
     # each fused hit says where it stood in each ranking, and the hub correction taken off its
-    # cosine ("dense #2 · cosine 0.874 − ½ × 0.512 (its 10 nearest chunks) · BM25 #1 · 7.31")
+    # cosine ("dense #2 · cosine 0.874, less ½ × 0.512 for a hub (its mean cosine to its 10 nearest chunks) · BM25 #1 · 7.31")
     parts = [
         re.search(
-            r"dense #(\d+) · cosine ([0-9.]+) − ½ × ([0-9.]+) \(its 10 nearest chunks\) · (BM25 #\d+|BM25: no question word)", h
+            r"dense #(\d+) · cosine ([0-9.]+), less ½ × ([0-9.]+) for a hub \(its mean cosine to its 10 nearest "
+            r"chunks\) · (BM25 #\d+|BM25: no question word)",
+            h,
         )
         for h in hits[:5]
     ]
@@ -1665,7 +1667,7 @@ def test_a_fused_hit_names_its_place_in_each_ranking():
     )
     # hybrid's hub penalty: half the chunk's mean cosine to its nearest chunks
     assert evidence_line(Evidence(0.8741, 2, 7.3112, 1, neighbours=0.5123)) == (
-        "dense #2 · cosine 0.874 − ½ × 0.512 (its 10 nearest chunks) · BM25 #1 · 7.31"
+        "dense #2 · cosine 0.874, less ½ × 0.512 for a hub (its mean cosine to its 10 nearest chunks) · BM25 #1 · 7.31"
     )
 
 
