@@ -10,7 +10,8 @@ dominant script. Rules, first match wins:
    sub-headings or tables → ``markdown``; fits in one chunk → ``markdown``; otherwise rules 2,
    3 and 5 on the section; anything else (lists, short paragraphs) → ``markdown``.
 2. CJK text (half the letters or more are Han, kana or Hangul) → ``recursive`` with CJK
-   sentence ends (``。！？；``) as separators, kept at the end of their sentence.
+   sentence ends (``。！？；``) as separators, kept at the end of their sentence; Thai, written
+   without sentence marks → ``recursive`` (paragraphs, lines, then the spaces between phrases).
 3. Code-heavy (code blocks or code-like lines make up 40% of the text or more) → ``recursive``.
 4. Line-structured text (60% or more of the lines are short: lists, logs, verse, tables) →
    ``recursive``, which cuts at line breaks.
@@ -50,6 +51,8 @@ SHORT_LINES_SHARE = 0.60
 LONG_PARAGRAPH_SHARE = 0.50
 CJK_SHARE = 0.50
 CJK_REASON = "CJK text"
+#: Scripts written without sentence marks, a space ending a phrase or a sentence.
+UNMARKED_SCRIPTS = ("Thai",)
 DEFAULT_SIZE = 1000
 
 _CODE_LINE = re.compile(
@@ -214,16 +217,18 @@ def route(
     if doc.kind == "markdown" and headings:
         return _route_sections(doc, headings, size_chars)
     f = _facts(doc, 0, len(text), size_chars, 0)
-    name, why = _route_cjk(f) or _route_prose(f, size_chars, None)
+    name, why = _route_script(f) or _route_prose(f, size_chars, None)
     return [Route(0, len(text), name, why)]
 
 
-def _route_cjk(f: _Facts) -> tuple[str, str] | None:
+def _route_script(f: _Facts) -> tuple[str, str] | None:
     if f.cjk_share >= CJK_SHARE:
         return (
             "recursive",
             f"{CJK_REASON} ({f.cjk_share:.0%} of letters): recursive with 。！？ as sentence ends",
         )
+    if f.script in UNMARKED_SCRIPTS:  # sentence groups would find one "sentence" per paragraph
+        return "recursive", f"{f.script} text, written without sentence marks: recursive cuts at the spaces between phrases"
     return None
 
 
@@ -250,7 +255,7 @@ def _route_sections(doc: Document, headings: tuple[Block, ...], size_chars: floa
         elif len(text[start:end].strip()) <= size_chars:
             routes.append(Route(start, end, "markdown", "section fits in one chunk: markdown keeps it whole"))
         else:
-            routes.append(Route(start, end, *(_route_cjk(f) or _route_prose(f, size_chars, "markdown"))))
+            routes.append(Route(start, end, *(_route_script(f) or _route_prose(f, size_chars, "markdown"))))
     return routes
 
 
@@ -353,7 +358,8 @@ class HybridStrategy(Strategy[HybridParams]):
         "Looks at the document (headings, code, tables, line and paragraph lengths, script) and hands "
         "it, or each top-level section of a Markdown document, to the strategy that fits: markdown for "
         "structured sections, recursive for code, line-structured or short-paragraph prose (with "
-        "。！？ as sentence ends for CJK), sentence groups for prose with long paragraphs. Each chunk "
+        "。！？ as sentence ends for CJK), recursive for Thai (no sentence marks), sentence groups for "
+        "prose with long paragraphs. Each chunk "
         "says what was chosen and why."
     )
     Params = HybridParams

@@ -69,6 +69,18 @@ def test_cjk_text_goes_to_recursive_with_cjk_sentence_ends():
     assert all(c.text[-1] in "。？！" for c in cs), [c.text[-3:] for c in cs]
 
 
+def test_thai_text_without_sentence_marks_goes_to_recursive_cut_at_spaces():
+    """Thai ends phrases and sentences with a space, not a mark: sentence groups found one
+    "sentence" per paragraph and cut 3 of 4 chunks at characters (a helper's pass)."""
+    phrases = ["วันนี้อากาศดีมาก", "เราไปเที่ยวทะเลกัน", "น้ำทะเลใสและเย็นสบาย", "ทุกคนมีความสุขมาก"]
+    text = " ".join(phrases[i % 4] for i in range(60))
+    doc = doc_of(text, "th.txt")
+    (r,) = route(doc, 300)
+    assert r.strategy == "recursive" and r.reason.startswith("Thai text")
+    cs = chunks_of(doc, chunk_size=300)
+    assert len(cs) > 2 and all(c.end == len(text) or text[c.end] == " " for c in cs)
+
+
 def test_code_heavy_text_goes_to_recursive():
     doc = doc_of(CODE * 5, "code.txt")
     (r,) = route(doc, 300)
