@@ -11,11 +11,10 @@
   ``MAX_WAITING`` jobs queued. Its :meth:`Job.status` can be read from any thread: phase
   (``queued``, ``loading model``, ``embedding``, ``running``, ``stopping``, then ``done``,
   ``stopped`` or ``failed``), texts done and total, the current step's label, time left.
-- :func:`inline_progress` lets a caller try work on its own thread first and hand it to a job
-  only when it would really embed (:class:`WouldEmbed`): a fully cached page never waits for a
-  worker.
-- :func:`checkpoint` raises Cancelled when the job running on the calling thread was stopped:
-  a loop inside a long step (model batches within one progress step) can call it to stop sooner.
+- :func:`inline_progress` lets a caller try work on its own thread first and hand it to a job only
+  when it would really embed (:class:`WouldEmbed`): a fully cached page never waits for a worker.
+- :func:`checkpoint` raises Cancelled when the job running on the calling thread was stopped: a loop
+  inside a long step (model batches within one progress step) can call it to stop sooner.
 
 Nothing here imports streamlit; the app (``pages/ui/background.py``) keeps one job per session.
 """
@@ -102,7 +101,8 @@ class JobStatus:
     error: str = ""
     #: Jobs that run before this one starts (the running one included); 0 once it runs.
     ahead: int = 0
-    #: Seconds left in the current embedding step, when the rate is known.
+    #: Seconds left in the current embedding step, when the rate is known: the rate up to the last
+    #: report, less the time since it (measured to now, it rose until the next report came).
     eta: float | None = None
     elapsed: float = 0.0
 
@@ -171,8 +171,7 @@ class Job:
                 self._rate_after_load = not model_loaded(self.embedder)
             elif self._rate_after_load and done > 0:  # the model loaded during the first batch
                 self._rate_base, self._rate_after_load = (now, done), False
-            self._done, self._total = done, total
-            self._last_report = now
+            self._done, self._total, self._last_report = done, total, now
             self._phase = EMBEDDING
 
     def step(self, label: str) -> None:
@@ -212,10 +211,7 @@ class Job:
                 phase = LOADING
         eta = None
         if phase == EMBEDDING and base is not None and done > base[1] and last > base[0]:
-            # the rate up to the last report, and the time since then taken off: an estimate that
-            # counts down between reports (measured to now, it rose until the next one came)
-            rate = (done - base[1]) / (last - base[0])
-            eta = max(1.0, (total - done) / rate - (now - last))
+            eta = max(1.0, (total - done) * (last - base[0]) / (done - base[1]) - (now - last))
         ahead = _RUNNER.ahead(self) if phase == QUEUED else 0
         elapsed = ((ended or now) - started) if started is not None else 0.0
         return JobStatus(phase, label, done, total, error, ahead, eta, elapsed)

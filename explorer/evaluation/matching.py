@@ -114,3 +114,9 @@ def _lower(text: str) -> str:
 def same_text(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` read the same (equal through the view)."""
     return a == b or needle(a) == needle(b)
+
+
+def other_forms(text: str) -> list[str]:
+    """``text`` in its other Unicode forms (accents composed, or decomposed as e + U+0301): a
+    document saved one way and an answer typed the other hold the same letters."""
+    return sorted({unicodedata.normalize(f, text) for f in ("NFC", "NFD")} - {text})

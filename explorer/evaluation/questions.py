@@ -14,7 +14,6 @@ import csv
 import io
 import re
 import stat
-import unicodedata
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -121,9 +120,9 @@ def find_answer(
     like a person reads it (:mod:`explorer.evaluation.matching`: whitespace and line breaks are
     one space, a hyphen at a line end between letters joins the word or stays as a hyphen), and
     each match is mapped back to the exact offsets of the document's text; failing both, the answer
-    in the other Unicode form (composed or decomposed accents) is looked for. With ``fold_case``,
-    only the tolerant match is made, case aside (a last resort for a typed answer)."""
-    from explorer.evaluation.matching import find_tolerant
+    in its other Unicode form (accents composed or not). With ``fold_case``, only the tolerant
+    match is made, case aside (a last resort for a typed answer)."""
+    from explorer.evaluation.matching import find_tolerant, other_forms
 
     found: list[tuple[str, int, int]] = []
     if fold_case:
@@ -139,10 +138,7 @@ def find_answer(
         return found
     for d in docs:
         found += [(d.id, s, e) for s, e in find_tolerant(answer, d.text, limit - len(found))]
-    if not found:  # the same letters in the document's other Unicode form (é as e + U+0301)
-        for alt in dict.fromkeys(unicodedata.normalize(f, answer) for f in ("NFC", "NFD")):
-            if alt != answer and (found := find_answer(alt, docs, limit)):
-                break
+    found = found or next((f for alt in other_forms(answer) if (f := find_answer(alt, docs, limit))), [])
     return found[:limit]
 
 
