@@ -19,6 +19,7 @@ from __future__ import annotations
 import codecs
 import re
 
+from explorer.documents.legacy_words import better_reading
 from explorer.errors import LoadError
 from explorer.text.measures import CJK_RANGES
 from explorer.text.wording import plural
@@ -176,6 +177,8 @@ def _decode_detected(data: bytes, name: str) -> Decoded:
         codec = _charset_normalizer_best(sample, threshold=1.0)
         if codec is None:
             raise not_text
+    found, codec = codec, better_reading(sample, codec)  # between Latin code pages, words decide
+    how = "detected by charset-normalizer" if codec == found else "chosen by the words its reading spells"
     try:
         text = data.decode(codec)
     except UnicodeDecodeError:
@@ -190,7 +193,7 @@ def _decode_detected(data: bytes, name: str) -> Decoded:
     label = codec.replace("_", "-")
     if not label.startswith(("utf-16", "utf-32")):
         warnings.append(
-            f"{name!r} is not UTF-8: decoded as {label} (detected by charset-normalizer); "
+            f"{name!r} is not UTF-8: decoded as {label} ({how}); "
             "if accented letters look wrong, save it as UTF-8 and upload again"
         )
     return _check_binary(text, name), label, warnings

@@ -425,3 +425,40 @@ def test_a_file_mixing_utf8_and_latin1_reads_each_part_in_its_own_encoding():
     assert python_codec(doc.encoding) == "utf-8-sig"  # no one codec: the snippets read UTF-8
     latin = load_bytes(line.encode("cp1252") * 20, "latin.txt")  # one encoding: detected as before
     assert latin.text.strip() == (line * 20).strip() and "+" not in latin.encoding
+
+
+LEGACY_TEXTS = {
+    "pl": "Zażółć gęślą jaźń. Ten plik zawiera opcje, które można zmienić. Wszystkie ścieżki są "
+    "względne, a użytkownik może je również ustawić w pliku. Jeśli wartość nie jest podana, "
+    "używana jest domyślna; każdy wpis zostanie sprawdzony.",
+    "cs": "Příliš žluťoučký kůň úpěl ďábelské ódy. Tento soubor obsahuje nastavení, která může "
+    "uživatel změnit. Výchozí hodnota je uvedena v příkazu níže; pokud není zadána, použije se "
+    "již existující řádek.",
+    "hu": "Árvíztűrő tükörfúrógép. A következő beállítások módosíthatók; az első érték előtt a "
+    "felhasználó megadhatja a könyvtárat, amelyből a fájlok betöltődnek. Különböző lehetőségek "
+    "közül választhat, és ő dönti el.",
+    "ro": "Această opțiune specifică fișierul în care se scrie; dacă nu este dată, se folosește "
+    "valoarea implicită. Și după ce comanda se termină, fișierele rămân până la sfârșit.",
+    "fr": "Le système crée un répertoire où les données déjà écrites sont conservées ; même après "
+    "l'arrêt, l'élément reste là. Ça marche très bien, à côté de la première règle.",
+    "de": "Für die Größe des Schlüssels müssen Sie während der Änderung außerdem zurück. "
+    "Natürlich können Einträge größer sein; schließlich heißt es: möglich.",
+    "pt": "Não é possível alterar a opção padrão, então você até pode usar a configuração após a "
+    "instalação; são informações úteis.",
+}
+
+
+@pytest.mark.parametrize(
+    ("lang", "codec"),
+    [("pl", "iso8859_2"), ("pl", "cp1250"), ("cs", "iso8859_2"), ("cs", "cp1250"), ("hu", "iso8859_2"),
+     ("hu", "cp1250"), ("ro", "iso8859_16"), ("fr", "cp1252"), ("fr", "latin-1"), ("de", "latin-1"),
+     ("pt", "cp1252")],
+)
+def test_a_legacy_code_page_is_read_by_the_words_and_letters_it_spells(lang, codec):
+    """Central European files were read in the wrong Latin code page (Polish ISO-8859-2 as
+    ISO-8859-10 "poniŋszych", Czech as cp1250 "ľe" for "že", Hungarian as cp1252 "elsõ"): among
+    the Latin code pages, the reading that spells common words and keeps to one alphabet wins;
+    Western text stays as it was read."""
+    text = LEGACY_TEXTS[lang]
+    got, label, _ = decode_text(text.encode(codec), f"{lang}.txt")
+    assert got == normalise(text), (label, got[:80])
