@@ -84,7 +84,7 @@ def doc_picker(where: Any = None) -> Document | None:
 
 def own_documents_hint() -> None:
     """A newcomer sees the bundled samples: one line saying where their own documents go."""
-    if all(src["kind"] == "sample" for src, _ in loaded()):
+    if all(src["kind"] == "sample" for src in session.sources):
         left, right = st.columns([0.75, 0.25], vertical_alignment="center")
         left.caption(
             ":material/info: A bundled sample is shown. To see how your own documents are cut, "
