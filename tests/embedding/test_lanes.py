@@ -80,9 +80,14 @@ def test_stop_reaches_every_lane_of_the_job():
 
 def test_embedding_steps_are_bounded_by_texts_and_characters(monkeypatch):
     monkeypatch.setattr(base, "PROGRESS_CHARS", 100)
+    monkeypatch.setattr(base, "FIRST_STEP_CHARS", 100)
     todo = [(b"%d" % i, "x" * n) for i, n in enumerate([30, 30, 30, 30, 150, 10])]
     steps = [[len(t) for _, t in part] for part in base._steps(todo)]
     assert steps == [[30, 30, 30], [30], [150], [10]]  # a longer text is a step alone
+    # the first step is shorter, so that the progress bar moves early
+    monkeypatch.setattr(base, "FIRST_STEP_CHARS", 40)
+    assert [[len(t) for _, t in part] for part in base._steps(todo)] == [[30], [30, 30, 30], [150], [10]]
+    monkeypatch.setattr(base, "FIRST_STEP_CHARS", 100)
     monkeypatch.setattr(base, "PROGRESS_STEP", 2)
     assert [len(p) for p in base._steps(todo)] == [2, 2, 1, 1]
     assert list(base._steps([])) == []
