@@ -85,6 +85,8 @@ ALPHABETS = tuple(
     )
 )
 _WORD = re.compile(r"[^\W\d_]+")
+#: Signs Python calls letters that belong to no alphabet: micro, the ordinal indicators (1º, 2ª).
+_NOT_LETTERS = frozenset("µºª")
 
 
 def words_spelled(text: str) -> int:
@@ -95,7 +97,7 @@ def words_spelled(text: str) -> int:
 def alphabet_share(text: str) -> tuple[float, int]:
     """(the largest share of ``text``'s letters outside ASCII that one language's alphabet holds,
     how many such letters there are)."""
-    high = [c for c in text.lower() if c > "\x7f" and c.isalpha()]
+    high = [c for c in text.lower() if c > "\x7f" and c.isalpha() and c not in _NOT_LETTERS]
     if not high:
         return 1.0, 0
     return max(sum(1 for c in high if c in a) for a in ALPHABETS) / len(high), len(high)
@@ -110,7 +112,7 @@ def better_reading(data: bytes, chosen: str) -> str:
     data = data[:EVIDENCE_BYTES]
     reading = data.decode(chosen, "replace")
     best, most = chosen, words_spelled(reading)
-    floor = max(MIN_WORDS, most + MIN_LEAD)
+    floor, spelled = max(MIN_WORDS, most + MIN_LEAD), most
     share, letters = alphabet_share(reading)
     coherent = None
     for codec in CANDIDATES:
@@ -121,6 +123,6 @@ def better_reading(data: bytes, chosen: str) -> str:
         n = words_spelled(text)
         if n >= floor and n > most:
             best, most = codec, n
-        if coherent is None and letters >= MIN_LETTERS and share < 1.0 and alphabet_share(text)[0] == 1.0:
-            coherent = codec
+        if coherent is None and n >= spelled and letters >= MIN_LETTERS and share < 1.0:
+            coherent = codec if alphabet_share(text)[0] == 1.0 else None  # not over more words spelled
     return best if best != chosen or coherent is None else coherent

@@ -112,16 +112,16 @@ class AmbiguousAnswer(LoadError):
 
 
 def find_answer(
-    answer: str, docs: Sequence[Document], limit: int = MAX_OCCURRENCES, *, fold_case: bool = False
+    answer: str, docs: Sequence[Document], limit: int = MAX_OCCURRENCES, *, fold_case: bool = False, forms: bool = True
 ) -> list[tuple[str, int, int]]:
     """Where ``answer`` occurs in ``docs`` as (document id, start, end), at most ``limit``.
 
     Exact occurrences first: when there are any, they are the answer. Else the answer is matched
     like a person reads it (:mod:`explorer.evaluation.matching`: whitespace and line breaks are
     one space, a hyphen at a line end between letters joins the word or stays as a hyphen), and
-    each match is mapped back to the exact offsets of the document's text; failing both, the answer
-    in its other Unicode form (accents composed or not). With ``fold_case``, only the tolerant
-    match is made, case aside (a last resort for a typed answer)."""
+    each match is mapped back to the exact offsets of the document's text; failing both (and with
+    ``forms``), the answer in its other Unicode form (accents composed or not). With ``fold_case``,
+    only the tolerant match is made, case aside (a last resort for a typed answer)."""
     from explorer.evaluation.matching import find_tolerant, other_forms
 
     found: list[tuple[str, int, int]] = []
@@ -138,8 +138,8 @@ def find_answer(
         return found
     for d in docs:
         found += [(d.id, s, e) for s, e in find_tolerant(answer, d.text, limit - len(found))]
-    found = found or next((f for alt in other_forms(answer) if (f := find_answer(alt, docs, limit))), [])
-    return found[:limit]
+    others = other_forms(answer) if forms and not found else []  # once: NFD's other form is NFC again
+    return (found or next((f for alt in others if (f := find_answer(alt, docs, limit, forms=False))), []))[:limit]
 
 
 def locate_answer(

@@ -26,7 +26,7 @@ MAX_OWN_VALUES = 3
 
 
 def suggested_values(configs: Sequence[StrategyConfig], param: str) -> list[Any]:
-    """Up to five values of ``param``: the median of the configurations' values (those whose
+    """A few values of ``param`` (five, and up to three more): the median of the configurations' values (those whose
     strategy has it) times :data:`WIDE_FACTORS` (whole numbers) or :data:`FINE_FACTORS`, in
     its bounds, rounded to two significant digits (the median itself kept exact), plus each
     configuration's own value when they hold at most :data:`MAX_OWN_VALUES` (a curve without

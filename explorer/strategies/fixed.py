@@ -10,7 +10,7 @@ from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declar
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, SIZE_LIMIT, UNBREAKABLE, Span
 from explorer.text.length import INDEX_MIN_CHARS, Length
-from explorer.text.words import has_joining, splits_character
+from explorer.text.words import has_joining, joined_at
 
 
 @dataclass(frozen=True)
@@ -42,10 +42,10 @@ class FixedStrategy(Strategy[FixedParams]):
         text = doc.text
         size, overlap = p.chunk_size, p.chunk_overlap
         length = ctx.length(p.length)
-        if p.length == "chars":
+        if p.length == "chars" and has_joining(text):
+            bounds = character_windows(text, size, size - overlap)
+        elif p.length == "chars":
             bounds = [(i, min(i + size, len(text))) for i in _window_starts(len(text), size, size - overlap)]
-            if has_joining(text):
-                bounds = character_windows(text, size, size - overlap)
         else:
             bounds = _unit_windows(text, length, size, overlap)
         kept: list[tuple[int, int]] = []
@@ -120,7 +120,8 @@ def _unit_windows(text: str, length: Length, size: int, overlap: int) -> list[tu
     index = length.index(text) if hasattr(length, "index") and len(text) >= INDEX_MIN_CHARS else None
     unit_starts = index.token_starts() if index is not None else [s for s, _ in length.spans(text)]
     if has_joining(text):  # a token that starts on a mark stays with the one before (see words.py)
-        unit_starts = [s for s in unit_starts if not splits_character(text, s)]
+        joined = joined_at(text)
+        unit_starts = [s for s in unit_starts if s not in joined]
     n = len(unit_starts)
     if n == 0:
         return [(0, len(text))]

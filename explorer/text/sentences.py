@@ -99,8 +99,8 @@ TITLES = _words(
     "Mr Mrs Ms Mx Dr Prof Rev Hon Gen Col Capt Cpt Lt Sgt Gov Sen Rep St Ste Mt Messrs "
     "MM Mme Mmes Mlle Mlles Mgr Pr Hr Hrn Fr "
     # Spanish, Italian, Portuguese, Dutch, Polish, Czech, Russian (before a name, a street)
-    "Sr Sra Srta Sres Dña Dra Lic Ud Uds Sig Sigg Dott Avv Geom Ing Eng Profa Exmo Exma Dhr Mevr Mw "
-    "Drs Ir dhr mevr mw hab inż mgr Mgr Bc Doc Проф проф акад Акад доц ул пр пл им тов гр св"
+    "Sr Sra Srta Sres Dña Dra Lic Ud Uds Sig Sigg Dott Avv Geom Ing Profa Exmo Exma Dhr Mevr Mw "
+    "Drs Ir dhr mevr mw hab inż mgr Mgr Bc Проф проф акад Акад доц ул пр пл им тов гр св"
 )
 #: Words that are (almost) never the last word of a sentence, matched in lowercase.
 NEVER_FINAL = _words(
@@ -173,7 +173,7 @@ _GERMAN_ORDINAL_NEXT = _words(
 )
 #: German words before an ordinal ("zum 3. Mal", "die 5. Klasse", "am 2. Tag"), in lowercase.
 _GERMAN_ORDINAL_BEFORE = _words(
-    "am zum zur im vom beim dem den der die das jeden jedem jeder jedes seit ihr ihrem ihren seinem seinen"
+    "zum zur im vom beim dem den der die das jeden jedem jeder jedes seit ihrem ihren seinem seinen"
 )
 _JA_QUOTATIVE = "とっ"
 _BLOCK_START = re.compile(r"[^\S\n]*(?:[-*+•–—][ \t]|\d{1,3}[.)][ \t]|#{1,6}[ \t]|\||>|```)")
@@ -295,7 +295,7 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
         return _letter_ends(text, m.end(), pe, max(sent_start, tok_start - 60), tok_start, tok, nxt)
     if caseless and low in ABBREV_LOWER:
         return False
-    if tok in TITLES or low in NEVER_FINAL:
+    if (tok in TITLES and not _name_suffix(text, tok, tok_start, sent_start)) or low in NEVER_FINAL:
         return False
     if low == "al" and _CITED_YEAR.match(text, m.end(), pe):
         return False  # "Dupont et al. (2020) show", "et al. [12]": a citation goes on
@@ -337,6 +337,15 @@ def _letter_ends(text: str, after: int, pe: int, lo: int, tok_start: int, tok: s
         w = _NEXT_WORD.match(text, after, pe)
         return w is not None and w.group(1) in SENTENCE_STARTERS
     return False
+
+
+def _name_suffix(text: str, tok: str, tok_start: int, sent_start: int) -> bool:
+    """"Sr." after a capitalised word inside the sentence is English "Senior" ("Martin Luther King
+    Sr. He was"), which may end a sentence; Spanish "Sr." comes first or after an article."""
+    if tok != "Sr":
+        return False
+    p = _PREV_TOKEN.search(text, max(sent_start, tok_start - 40), tok_start)
+    return p is not None and p.start() > sent_start and p.group(1)[:1].isupper()
 
 
 def _after_colon(text: str, lo: int, i: int) -> bool:

@@ -48,7 +48,22 @@ def splits_character(text: str, at: int) -> bool:
     if not 0 < at < len(text):
         return False
     before = text[at - 1]
-    return _JOINS.match(text, at) is not None or before == "\u200d" or unicodedata.combining(before) == _VIRAMA
+    if _JOINS.match(text, at) is not None or before == "\u200d":
+        return True
+    # a virama joins the letter after it into a conjunct; Tamil's pulli also ends many words
+    return unicodedata.combining(before) == _VIRAMA and text[at].isalpha()
+
+
+def joined_at(text: str) -> set[int]:
+    """Every offset of ``text`` where :func:`splits_character` is true, found by one scan (a per
+    token check cost ~1.5 µs a token: 7 s on 20 MB)."""
+    out = set()
+    for m in _JOINS.finditer(text):  # viramas and the joiner are among these characters
+        i, c = m.start(), m.group()
+        out.add(i)
+        if c == "\u200d" or unicodedata.combining(c) == _VIRAMA:
+            out.add(i + 1)
+    return {i for i in out if splits_character(text, i)}
 
 
 def character_start(text: str, at: int, lo: int = 0) -> int:

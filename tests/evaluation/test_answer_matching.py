@@ -230,3 +230,6 @@ def test_an_answer_in_the_other_unicode_form_is_found_at_the_documents_offsets(d
         other = unicodedata.normalize("NFD" if doc_form == "NFC" else "NFC", answer)
         doc_id, s, e = locate_answer(other, [d])
         assert doc_id == d.id and text[s:e] == unicodedata.normalize(doc_form, answer)
+    # an accented answer found in neither form is "not found", once (it recursed NFC -> NFD -> NFC ...)
+    with pytest.raises(LoadError, match="not an exact substring"):
+        locate_answer("café noir", [d])

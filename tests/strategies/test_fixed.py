@@ -99,3 +99,16 @@ def test_character_windows_are_the_arithmetic_ones_where_no_cut_splits_a_charact
     text = "ab c" * (n // 4 + 1)
     expected = [(i, min(i + size, len(text))) for i in _window_starts(len(text), size, step)]
     assert character_windows(text, size, step) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([*JOINED, "அவன் ", "வந்தான்", "க்ஷ", "\u200d", "\u0301"]), max_size=60).map("".join))
+def test_joined_at_is_every_offset_that_splits_a_character(text):
+    """One scan finds what the per-offset check says (fixed filters token starts by it); a
+    Tamil pulli (a virama) before a space ends a word and is no cut inside one (a reviewer's
+    case: every Tamil chunk ending at a space was flagged mid-word)."""
+    from explorer.text.words import cut_in_word, joined_at, splits_character
+
+    assert joined_at(text) == {i for i in range(len(text) + 1) if splits_character(text, i)}
+    tamil = "அவன் வந்தான்"
+    assert not cut_in_word(tamil, 4) and splits_character("क्षमा", 2)

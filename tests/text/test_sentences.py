@@ -84,6 +84,12 @@ OTHER_LANGUAGES = [
     ("３．５ 是数字．下一句．", ["３．５ 是数字．", "下一句．"]),
     ("This is it; That is not.", ["This is it; That is not."]),
     ("I counted to 3. Then I stopped.", ["I counted to 3.", "Then I stopped."]),
+    # and English stays as it was (a reviewer's cases): a name's "Sr.", "Doc", "Eng", "am 5."
+    ("Martin Luther King Sr. He was a pastor.", ["Martin Luther King Sr.", "He was a pastor."]),
+    ("Where is the Doc. It was here.", ["Where is the Doc.", "It was here."]),
+    ("She works at Eng. Then she left.", ["She works at Eng.", "Then she left."]),
+    ("I am 5. My sister is 7.", ["I am 5.", "My sister is 7."]),
+    ("Llegó el Sr. García. Fin.", ["Llegó el Sr. García.", "Fin."]),
 ]
 
 
