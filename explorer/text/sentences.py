@@ -15,9 +15,12 @@ Rules, in order (all offsets come from the regex matches, never from searching s
 1. Paragraphs: a blank line (or U+2029) always ends a sentence; sentences never span paragraphs.
 2. Line structure: a single newline does *not* end a sentence (hard-wrapped prose), except
    before a list item (``-``, ``*``, ``•``, ``1.``, ``1)``), a Markdown heading, quote or code
-   fence; around a table row (a line with ``|``); after a Markdown heading line; and after a
-   short line (at most ``SHORT_LINE`` characters, not ending in ``,;:-(`` ...) when the next
-   line starts with a capital or a digit (headings and fields of PDFs and plain text).
+   fence; around a table row (a line with ``|`` that is bordered, a delimiter row, or next to
+   one or to a line with as many bars); after a Markdown heading line; and after a short line
+   (at most ``SHORT_LINE`` characters, not ending in ``,;:-(`` ...) when the next line starts
+   with a capital or a digit (headings and fields of PDFs and plain text). A fenced code block
+   is one unit: no cut inside it within a paragraph, a cut before and after it
+   (:mod:`explorer.text.line_breaks`).
 3. CJK end marks ``。｡！？`` end a sentence with no space needed, together with closing
    brackets/quotes that follow them (``「…。」``), except before the Japanese quotative
    particle と/っ (``「行きます。」と言った``). ASCII ``!``/``?`` right before a CJK character too.
@@ -57,6 +60,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from explorer.text.line_breaks import fence_cuts, line_ends_sentence
+
 # -- paragraph breaks --------------------------------------------------------------------
 _PARA = re.compile(r"\n[^\S\n]*\n\s*|\u2029\s*")
 
@@ -70,7 +75,7 @@ _SPACELESS_ENDS = "。｡！？։።፧။"
 _CAND = re.compile(
     # a Markdown heading line: a boundary right after it
     r"(?P<head>(?m:^)#{1,6}[ \t][^\n]*\n)"
-    # a single newline (decided by _line_end)
+    # a single newline (decided by line_breaks.line_ends_sentence)
     r"|(?P<nl>\n)"
     # CJK end marks: no space needed
     rf"|(?P<cjk>(?:[{_SPACELESS_ENDS}]|．(?![0-9０-９]))[{_SPACELESS_ENDS}!?]*[{_CJK_CLOSERS}]*)"
@@ -176,11 +181,6 @@ _GERMAN_ORDINAL_BEFORE = _words(
     "zum zur im vom beim dem den der die das jeden jedem jeder jedes seit ihrem ihren seinem seinen"
 )
 _JA_QUOTATIVE = "とっ"
-_BLOCK_START = re.compile(r"[^\S\n]*(?:[-*+•–—][ \t]|\d{1,3}[.)][ \t]|#{1,6}[ \t]|\||>|```)")
-_LINE_START_CAPITAL = re.compile(r"[^\S\n]*[\"'“‘«(\[]?(?:\d|[^\W\d_])")
-#: A line this short (characters, trimmed) that does not end in punctuation is a heading or a
-#: field ("Abstract", "Retracted: no") when the next line starts with a capital or digit.
-SHORT_LINE = 35
 _LIST_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3}){0,3}\Z")  # "1.", and section numbers "1.3.", "5.1.3."
 _SPACES = re.compile(r"\s*")
 
@@ -240,7 +240,7 @@ def _cuts(text: str, ps: int, pe: int) -> list[int]:
                 continue
             cut = m.end()
         elif kind == "nl":
-            if not _line_end(text, m.start(), ps, pe):
+            if not line_ends_sentence(text, m.start(), ps, pe):
                 continue
             cut = m.start()
         elif kind == "cjk":
@@ -251,23 +251,7 @@ def _cuts(text: str, ps: int, pe: int) -> list[int]:
             cut = m.end()
         cuts.append(cut)
         sent_start = cut
-    return cuts
-
-
-def _line_end(text: str, i: int, ps: int, pe: int) -> bool:
-    """Whether the single newline at ``i`` ends a sentence (rule 2)."""
-    if _BLOCK_START.match(text, i + 1, pe):
-        return True  # list item, heading, table row, quote or fence follows
-    nl = text.find("\n", i + 1, pe)
-    next_line = text[i + 1 : pe if nl < 0 else nl]
-    line_start = max(text.rfind("\n", ps, i) + 1, ps)
-    prev = text[line_start:i].strip()
-    if "|" in next_line or "|" in prev:
-        return True  # table rows (also Markdown tables without a leading pipe)
-    if not prev or len(prev) > SHORT_LINE or prev[-1] in ",;:-–—([{/&+=":
-        return False  # wrapped prose: the sentence goes on
-    c = _LINE_START_CAPITAL.match(next_line)
-    return c is not None and (c.group()[-1].isdigit() or c.group()[-1].isupper())
+    return fence_cuts(text, ps, pe, cuts)
 
 
 def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, caseless: bool) -> bool:

@@ -124,6 +124,39 @@ def test_table_rows_are_separate():
     assert sentences(text) == ["year | revenue", "2017 | 20", "2018 | 25"]
 
 
+def test_markdown_tables_with_a_delimiter_or_borders_are_rows():
+    text = "Results below:\n| a | b |\n|---|---|\n| 1 | 2 |\nThat is all."
+    assert sentences(text) == ["Results below:", "| a | b |", "|---|---|", "| 1 | 2 |", "That is all."]
+    assert sentences("a | b\n--- | ---\n1 | 2") == ["a | b", "--- | ---", "1 | 2"]
+
+
+def test_wrapped_lines_that_merely_hold_bars_are_not_table_rows():
+    # a manual page's synopsis wraps over lines with different numbers of bars
+    text = (
+        "Lance apt-get {update | upgrade | install paquet |\n"
+        "remove paquet} avec les options voulues pour cette machine."
+    )
+    assert sentences(text) == [text]
+
+
+def test_fenced_code_is_one_unit():
+    text = "Install it first.\n```bash\npip install x\n# a comment\nmake run. Now\n```\nThen open it. Done."
+    assert sentences(text) == [
+        "Install it first.",
+        "```bash\npip install x\n# a comment\nmake run. Now\n```",
+        "Then open it.",
+        "Done.",
+    ]
+    # tildes, a longer closing fence, and an unclosed fence running to the paragraph's end
+    assert sentences("Text.\n~~~\nx. Y\n~~~~\nAfter.") == ["Text.", "~~~\nx. Y\n~~~~", "After."]
+    assert sentences("Text.\n```\nx. Y\nZ. W") == ["Text.", "```\nx. Y\nZ. W"]
+
+
+def test_fenced_code_with_blank_lines_pairs_its_fences_across_paragraphs():
+    text = "```\nfirst. Part\n\nsecond. Part\n```\nProse after. More."
+    assert sentences(text) == ["```\nfirst. Part", "second. Part\n```", "Prose after.", "More."]
+
+
 def test_sub_range_offsets_are_absolute_and_bounded():
     text = "Intro. Skip me.\n\nM. Dupont est venu. Il est reparti.\n\nTail. More."
     start = text.index("M. Dupont")
