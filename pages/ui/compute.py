@@ -11,7 +11,7 @@ starts embedding them for the session's configurations in the background (:func:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +32,7 @@ from explorer.strategies.profile import profile
 from explorer.text.chunk import Chunk
 from explorer.text.wording import plural
 from pages.ui.background import background, session_job, start_job, submit
-from pages.ui.configs import config_of
+from pages.ui.configs import config_of, labels_for
 from pages.ui.model import context_maker, embedder, model_arg, model_id, passage_room
 from pages.ui.safe import clip, err_text, md
 from pages.ui.state import session
@@ -248,15 +248,19 @@ def index_all(
     make: Callable,
     retriever: str = DEFAULT_RETRIEVER,
     on_index: Callable[[Any, Any], Any] | None = None,
+    labels: Mapping[StrategyConfig, str] | None = None,
 ) -> dict:
     """``{config: StrategyIndex or error message}`` for a job (or its inline try): the core's
     index cache makes a second call free (``retriever="bm25"`` embeds nothing). ``on_index``
-    hears about each configuration as soon as its index is ready (results stream in)."""
+    hears about each configuration as soon as its index is ready (results stream in). The
+    steps name each configuration by ``labels`` (the sidebar's "1. recursive 1000/200", made
+    on the script thread: the job has no session) where given."""
     from explorer.retrieval.search import get_index
 
     out: dict = {}
     for i, config in enumerate(configs):
-        job.step(f"configuration {i + 1} of {len(configs)}, {config.display}" if len(configs) > 1 else config.display)
+        name = (labels or {}).get(config, config.display)
+        job.step(f"configuration {i + 1} of {len(configs)}, {name}" if len(configs) > 1 else name)
         try:
             out[config] = get_index(docs, config, make(job.progress), options, job.progress, retriever)
         except Cancelled:
@@ -302,10 +306,11 @@ def warm(docs: Sequence[Document]) -> None:
         return
     make = context_maker(emb)
     docs = list(docs)
+    labels = labels_for(configs)
 
     def work(job: jobs.Job) -> dict:
         job.token.sleep(WARM_DELAY_S)
-        return index_all(job, docs, configs, options, make)
+        return index_all(job, docs, configs, options, make, labels=labels)
 
     title = "Embedding the loaded documents"
     submit("warm", ("warm", *index_key(docs, configs, options)), title, work, emb, replace=False)

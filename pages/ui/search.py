@@ -151,6 +151,7 @@ class Search:
         make = context_maker(emb)
         docs, options, k, retriever = self.docs, self.options, self.k, self.retriever
         keyword_first = keyword_first and retriever != "bm25"
+        labels = labels_for(configs)
 
         def work(job: Any) -> dict:
             out: dict = {}
@@ -175,7 +176,7 @@ class Search:
                         out[config] = err_text(err)
                 job.partial = {KEYWORD: keyword, **out} if keyword else dict(out)
 
-            index_all(job, docs, configs, options, make, retriever, on_index=answer)
+            index_all(job, docs, configs, options, make, retriever, on_index=answer, labels=labels)
             return out
 
         return work

@@ -156,6 +156,8 @@ def test_documents_start_the_warm_up_off_the_script_thread(monkeypatch):
     assert job is not None and job.kind == "warm" and not job.finished
     assert job.wait(120) and job.status().phase == jobs.DONE
     assert all(not isinstance(v, str) for v in job.result.values()) and len(job.result) == 2
+    # its steps name the configurations as the sidebar does ("2. recursive 1000/200")
+    assert job.status().label.startswith("configuration 2 of 2, 2. "), job.status().label
     # Retrieve then finds the chunks embedded: only the question goes to the model
     at.switch_page("pages/retrieve.py").run()
     before = emb.stats.encoded
