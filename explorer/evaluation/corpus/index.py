@@ -24,7 +24,7 @@ from explorer.evaluation.corpus.work import Part
 from explorer.evaluation.evaluate import StrategyResult, _result
 from explorer.evaluation.questions import Question
 from explorer.retrieval.hubs import NeighbourMeans
-from explorer.retrieval.lexical import BM25_B, BM25_K1, LexicalIndex
+from explorer.retrieval.lexical import BM25_B, BM25_K1, Aliases, LexicalIndex, merge_aliases
 from explorer.retrieval.ranking import Hit, ranked_hits, retrieve
 from explorer.strategies.config import StrategyConfig
 from explorer.text.chunk import Chunk
@@ -50,6 +50,7 @@ class CorpusIndex:
         self._word_ids: list[np.ndarray] = []
         self._word_lens: list[np.ndarray] = []
         self._languages: set[str] = set()
+        self._aliases: Aliases = {}
         self.size = 0
 
     def add(self, slot: int, part: Part, embed_seconds: float = 0.0) -> None:
@@ -79,6 +80,7 @@ class CorpusIndex:
             self._word_lens.append(np.array([len(ws) for ws in words], np.int32))
             if part.language:
                 self._languages.add(part.language)
+            merge_aliases(self._aliases, part.aliases)
         self.size += n
 
     def freeze(self, doc_ids: Sequence[str], names: Sequence[str]) -> FrozenIndex:
@@ -103,7 +105,9 @@ class CorpusIndex:
             for n in lens:
                 corpus.append([words[i] for i in ids[at : at + n]])
                 at += n
-        frozen = FrozenIndex(self.config, chunks, tokens, self._faiss, corpus, llm, frozenset(self._languages))
+        frozen = FrozenIndex(
+            self.config, chunks, tokens, self._faiss, corpus, llm, frozenset(self._languages), self._aliases
+        )
         frozen.embed_seconds = self.embed_seconds if frozen.has_vectors else None
         self._reset()
         return frozen
@@ -112,9 +116,12 @@ class CorpusIndex:
 class _WordsIndex(LexicalIndex):
     """:class:`LexicalIndex` over words already tokenised (the same BM25, the same scores)."""
 
-    def __init__(self, corpus: list[list[str]], languages: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, corpus: list[list[str]], languages: frozenset[str] = frozenset(), aliases: Aliases | None = None
+    ) -> None:
         self.size = len(corpus)
         self.languages = languages
+        self.aliases = aliases or {}
         self._bm25 = None
         if any(corpus):
             import bm25s
@@ -136,9 +143,11 @@ class FrozenIndex:
         corpus: list[list[str]] | None,
         llm: np.ndarray | None = None,
         languages: frozenset[str] = frozenset(),
+        aliases: Aliases | None = None,
     ) -> None:
         self.config = config
         self.languages = languages  # the documents' stemmers: a query is stemmed in each
+        self.aliases = aliases or {}
         self.chunks = chunks
         self.tokens = tokens
         self.llm = llm
@@ -167,7 +176,7 @@ class FrozenIndex:
     @cached_property
     def lexical(self) -> LexicalIndex:
         corpus, self._corpus = self._corpus or [], None
-        return _WordsIndex(corpus, self.languages)
+        return _WordsIndex(corpus, self.languages, self.aliases)
 
     def ensure_vectors(self, progress: Any = None) -> None:
         """Vectors came with the documents."""

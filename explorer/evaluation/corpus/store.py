@@ -31,8 +31,9 @@ from explorer.untrusted import dumps
 #: Bumped when what a line or a cache file holds changes (older files are then refused). 2: BM25
 #: words are stemmed in each document's language (9b66aba) and only past a floor of its own
 #: function words (``LANGUAGE_MIN_SHARE``); format-1 files hold words stemmed otherwise. 3: a
-#: German, Spanish, Italian, Portuguese or Dutch document's own stop words are left out too.
-FORMAT = 3
+#: German, Spanish, Italian, Portuguese or Dutch document's own stop words are left out too. 4:
+#: words are stemmed with their accents, then folded, and the folded words' aliases are kept.
+FORMAT = 4
 
 
 def run_key(spec: WorkSpec, model: str, questions_sha: str) -> str:
@@ -170,6 +171,9 @@ class ChunkCache:
                 arrays[f"i{j}"] = np.array(ids, np.int32)
                 arrays[f"l{j}"] = np.array([len(ws) for ws in p.words], np.int32)
                 arrays[f"g{j}"] = np.array(p.language)
+                pairs = [(f, stem) for f, stems in p.aliases.items() for stem in stems]
+                arrays[f"af{j}"] = np.array([f for f, _ in pairs], dtype=str) if pairs else np.zeros(0, "U1")
+                arrays[f"as{j}"] = np.array([st for _, st in pairs], dtype=str) if pairs else np.zeros(0, "U1")
         path = self.path(work.sha)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
         try:
@@ -198,6 +202,9 @@ class ChunkCache:
                             [words[i] for i in ids[e - n : e]] for n, e in zip(lens, ends, strict=True)
                         ]
                         part.language = str(z[f"g{j}"]) if f"g{j}" in z else ""
+                        aliased = (z[f"af{j}"].tolist(), z[f"as{j}"].tolist()) if f"af{j}" in z else ([], [])
+                        for f, stem in zip(*aliased, strict=True):
+                            part.aliases[f] = (*part.aliases.get(f, ()), stem)
                     _check_part(part, chars)
                     parts.append(part)
                 return parts

@@ -132,6 +132,8 @@ class Part:
     words: list[list[str]] | None = None
     #: the language whose stemmer ``words`` got (:func:`~explorer.retrieval.lexical.language_of`)
     language: str = ""
+    #: folded words that stand for stems of ``words`` (:func:`~explorer.retrieval.lexical.tokenize_with_language`)
+    aliases: dict[str, tuple[str, ...]] = field(default_factory=dict)
     texts: list[str] | None = None
     chunks: list[Chunk] | None = None
 
@@ -181,7 +183,7 @@ def process_document(source: Source, spec: WorkSpec, ctx: Context) -> DocWork:
         if llm is not None:
             part.llm = np.array(llm.count_batch([c.text for c in chunks]) if chunks else [], np.int64)
         if spec.lexical:
-            part.words, part.language = tokenize_with_language(texts)  # one stemmer per document
+            part.words, part.language, part.aliases = tokenize_with_language(texts)  # one stemmer per document
         if spec.embeds:
             if spec.mode == "preview":
                 part.chunks = chunks
