@@ -140,7 +140,7 @@ def _add_model_arg(p: argparse.ArgumentParser) -> None:
         "--int8",
         action="store_true",
         help="embed with the model's int8 quantised Linear layers (about 2x faster on CPU, vectors "
-        "within cosine ~0.97 of fp32; cached apart from them)",
+        "within cosine ~0.93-0.97 of fp32; cached apart from them)",
     )
 
 
@@ -255,7 +255,7 @@ def _add_scoring(p: argparse.ArgumentParser, name: str) -> None:
         nargs="+",
         default=[],
         metavar="PATH",
-        help="documents, pooled: files, folders (every file under them) or glob patterns "
+        help="documents, pooled: files, folders (every file under them that is not hidden) or glob patterns "
         "('docs/**/*.md'); or --sample NAME. Over 200 documents they are streamed (see --out)",
     )
     _add_sample_arg(p)

@@ -146,7 +146,7 @@ def _decode_mixed(data: bytes, name: str) -> Decoded:
     n = data.decode("utf-8", "replace").count("\ufffd")
     return _check_binary(text, name), "utf-8 + cp1252", [
         f"{name!r} mixes UTF-8 with another encoding: {plural(n, 'byte sequence')} that {'is' if n == 1 else 'are'} not "
-        "UTF-8 were read as cp1252; if accented letters look wrong there, save the file as UTF-8 and upload again"
+        "UTF-8 were read as cp1252; if accented letters look wrong there, save the file as UTF-8 and load it again"
     ]
 
 
@@ -194,7 +194,7 @@ def _decode_detected(data: bytes, name: str) -> Decoded:
     if not label.startswith(("utf-16", "utf-32")):
         warnings.append(
             f"{name!r} is not UTF-8: decoded as {label} ({how}); "
-            "if accented letters look wrong, save it as UTF-8 and upload again"
+            "if accented letters look wrong, save it as UTF-8 and load it again"
         )
     return _check_binary(text, name), label, warnings
 

@@ -197,7 +197,7 @@ def detect_kind(data: bytes, name: str) -> tuple[str, list[str]]:
     for sig, what in _SIGNATURES:
         if data.startswith(sig):
             wanted = "a PDF" if ext == ".pdf" else "a PDF, Markdown or text file"
-            raise LoadError(f"{name!r} is {what}, not {wanted}: export it as PDF or text and upload again")
+            raise LoadError(f"{name!r} is {what}, not {wanted}: export it as PDF or text and load it again")
     if ext == ".pdf":
         raise LoadError(f"{name!r} is not a PDF: it does not start with %PDF- (a renamed or damaged file?)")
     return ("markdown" if ext in MARKDOWN_EXTENSIONS else "text"), []

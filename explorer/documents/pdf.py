@@ -122,7 +122,7 @@ def _open(data: bytes, name: str) -> tuple[Any, int]:
         except Exception as err:
             raise _damaged(name, err) from None
         if not opened:
-            raise LoadError(f"{name!r} is encrypted with a password; remove the password and upload again")
+            raise LoadError(f"{name!r} is encrypted with a password; remove the password and load it again")
     try:
         n_pages = len(reader.pages)
     except Exception as err:

@@ -55,8 +55,9 @@ def resolve_model_path(name: str | None = None) -> Path:
     if cached is not None:
         return cached
     raise ModelError(
-        f"embedding model {name!r} not found locally: give the path of a sentence-transformers "
-        f"model folder (nothing is downloaded), or use the default {DEFAULT_MODEL}"
+        f"embedding model {name!r} not found locally: give a registered model's name, the path of a "
+        "sentence-transformers model folder or the name of one in the local Hugging Face cache "
+        f"(nothing is downloaded), or use the default {DEFAULT_MODEL}"
     )
 
 

@@ -447,7 +447,7 @@ CASES: list[Case] = [
         "pdf-encrypted-password",
         "locked.pdf",
         lambda: encrypt_pdf(make_pdf(numbered_pages(2)), "s3cret"),
-        error="is encrypted with a password; remove the password and upload again",
+        error="is encrypted with a password; remove the password and load it again",
     ),
     Case(
         "pdf-encrypted-empty-password",

@@ -30,7 +30,8 @@ def sample_bytes(name: str) -> tuple[str, bytes]:
     """(file name, bytes) of a sample given its display name or its file name."""
     filename = SAMPLES.get(name, name)
     if filename not in SAMPLES.values():
-        raise LoadError(f"unknown sample {name!r}; choose one of {', '.join(map(repr, SAMPLES))}")
+        files, shown = ", ".join(map(repr, SAMPLES.values())), ", ".join(map(repr, SAMPLES))
+        raise LoadError(f"unknown sample {name!r}; choose one of {files} (or by name: {shown})")
     return filename, resources.files(__package__).joinpath(filename).read_bytes()
 
 
