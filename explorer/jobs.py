@@ -55,8 +55,14 @@ class CancelToken:
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._now = threading.Event()  # also inside a step (see cancel)
 
-    def cancel(self) -> None:
+    def cancel(self, at_step: bool = False) -> None:
+        """Stop at the next progress step; unless ``at_step``, at the next :func:`checkpoint`
+        inside a step too. ``at_step`` lets the step in hand finish, so its vectors reach the
+        cache: what a job that replaces this one then finds there instead of embedding it again."""
+        if not at_step:
+            self._now.set()
         self._event.set()
 
     @property
@@ -66,6 +72,11 @@ class CancelToken:
     def check(self) -> None:
         """Raise :class:`Cancelled` if :meth:`cancel` was called."""
         if self._event.is_set():
+            raise Cancelled("stopped")
+
+    def check_within_step(self) -> None:
+        """Raise :class:`Cancelled` if :meth:`cancel` was called without ``at_step``."""
+        if self._now.is_set():
             raise Cancelled("stopped")
 
     def sleep(self, seconds: float) -> None:
@@ -184,9 +195,10 @@ class Job:
             self._phase = RUNNING
 
     # -- called from anywhere -------------------------------------------------------------
-    def cancel(self) -> None:
-        """Ask the job to stop: at its next progress step if it runs, before it starts if queued."""
-        self.token.cancel()
+    def cancel(self, at_step: bool = False) -> None:
+        """Ask the job to stop: at its next progress step if it runs (within the step in hand
+        too unless ``at_step``: :meth:`CancelToken.cancel`), before it starts if queued."""
+        self.token.cancel(at_step)
         if _RUNNER.withdraw(self):
             self._finish(STOPPED)
 
@@ -354,7 +366,7 @@ def checkpoint() -> None:
     jobs). For loops inside one progress step, e.g. between model batches."""
     job = current_job()
     if job is not None:
-        job.token.check()
+        job.token.check_within_step()
 
 
 def current_job() -> Job | None:

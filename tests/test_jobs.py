@@ -224,6 +224,43 @@ def test_checkpoint_stops_a_job_inside_a_long_step():
     assert job.wait(2) and job.status().phase == jobs.STOPPED and job.result is None
 
 
+class PerTextEmbedder(FakeEmbedder):
+    """A fake whose model call looks at :func:`explorer.jobs.checkpoint` before each text, as
+    the ONNX lanes do, and counts the texts it embedded."""
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.texts = 0
+        self.started = threading.Event()
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        for _ in texts:
+            jobs.checkpoint()
+            self.started.set()
+            time.sleep(0.01)
+            self.texts += 1
+        return super()._embed(texts)
+
+
+@pytest.mark.parametrize("at_step", [True, False])
+def test_a_job_stopped_at_its_step_finishes_the_step_in_hand_into_the_cache(at_step):
+    """The warm-up replaced by a question (``at_step``): the step in hand finishes and its
+    vectors are cached (the question needs them); a Stop drops the rest of the step at once."""
+    emb = PerTextEmbedder()
+    batch = texts(3 * PROGRESS_STEP, f"step {at_step}")
+    job = jobs.submit(lambda j: emb.encode(batch, progress=j.progress))
+    assert emb.started.wait(10)
+    job.cancel(at_step=at_step)
+    assert job.wait(30) and job.status().phase == jobs.STOPPED
+    embedded = emb.texts
+    emb.stats.reset()
+    emb.encode(batch)
+    if at_step:
+        assert embedded == emb.stats.cached == PROGRESS_STEP  # the first step finished and was kept
+    else:
+        assert emb.stats.cached == 0 and embedded < PROGRESS_STEP  # stopped inside it
+
+
 def test_the_time_left_counts_down_between_progress_reports(monkeypatch):
     """The estimate is the rate up to the last report, less the time since it: it falls while
     a step runs (measured to now, it rose every second until the next step landed: 22 s, 24 s,
