@@ -6,8 +6,11 @@ Every limit here is enforced by the core (not only the UI) and produces a clear
 
 from __future__ import annotations
 
-#: Largest file accepted by the loaders (bytes). The Streamlit upload limit matches it.
-MAX_FILE_BYTES = 50 * 1024 * 1024
+#: Largest file accepted by the loaders (bytes): 50 MB as Streamlit's uploader counts them in
+#: the browser (10**6 bytes a megabyte; on Windows 2**20), so a file it takes is never refused here.
+MAX_FILE_BYTES = 50 * 10**6
+#: A megabyte as the messages count it (:data:`MAX_FILE_BYTES`).
+MB = 10**6
 #: Largest extracted document text (characters).
 MAX_TEXT_CHARS = 20_000_000
 #: PDF pages extracted at most; later pages are dropped with a warning.

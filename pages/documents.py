@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.documents import samples, uploads
-from explorer.limits import MAX_FILE_BYTES
+from explorer.limits import MAX_FILE_BYTES, MB
 from explorer.render.html import facts as render_facts
 from pages.ui.compute import summary
 from pages.ui.flow import end_page
@@ -63,11 +63,11 @@ with left:
         key=upload_key,
         on_change=take_uploads,
         args=(upload_key,),
-        help=f"PDF, Markdown or plain text, up to {MAX_FILE_BYTES // 2**20} MB each. "
+        help=f"PDF, Markdown or plain text, up to {MAX_FILE_BYTES // MB} MB each. "
         "Several files at once are fine.",
     )
     st.caption(
-        f"Up to {MAX_FILE_BYTES // 2**20} MB per file: a file marked red in the box above is larger "
+        f"Up to {MAX_FILE_BYTES // MB} MB per file: a file marked red in the box above is larger "
         "and was not uploaded (split it, or use the CLI)."
     )
     if files:  # the callback has taken them; a value set without it (a script) is taken here

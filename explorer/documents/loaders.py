@@ -206,8 +206,8 @@ def detect_kind(data: bytes, name: str) -> tuple[str, list[str]]:
 def _check_size(size: int, name: str) -> None:
     if size > limits.MAX_FILE_BYTES:
         raise LoadError(
-            f"{name!r} is {size / 2**20:,.1f} MB, over the upload limit of "
-            f"{limits.MAX_FILE_BYTES / 2**20:,.0f} MB: split it or upload a smaller file"
+            f"{name!r} is {size / limits.MB:,.1f} MB, over the upload limit of "
+            f"{limits.MAX_FILE_BYTES / limits.MB:,.0f} MB: split it or upload a smaller file"
         )
 
 

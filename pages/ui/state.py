@@ -260,6 +260,8 @@ class Session:
     sweep_pending: _Slot[tuple[str, str] | None] = _Slot("sweep_pending")
     #: The query parameters last written to the browser's address (:func:`pages.ui.url.sync`).
     url_sent: _Slot[dict[str, Any] | None] = _Slot("url_sent")
+    #: What the last link written left out to stay readable (:mod:`pages.ui.url_fit`), "" if nothing.
+    link_left_out: _Slot[str] = _Slot("link_left_out", "")
 
     def take(self, name: str) -> Any:
         """The value of attribute ``name`` (its default when unset), then forget it."""

@@ -42,13 +42,14 @@ from pages.ui.sources import (
 from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, ConfigDict, session
 from pages.ui.url_chunks import chunks_url, restore_chunks
 from pages.ui.url_evaluate import evaluate_url, restore_evaluate
+from pages.ui.url_fit import fit_link
 from pages.ui.url_questions import questions_url, restore_questions
 from pages.ui.url_ranking import ranking_url, restore_ranking
 
 #: More ``samples`` values than this in a link are ignored (there are three samples).
 MAX_SAMPLE_PARAMS = 16
-#: More ``up`` values (uploads) than this in a link are ignored.
-MAX_UPLOAD_PARAMS = 32
+#: More ``up`` values (uploads) than this in a link are ignored, and said.
+MAX_UPLOAD_PARAMS = 256
 #: Notes on a link's settings said at most (per configuration).
 MAX_LINK_NOTES = 4
 
@@ -67,7 +68,13 @@ def restore() -> None:
             session.cleanup[CLEANUP_FLAGS[short][0]] = True
     _restore_model(qp)
     restore_ranking(qp)
-    for raw in qp.get_all("cfg")[:MAX_CONFIGS]:
+    given = qp.get_all("cfg")
+    if len(given) > MAX_CONFIGS:
+        session.notices.append(
+            f"The link has {len(given):,} strategies; only the first {MAX_CONFIGS} are opened "
+            f"(the sidebar holds {MAX_CONFIGS})."
+        )
+    for raw in given[:MAX_CONFIGS]:
         try:
             d = untrusted.loads(raw, "strategy", ParamError)
             name = str(d["s"])
@@ -179,9 +186,14 @@ def sample_named(value: str) -> str | None:
 def _restore_uploads(qp: Any) -> None:
     """The uploads the link names (``up=``), read back from the server's store; what cannot be
     read back is said in one notice (a value is never echoed unless it is plain hex)."""
-    refs = qp.get_all("up")[:MAX_UPLOAD_PARAMS]
+    refs = list(dict.fromkeys(qp.get_all("up")))  # a reference named twice is one file
     if not refs:
         return
+    if len(refs) > MAX_UPLOAD_PARAMS:
+        session.notices.append(
+            f"The link names {len(refs):,} uploaded files; only the first {MAX_UPLOAD_PARAMS} are opened."
+        )
+        refs = refs[:MAX_UPLOAD_PARAMS]
     store = uploads.default_store()
     if store is None:
         session.notices.append(
@@ -197,7 +209,8 @@ def _restore_uploads(qp: Any) -> None:
             gone.append(ref[:12])
         else:
             add_kept_upload(kept)
-    problems = [f"{len(gone)} this server no longer has ({', '.join(gone)})"] if gone else []
+    named = ", ".join(gone[:5]) + (", …" if len(gone) > 5 else "")
+    problems = [f"{len(gone)} this server no longer has ({named})"] if gone else []
     problems += [f"{bad} that {'is' if bad == 1 else 'are'} not a file reference"] if bad else []
     if problems:
         session.notices.append(
@@ -307,6 +320,13 @@ def sync() -> None:
     current = {
         k: (st.query_params.get_all(k) if k in _LISTS else st.query_params.get(k)) for k in st.query_params
     }
+    want, left_out = fit_link(want)
+    if left_out and left_out != session.link_left_out:
+        session.notices.append(
+            f"The link to this view leaves out {left_out}: with them it would be longer than a server "
+            "reads back. This session keeps them."
+        )
+    session.link_left_out = left_out
     if current != want or session.url_sent != want:
         st.query_params.from_dict(want)
         session.url_sent = want

@@ -13,6 +13,8 @@ from pages.ui.state import session
 #: The link's chunk numbers: the chunk Explore inspects (``chunk=``) and Semantic's (``schunk=``),
 #: by the session slot that holds each.
 CHUNK_PARAMS = {"chunk": "chunk_sel", "schunk": "sem_sel"}
+#: Which page each one is for, as a notice names it.
+_PAGES = {"chunk": "Explore", "schunk": "Semantic"}
 
 
 def restore_chunks(qp: Any) -> None:
@@ -23,7 +25,8 @@ def restore_chunks(qp: Any) -> None:
             setattr(session, slot, int(chunk))
         elif chunk:
             session.notices.append(
-                f"Ignored the chunk named in the link ({clip(chunk, 40)}): it must be a chunk number."
+                f"Ignored the chunk the link opens on {_PAGES[param]} ({param}={clip(chunk, 40)}): "
+                "it must be a chunk number."
             )
 
 

@@ -1319,7 +1319,7 @@ def test_the_inspected_chunk_travels_in_the_link():
     assert again.subheader[0].value.startswith(f"Chunk 3 of {n:,}") and again.number_input(key="w.chunk").value == 3
     assert not again.warning
     bad = start(query={"chunk": "<b>2</b>"})
-    assert any("Ignored the chunk named in the link" in w.value.replace("\\", "") for w in bad.warning)
+    assert any("Ignored the chunk the link opens on Explore" in w.value.replace("\\", "") for w in bad.warning)
     assert bad.subheader[0].value.startswith("Chunk 0 of")
     past = start(query={"chunk": "9999999"})
     assert past.subheader[0].value.startswith(f"Chunk {n - 1:,} of {n:,}")

@@ -1,0 +1,51 @@
+"""A link the server will read back: what :func:`pages.ui.url.sync` writes is kept under
+:data:`MAX_LINK_CHARS`, the largest items left out first, and the visitor is told once.
+
+Why: Tornado answers a request line over about 128 KB with HTTP 400, so a session that kept ten
+questions with long Japanese answers (each character nine in the address) wrote a link that
+neither a reload nor a colleague could open.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from explorer.text.wording import plural
+
+#: The longest query string written (characters, percent-encoded): well under the server's limit.
+MAX_LINK_CHARS = 60_000
+#: What may be left out of a link, last values first, in this order: kept questions, then the
+#: uploads past the first (each a short reference: only a very long list needs it).
+_TRIMMED = (("kq", "kept question"), ("up", "uploaded file"))
+
+
+def link_chars(want: dict[str, Any]) -> int:
+    return len(urlencode(want, doseq=True))
+
+
+def fit_link(want: dict[str, Any], limit: int = MAX_LINK_CHARS) -> tuple[dict[str, Any], str]:
+    """``want`` cut to at most ``limit`` characters once encoded, and what was left out
+    ("3 kept questions"), or "" when everything fits. The question being asked and its answer
+    are clipped last (they are one box each)."""
+    if link_chars(want) <= limit:
+        return want, ""
+    out = dict(want)
+    dropped: list[str] = []
+    for key, what in _TRIMMED:
+        values = list(out.get(key) or [])
+        n = 0
+        while values and link_chars(out) > limit:
+            values.pop()
+            n += 1
+            out[key] = values
+        if not values:
+            out.pop(key, None)
+        if n:
+            dropped.append(plural(n, what))
+    for key in ("qa", "q"):  # the answer, then the question: clipped, not dropped
+        if link_chars(out) > limit and out.get(key):
+            excess = link_chars(out) - limit
+            out[key] = str(out[key])[: max(0, len(str(out[key])) - excess)]
+            dropped.append("part of the question's answer" if key == "qa" else "part of the question")
+    return out, ", ".join(dropped)
