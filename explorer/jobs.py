@@ -1,6 +1,6 @@
 """Work that does not block: a stop flag the embedder sees, and a small background runner.
 
-- :class:`CancelToken` is a thread-safe flag. :func:`cancellable` wraps a ``progress(done,
+- :class:`CancelToken` (in :mod:`explorer.cancel`) is a thread-safe flag. :func:`cancellable` wraps a ``progress(done,
   total)`` callback so that it raises :class:`~explorer.errors.Cancelled` once the token is set.
   The embedder calls progress before its first model call and after every step of texts
   (``PROGRESS_STEP`` texts or ``PROGRESS_CHARS`` characters, :mod:`explorer.embedding.base`),
@@ -30,9 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from explorer.cancel import CancelToken, Progress, cancellable  # noqa: F401 (jobs.cancellable, as before)
 from explorer.errors import Cancelled, ExplorerError, LimitError
-
-Progress = Callable[[int, int], Any]
 
 #: Background jobs that run at once in this process (embedding uses every core anyway).
 MAX_WORKERS = 1
@@ -48,52 +47,6 @@ FINISHED = (DONE, STOPPED, FAILED)
 
 log = logging.getLogger(__name__)
 _current = threading.local()  # the job running on this thread (see checkpoint)
-
-
-class CancelToken:
-    """A flag one thread sets (:meth:`cancel`) and another checks (:meth:`check`)."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self._now = threading.Event()  # also inside a step (see cancel)
-
-    def cancel(self, at_step: bool = False) -> None:
-        """Stop at the next progress step; unless ``at_step``, at the next :func:`checkpoint`
-        inside a step too. ``at_step`` lets the step in hand finish, so its vectors reach the
-        cache: what a job that replaces this one then finds there instead of embedding it again."""
-        if not at_step:
-            self._now.set()
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-    def check(self) -> None:
-        """Raise :class:`Cancelled` if :meth:`cancel` was called."""
-        if self._event.is_set():
-            raise Cancelled("stopped")
-
-    def check_within_step(self) -> None:
-        """Raise :class:`Cancelled` if :meth:`cancel` was called without ``at_step``."""
-        if self._now.is_set():
-            raise Cancelled("stopped")
-
-    def sleep(self, seconds: float) -> None:
-        """Wait ``seconds``, or raise :class:`Cancelled` as soon as the token is cancelled."""
-        if self._event.wait(seconds):
-            raise Cancelled("stopped")
-
-
-def cancellable(progress: Progress | None, token: CancelToken) -> Progress:
-    """``progress`` (may be None) behind a check of ``token``: once it is cancelled, the next
-    ``progress(done, total)`` call raises :class:`Cancelled` instead of reporting."""
-
-    def wrapped(done: int, total: int) -> Any:
-        token.check()
-        return progress(done, total) if progress is not None else None
-
-    return wrapped
 
 
 def model_loaded(embedder: Any) -> bool:

@@ -15,6 +15,7 @@ LAYERS = {
     "explorer.errors": 0,
     "explorer.limits": 0,
     "explorer.untrusted": 0,
+    "explorer.cancel": 0,
     "explorer.jobs": 0,
     "explorer.lru": 0,
     "explorer.models": 1,

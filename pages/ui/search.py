@@ -148,10 +148,9 @@ class Search:
         configuration's real hits replace them as they come. The result holds only real hits.
         A job that starts from the page's try (:func:`pages.ui.background.background`) finds
         them whole in its ``partial`` and does not make them again."""
-        make = context_maker(emb)
+        make, labels = context_maker(emb), labels_for(configs)
         docs, options, k, retriever = self.docs, self.options, self.k, self.retriever
         keyword_first = keyword_first and retriever != "bm25"
-        labels = labels_for(configs)
 
         def work(job: Any) -> dict:
             out: dict = {}
