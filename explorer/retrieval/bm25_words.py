@@ -100,10 +100,9 @@ def forms(text: str) -> list[tuple[str, str]]:
     and composed (NFKC: "ﬁ" and "x²" as "fi" and "x2"), and its stem is folded afterwards
     (:func:`folded_stems`): "signalée" and "signaler" both give "signal", where folded first
     "signalee" gave "signale" and missed. The folded word decides stop words. A word with an
-    accent that has no composed letter, a word whose folding splits it ("½"), and text in
-    scripts without spaces (CJK pairs) are read as their folded pieces."""
-    if EAST_ASIAN.search(text):
-        return [(w, w) for w in words(text)]
+    accent that has no composed letter, a word whose folding splits it ("½"), and a word in a
+    script without spaces (CJK pairs) are read as their folded pieces; the other words of the
+    same text are read as written."""
     out: list[tuple[str, str]] = []
     for w in WORD.findall(unicodedata.normalize("NFKC", text.casefold())):
         out += [(w, w)] if w.isascii() else _word_forms(w)  # most words: folding changes nothing
@@ -112,6 +111,8 @@ def forms(text: str) -> list[tuple[str, str]]:
 
 @lru_cache(maxsize=1 << 16)
 def _word_forms(word: str) -> tuple[tuple[str, str], ...]:
+    if EAST_ASIAN.search(word):  # CJK pairs (also from a compatibility character: ㍿ is 株式会社)
+        return tuple((p, p) for p in words(word))
     pieces = WORD.findall(fold(word))
     if len(pieces) != 1 or any(unicodedata.combining(c) and not _LETTER_MARKS.match(c) for c in word):
         return tuple((p, p) for p in pieces)

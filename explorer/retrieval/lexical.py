@@ -297,9 +297,11 @@ def query_tokens(
 
 
 def _known(stems: tuple[str, ...], folded: str, vocabulary: Container[str], aliases: Aliases) -> tuple[str, ...]:
-    if stems[0] in vocabulary:
-        return stems[:1]
-    return aliases.get(folded) or stems[-1:]
+    """The stems of one question word that the index holds: as written, through the aliases of
+    its folded form, and its folded form's own ("électricité" finds a text that writes
+    "ELECTRICITE" as well as one with accents)."""
+    found = tuple(dict.fromkeys(t for t in (stems[0], *aliases.get(folded, ()), stems[-1]) if t in vocabulary))
+    return found or stems[:1]
 
 
 def matched_spans(

@@ -81,6 +81,21 @@ def fence_cuts(text: str, ps: int, pe: int, cuts: list[int]) -> list[int]:
     return sorted(kept)
 
 
+def _opens(text: str, m: re.Match) -> bool:
+    """Whether the fence line ``m`` can open a block: not a backtick fence whose info string
+    holds a backtick (CommonMark: "```js``` is inline code"), and not a line of tildes alone
+    at least as long as the line of text right above it (a reStructuredText or plain-text
+    heading's underline: "Install" over "~~~~~~~")."""
+    fence, info = m.group(1), m.group(2)
+    if fence[0] == "`":
+        return "`" not in info
+    if info.strip() or m.start() == 0:
+        return True
+    before = text.rfind("\n", 0, m.start() - 1)
+    title = text[before + 1 : m.start() - 1].strip()
+    return not title or len(fence) < len(title)
+
+
 @lru_cache(maxsize=8)
 def _fenced_blocks(text: str) -> tuple[tuple[int, int], ...]:
     """Fenced code blocks of the whole text, from the opening fence line's start to the
@@ -92,7 +107,8 @@ def _fenced_blocks(text: str) -> tuple[tuple[int, int], ...]:
     for m in _FENCE.finditer(text):
         fence = m.group(1)
         if opening is None:
-            opening = m
+            if _opens(text, m):
+                opening = m
         elif fence[0] == opening.group(1)[0] and len(fence) >= len(opening.group(1)) and not m.group(2).strip():
             blocks.append((opening.start(), m.end()))
             opening = None

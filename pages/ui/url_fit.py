@@ -1,5 +1,6 @@
 """A link the server will read back: what :func:`pages.ui.url.sync` writes is kept under
-:data:`MAX_LINK_CHARS`, the largest items left out first, and the visitor is told once.
+:data:`MAX_LINK_CHARS` (the last kept questions left out first, then the last uploads, then
+the question's answer and the question clipped), and the visitor is told once.
 
 Why: Tornado answers a request line over about 128 KB with HTTP 400, so a session that kept ten
 questions with long Japanese answers (each character nine in the address) wrote a link that
@@ -44,8 +45,21 @@ def fit_link(want: dict[str, Any], limit: int = MAX_LINK_CHARS) -> tuple[dict[st
         if n:
             dropped.append(plural(n, what))
     for key in ("qa", "q"):  # the answer, then the question: clipped, not dropped
-        if link_chars(out) > limit and out.get(key):
-            excess = link_chars(out) - limit
-            out[key] = str(out[key])[: max(0, len(str(out[key])) - excess)]
+        value = str(out.get(key) or "")
+        if link_chars(out) > limit and value and link_chars({**out, key: ""}) <= limit:
+            out[key] = value[: _longest_fit(out, key, value, limit)]
             dropped.append("part of the question's answer" if key == "qa" else "part of the question")
     return out, ", ".join(dropped)
+
+
+def _longest_fit(want: dict[str, Any], key: str, value: str, limit: int) -> int:
+    """The longest start of ``value`` that keeps ``want`` (with it at ``key``) within ``limit``
+    once encoded: a CJK character is nine characters in the address, a Latin letter one."""
+    lo, hi = 0, len(value)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if link_chars({**want, key: value[:mid]}) <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

@@ -32,6 +32,11 @@ def test_a_link_too_long_for_the_server_leaves_out_kept_questions_last_first():
     huge = {"q": "問" * 3000, "qa": "答" * 9000}
     out, left = fit_link(huge)
     assert link_chars(out) <= MAX_LINK_CHARS and out["q"] == huge["q"] and "answer" in left
+    # clipped by its length in the address, no more: a CJK character is nine characters there
+    out, left = fit_link({"cfg": ["x" * 50_000], "q": "q" * 400, "qa": "答" * 2000})
+    assert MAX_LINK_CHARS - 9 < link_chars(out) <= MAX_LINK_CHARS and len(out["qa"]) > 1000
+    # what clipping cannot bring under the limit is not clipped
+    assert fit_link({"cfg": ["x" * 70_000], "q": "abc"}) == ({"cfg": ["x" * 70_000], "q": "abc"}, "")
 
 
 def test_a_link_with_more_strategies_than_the_sidebar_holds_says_so():

@@ -175,6 +175,16 @@ def test_accented_words_are_stemmed_before_folding():
         (hit,) = idx.search(question, k=1, retriever="bm25")
         assert hit.chunk.text == paras[want] and hit.score > 0, question
     assert idx.lexical.aliases["signalee"] == ("signal",)
+    # a corpus that writes the word both ways (capitals without accents): each spelling finds both
+    both = LexicalIndex(["La électricité du réseau est coupée.", "La ELECTRICITE du reseau est coupee."])
+    for question in ("electricite", "électricité"):
+        assert (both.scores(question) > 0).all(), question
+    # a chunk with a CJK word stems its other words as written too
+    mixed = LexicalIndex(["L'électricité du réseau est coupée hier.", "L'électricité 東京 du réseau est coupée."])
+    assert (mixed.scores("électricité") > 0).all()
+    # a compatibility character is read as the CJK it stands for: ㍿ is 株式会社
+    assert tokenize("㍿ ACME") == ["株式", "式会", "会社", "acm"]
+    assert LexicalIndex(["㍿ ACME", "x y"]).scores("株式会社")[0] > 0
     at = paras[0].index("signalée")
     assert matched_spans(paras[0], 0, len(paras[0]), "signaler") == [(at, at + 8)]
     assert matched_spans(paras[0], 0, len(paras[0]), "signalee") == [(at, at + 8)]

@@ -152,6 +152,12 @@ def test_fenced_code_is_one_unit():
     assert sentences("Text.\n```\nx. Y\nZ. W") == ["Text.", "```\nx. Y\nZ. W"]
 
 
+def test_an_underline_of_tildes_or_inline_backticks_open_no_code_block():
+    text = "Install\n~~~~~~~\nRun the script. Then check it.\n\nUsage\n~~~~~\nCall it. Done."
+    assert sentences(text) == ["Install", "~~~~~~~", "Run the script.", "Then check it.", "Usage", "~~~~~", "Call it.", "Done."]
+    assert sentences("```js``` is the tag. This is a sentence.") == ["```js``` is the tag.", "This is a sentence."]
+
+
 def test_fenced_code_with_blank_lines_pairs_its_fences_across_paragraphs():
     text = "```\nfirst. Part\n\nsecond. Part\n```\nProse after. More."
     assert sentences(text) == ["```\nfirst. Part", "second. Part\n```", "Prose after.", "More."]
