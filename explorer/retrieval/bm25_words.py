@@ -104,8 +104,12 @@ def forms(text: str) -> list[tuple[str, str]]:
     script without spaces (CJK pairs) are read as their folded pieces; the other words of the
     same text are read as written."""
     out: list[tuple[str, str]] = []
+    pairs: dict[str, tuple[str, str]] = {}  # one pair per distinct word: a corpus holds millions
     for w in WORD.findall(unicodedata.normalize("NFKC", text.casefold())):
-        out += [(w, w)] if w.isascii() else _word_forms(w)  # most words: folding changes nothing
+        if w.isascii():  # most words: folding changes nothing
+            out.append(pairs.get(w) or pairs.setdefault(w, (w, w)))
+        else:
+            out += _word_forms(w)
     return out
 
 

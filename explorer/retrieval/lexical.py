@@ -193,7 +193,8 @@ def tokenize_with_language(texts: Sequence[str]) -> tuple[list[list[str]], str, 
     read = [forms(t) for t in texts]
     language = language_of([f for _, f in ws] for ws in read)
     stops = stop_words((language,))
-    kept = [[(w, f) for w, f in ws if f not in stops] for ws in read]
+    kept = [[p for p in ws if p[1] not in stops] for ws in read]  # the same pairs, not copies
+    del read
     stems = _stems(_stemmer(language), {p for ws in kept for p in ws})
     aliases: dict[str, dict[str, None]] = {}
     for (_, f), both in stems.items():
