@@ -18,6 +18,7 @@ from pages.ui.sources import (
     cleanup_steps,
     duplicates,
     load,
+    loaded,
     open_source,
     remove_source,
     sample_names,
@@ -100,6 +101,7 @@ if not session.sources:
     st.info("No documents yet: upload a file or pick a sample above.")
     end_page()
 
+loaded()  # a new set of documents starts embedding in the background now, not on the next page
 twins = duplicates()
 # the user's own files first: an upload's card landed below the samples, out of view
 for src in sorted(session.sources, key=lambda s: s["kind"] == "sample"):

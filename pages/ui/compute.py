@@ -275,7 +275,10 @@ def index_all(
 def warm(docs: Sequence[Document]) -> None:
     """Once per set of loaded documents (and model): embed them for the session's current
     configurations in the background, so Retrieve and Evaluate find their vectors ready. It
-    never replaces a job the user started, and any job the user starts replaces it."""
+    never replaces a job the user started, and any job the user starts replaces it. A file
+    uploaded while an older set is warming up replaces that warm-up at the end of its step
+    (what it embedded is cached), so the new file does not wait for the old set's last
+    configurations."""
     if not docs or os.environ.get(WARM_ENV, "1").strip().lower() in ("0", "false", "no"):
         return
     if sum(len(d.text) for d in docs) > limits.WARM_MAX_CHARS:
@@ -286,7 +289,7 @@ def warm(docs: Sequence[Document]) -> None:
         return
     wkey = (tuple(d.id for d in docs), model_id())
     job = session_job()
-    if session.warmed == wkey or (job is not None and not job.finished):
+    if session.warmed == wkey or (job is not None and not job.finished and job.kind != "warm"):
         return
     session.warmed = wkey
     from explorer.retrieval.vectors import EmbedOptions

@@ -168,6 +168,25 @@ def test_documents_start_the_warm_up_off_the_script_thread(monkeypatch):
     assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
 
 
+def test_an_upload_during_the_warm_up_replaces_it_at_the_end_of_its_step(monkeypatch):
+    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "1")
+    _slow_embedder()
+    at = start("documents", **new_params())
+    ok(at)
+    old = session_job(at)
+    assert old is not None and old.kind == "warm" and not old.finished
+    text = "The pumps run at night. The valves open at dawn. " * 40
+    at.file_uploader[0].set_value(("night.txt", text.encode(), "text/plain")).run()
+    ok(at)
+    new = session_job(at)
+    # the new set's warm-up is the session's job now, not one started when the old one ends
+    assert new is not old and new.kind == "warm"
+    assert old.wait(60) and old.status().phase == jobs.STOPPED
+    assert new.wait(120) and new.status().phase == jobs.DONE
+    assert "night.txt" in [name for _, name in new.key[1]] and "night.txt" not in [n for _, n in old.key[1]]
+    assert all(not isinstance(v, str) for v in new.result.values()) and len(new.result) == 2
+
+
 def test_a_sweep_on_evaluate_can_be_stopped_and_keeps_the_values_scored():
     at = start("evaluate", **new_params())
     at.button(key="w.qsample").click().run()
