@@ -462,3 +462,42 @@ def test_streaming_stems_each_document_in_its_language_as_evaluate_does(tmp_path
     part = Part(np.array([0]), np.array([5]), np.array([2]), words=[["zeil"]], language="german")
     cache.save(DocWork(0, "d", "id", "ab" * 20, 5, [part]))
     assert cache.load("ab" * 20, 1, 5)[0].language == "german"
+
+
+def test_streaming_folds_accents_as_evaluate_does_also_through_a_resumed_run(tmp_path):
+    """French documents with accents, questions typed without them: a question word finds the
+    accented words through the folded aliases, in memory, streamed, and streamed again from the
+    chunk cache a resumed run reads (its ``af``/``as`` arrays)."""
+    from explorer.evaluation.corpus.store import ChunkCache
+    from explorer.evaluation.corpus.work import DocWork, Part
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    facts = {
+        "reseau.txt": ("La société publiera l'électricité consommée chaque trimestre.", "electricite consommee"),
+        "usine.txt": ("Les pièces défectueuses sont signalées au contrôleur qualité.", "pieces defectueuses"),
+        "ecole.txt": ("Les élèves déjeunent à la cantine près du théâtre municipal.", "eleves dejeunent"),
+    }
+    filler = "Le comité se réunit le lundi. Les dossiers sont rangés par année. "
+    lines = []
+    for name, (fact, question) in facts.items():
+        (folder / name).write_text(filler * 6 + fact + " " + filler * 6, encoding="utf-8")
+        lines.append(json.dumps({"question": question, "answer": fact, "document": name}, ensure_ascii=False))
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    configs = (StrategyConfig.make("recursive", {"chunk_size": 120, "chunk_overlap": 0}),)
+    expected, _ = _in_memory((folder, questions), "bm25", configs=configs)
+    # every question is found, and only through the aliases: its words are written without accents
+    assert expected[0].scores.hit_rate.mean == 1.0
+    out = tmp_path / "results.jsonl"
+    got, _, _ = _streamed((folder, questions), "bm25", configs=configs, out=out)
+    again, _, stats = _streamed((folder, questions), "bm25", configs=configs, out=out, resume=True)
+    assert (stats.processed, stats.resumed) == (0, 3)
+    assert _plain(got) == _plain(expected) == _plain(again)
+
+    cache = ChunkCache(tmp_path / "cache", "k")
+    aliases = {"electricite": ("électr",), "eleve": ("élev", "elev")}
+    part = Part(np.array([0]), np.array([5]), np.array([2]), words=[["électr"]], language="french", aliases=aliases)
+    cache.save(DocWork(0, "d", "id", "cd" * 20, 5, [part]))
+    assert cache.load("cd" * 20, 1, 5)[0].aliases == aliases
+
