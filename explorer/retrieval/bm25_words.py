@@ -37,12 +37,21 @@ _LETTER_MARKS = re.compile(
 
 #: Letters of scripts paired by character whose compatibility decomposition makes two: SARA AM.
 _KEPT_WHOLE = (("\u0e4d\u0e32", "\u0e33"), ("\u0ecd\u0eb2", "\u0eb3"))
+_WHOLES = frozenset(whole for _, whole in _KEPT_WHOLE)
+
+
+def folded_case(text: str, form: str = "NFKC") -> str:
+    """``text`` in Unicode's compatibility ``form`` (NFKC or NFKD), case-folded: the form first,
+    so a character whose compatibility letters are capitals ("ℌ", a PDF's bold "𝐁", "㎒") reads
+    lower-case, as its plain spelling does (folded first, "㎒" stayed "MHz" and missed "mhz")."""
+    out = unicodedata.normalize(form, text).casefold()
+    return out if unicodedata.is_normalized(form, out) else unicodedata.normalize(form, out)
 
 
 def _unmarked(text: str) -> str:
     """Case-folded, compatibility-decomposed text with its accents (combining marks outside
     :data:`_LETTER_MARKS`) removed."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    decomposed = folded_case(text, "NFKD")
     for parts, whole in _KEPT_WHOLE:  # a Thai or Lao vowel NFKD splits in two: one character,
         decomposed = decomposed.replace(parts, whole)  # as the pairs of the text around it count
     return "".join(
@@ -93,6 +102,27 @@ def cjk_pieces(word: str) -> list[tuple[int, int]]:
     return out
 
 
+def word_spans(text: str, start: int, end: int) -> list[tuple[str, list[int], list[int]]]:
+    """The words of ``text[start:end]`` as BM25 reads them (after NFKC: "x²y" is one word,
+    "x2y"), each with the offsets in ``text`` where each of its characters starts and ends, so
+    a word or a piece of it maps back to the characters written ("²" for its "2")."""
+    piece = text[start:end]
+    if unicodedata.is_normalized("NFKC", piece):
+        return [(m.group(), list(range(m.start(), m.end())), list(range(m.start() + 1, m.end() + 1)))
+                for m in WORD.finditer(text, start, end)]
+    norm: list[str] = []
+    owner: list[int] = []  # the offset in ``text`` of the character each of ``norm``'s comes from
+    for i, ch in enumerate(piece):  # per character: the composition NFKC would add joins no words
+        n = ch if ch in _WHOLES else unicodedata.normalize("NFKC", ch)
+        norm.append(n)
+        owner += [start + i] * len(n)
+    out = []
+    for m in WORD.finditer("".join(norm)):
+        chars = owner[m.start() : m.end()]
+        out.append((m.group(), chars, [c + 1 for c in chars]))
+    return out
+
+
 def forms(text: str) -> list[tuple[str, str]]:
     """Each BM25 word of ``text`` as ``(what its stemmer reads, the folded word)``, in order.
 
@@ -105,7 +135,7 @@ def forms(text: str) -> list[tuple[str, str]]:
     same text are read as written."""
     out: list[tuple[str, str]] = []
     pairs: dict[str, tuple[str, str]] = {}  # one pair per distinct word: a corpus holds millions
-    for w in WORD.findall(unicodedata.normalize("NFKC", text.casefold())):
+    for w in WORD.findall(folded_case(text)):
         if w.isascii():  # most words: folding changes nothing
             out.append(pairs.get(w) or pairs.setdefault(w, (w, w)))
         else:

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from explorer.retrieval import bm25_words
-from explorer.retrieval.bm25_words import EAST_ASIAN, WORD, cjk_pieces, fold, folded_stems, forms
+from explorer.retrieval.bm25_words import EAST_ASIAN, WORD, cjk_pieces, fold, folded_stems, forms, word_spans
 from explorer.text.measures import FUNCTION_WORDS, likeliest_language
 from explorer.text.measures import STOPWORDS as STOPWORDS_BY_LANGUAGE
 
@@ -330,12 +330,11 @@ def matched_spans(
         return seen[form]
 
     out: list[tuple[int, int]] = []
-    for m in WORD.finditer(text, start, end) if wanted else ():
-        if not EAST_ASIAN.search(m.group()):
-            found = [(m.start(), m.end())] if any(map(matches, forms(m.group()))) else []
+    for word, starts, ends in word_spans(text, start, end) if wanted else ():
+        if not EAST_ASIAN.search(word):
+            found = [(starts[0], ends[-1])] if any(map(matches, forms(word))) else []
         else:
-            pieces = cjk_pieces(m.group())
-            found = [(m.start() + s, m.start() + e) for s, e in pieces if matches((fold(m.group()[s:e]),) * 2)]
+            found = [(starts[s], ends[e - 1]) for s, e in cjk_pieces(word) if matches((fold(word[s:e]),) * 2)]
         for s, e in found:
             if out and s <= out[-1][1]:
                 out[-1] = (out[-1][0], max(e, out[-1][1]))

@@ -838,6 +838,22 @@ def test_matched_spans_are_the_words_bm25_matches_at_their_offsets():
     assert [hindi[s:e] for s, e in matched_spans(hindi, 0, len(hindi), "सफ़ाई कब")] == ["सफ़ाई"]
 
 
+def test_compatibility_characters_read_as_their_plain_letters_in_index_question_and_marks():
+    """A character whose compatibility letters are capitals ("ℌ", a PDF's bold "𝐁𝐨𝐥𝐝", "㎒")
+    is lower-cased after NFKC, so its plain spelling finds it; the marks read the text as BM25
+    does ("x²y" is one word, "x2y") and land on the characters written."""
+    texts = ["the ℌilbert space", "a 5 ㎒ band", "𝐁𝐨𝐥𝐝 claims", "the x²y term", "nothing here"]
+    index = LexicalIndex(texts)
+    for question, i in (("Hilbert", 0), ("mhz", 1), ("bold", 2), ("x2y", 3)):
+        scores = index.scores(question)
+        assert scores.argmax() == i and scores[i] > 0, question
+        text = texts[i]
+        assert [text[s:e] for s, e in matched_spans(text, 0, len(text), question)] == [text.split()[-2]], question
+    text = "x " + texts[3]  # offsets in the whole text, a window of it read
+    assert matched_spans(text, 2, len(text), "x2y") == [(6, 9)]
+    assert matched_spans("½ cup", 0, 5, "2 cup") == [(0, 1), (2, 5)]  # "1⁄2": its "2" marks the "½"
+
+
 def test_a_chunk_has_matched_words_exactly_when_its_bm25_score_is_positive():
     """The marks tell the same story as the score: on the French set's man page in 300-character
     pieces, a piece has a marked word if and only if BM25 scores it above 0."""
