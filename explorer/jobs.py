@@ -266,6 +266,10 @@ class _Runner:
         with self._lock:
             return len(self._running) + sum(not j.token.cancelled for j in self._waiting)
 
+    def active(self) -> int:
+        with self._lock:
+            return sum(not j.token.cancelled for j in (*self._running, *self._waiting))
+
     def _loop(self) -> None:
         _lower_priority()
         while True:
@@ -341,6 +345,12 @@ def busy() -> bool:
 def load() -> int:
     """Background jobs running or waiting in this process (all sessions)."""
     return _RUNNER.load()
+
+
+def active() -> int:
+    """Background jobs running or waiting that nobody stopped: a job replaced at the end of
+    its step runs on for seconds, but no page waits for it."""
+    return _RUNNER.active()
 
 
 class WouldEmbed(Exception):

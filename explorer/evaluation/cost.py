@@ -16,6 +16,7 @@ from a :class:`~explorer.retrieval.search.StrategyIndex` and its hits.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,23 @@ if TYPE_CHECKING:
 
 #: Tokenizer the LLM figure counts in (OpenAI's cl100k_base).
 LLM_UNIT = "cl100k"
+_PRELOAD = threading.Lock()
+
+
+def preload_llm_counter() -> threading.Thread | None:
+    """Load the LLM-token counter on a daemon thread of its own, once per process; the thread,
+    or None when it is loaded or loading already.
+
+    Why: importing ``bpe_openai`` reads its tables, about a second of CPU that gives the GIL
+    back. Done on the page that first shows a cost, it held Retrieve's first real results 2 s
+    (bench_first_answer.py); done beside the warm-up or a search, it is ready by then."""
+    from explorer.text.length import get_length
+
+    if not _PRELOAD.acquire(blocking=False):
+        return None
+    thread = threading.Thread(target=get_length, args=(LLM_UNIT,), name="llm-counter", daemon=True)
+    thread.start()
+    return thread
 
 
 @dataclass(frozen=True, slots=True)

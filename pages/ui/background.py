@@ -34,7 +34,9 @@ SLOW_POLL_S = 1.0
 FAST_POLL_FOR_S = 2.0
 SLOW_POLL_TEXTS = 64
 #: ... and when other visitors' jobs are queued too: eight sessions looking twice a second
-#: starved the web server (bench/bench_load.py).
+#: starved the web server (bench/bench_load.py). A job that was stopped but finishes its step
+#: does not count: the warm-up a question replaced set this pace for the question's whole
+#: search, its first results shown up to 2 s late.
 BUSY_POLL_S = 2.0
 #: Texts a page may embed on its own thread (a question) when the model is loaded and idle.
 INLINE_TEXTS = 16
@@ -265,9 +267,11 @@ def published(partial: Any) -> tuple:
 def _poll_every(job: jobs.Job) -> float:
     """Seconds between two looks at the running ``job``: often while it is young and has little
     left to embed, then less."""
-    if jobs.load() > 1:
+    if jobs.active() > 1:
         return BUSY_POLL_S
     s = job.status()
+    if s.phase == jobs.QUEUED:  # behind a job that finishes its step first: seconds at least
+        return SLOW_POLL_S
     if s.elapsed >= FAST_POLL_FOR_S or (s.phase == jobs.EMBEDDING and s.total - s.done > SLOW_POLL_TEXTS):
         return SLOW_POLL_S
     return POLL_S

@@ -23,6 +23,7 @@ from explorer.documents import samples
 from explorer.documents.cleanup import Cleanup
 from explorer.documents.document import Document
 from explorer.errors import Cancelled, ExplorerError
+from explorer.evaluation.cost import preload_llm_counter
 from explorer.lru import ByteLRU, trim_heap
 from explorer.retrieval.ranking import DEFAULT_RETRIEVER
 from explorer.strategies import get_strategy
@@ -38,7 +39,10 @@ from pages.ui.safe import clip, err_text, md
 from pages.ui.state import session
 
 WARM_ENV = "CHUNK_EXPLORER_WARM"
-#: The warm-up waits this long before it starts, so the page that loaded the documents paints first.
+#: The warm-up waits this long before it starts while the model is not loaded yet, so the page
+#: that loaded the documents paints first (loading the model takes a core for a second or two).
+#: With the model in memory it starts at once: embedding runs at a lower priority and gives the
+#: GIL back, and an upload's chunks waited a second for nothing (bench_first_answer.py).
 WARM_DELAY_S = 1.0
 #: After analysing a document this big, freed memory is given back at once (see trim_heap).
 BIG_DOC_CHARS = 1_000_000
@@ -311,8 +315,11 @@ def warm(docs: Sequence[Document]) -> None:
     docs = list(docs)
     labels = labels_for(configs)
 
+    delay = 0.0 if jobs.model_loaded(emb) else WARM_DELAY_S
+
     def work(job: jobs.Job) -> dict:
-        job.token.sleep(WARM_DELAY_S)
+        job.token.sleep(delay)
+        preload_llm_counter()  # Retrieve's cost table counts its hits' LLM tokens
         return index_all(job, docs, configs, options, make, labels=labels)
 
     title = "Embedding the loaded documents"

@@ -13,6 +13,7 @@ import streamlit as st
 
 from explorer.documents.document import Document
 from explorer.errors import Cancelled, ExplorerError
+from explorer.evaluation.cost import preload_llm_counter
 from explorer.render.html import render_chunks
 from explorer.render.layout import MAX_RENDER_CHARS
 from explorer.render.snippet import fold_start, render_snippet, shown_span
@@ -153,6 +154,7 @@ class Search:
         keyword_first = keyword_first and retriever != "bm25"
 
         def work(job: Any) -> dict:
+            preload_llm_counter()  # loaded beside the embedding: the page's cost table needs it
             out: dict = {}
             keyword: dict = {}
             if isinstance(job.partial, dict) and job.partial.get(KEYWORD_WHOLE):

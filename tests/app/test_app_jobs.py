@@ -146,7 +146,12 @@ def test_loading_the_model_shows_only_while_it_loads():
 
 
 def test_documents_start_the_warm_up_off_the_script_thread(monkeypatch):
+    from pages.ui import compute, search
+
     monkeypatch.setenv("CHUNK_EXPLORER_WARM", "1")
+    preloads: list[str] = []  # the LLM-token counter Retrieve's cost table needs
+    monkeypatch.setattr(compute, "preload_llm_counter", lambda: preloads.append("warm"))
+    monkeypatch.setattr(search, "preload_llm_counter", lambda: preloads.append("search"))
     emb = _slow_embedder()
     t0 = time.monotonic()
     at = start(**new_params())  # Explore: the first paint does not wait for the embedding
@@ -166,6 +171,22 @@ def test_documents_start_the_warm_up_off_the_script_thread(monkeypatch):
     ok(at)
     assert emb.stats.encoded - before == 1
     assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
+    assert preloads[0] == "warm" and "search" in preloads
+
+
+def test_the_warm_up_waits_for_the_page_only_while_the_model_is_not_loaded(monkeypatch):
+    from pages.ui import compute
+
+    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "1")
+    monkeypatch.setattr(compute, "WARM_DELAY_S", 60.0)
+    emb = _slow_embedder()
+    emb.encode(["loads the model"])
+    assert emb.loaded
+    at = start("documents", **new_params())
+    ok(at)
+    job = session_job(at)
+    assert job is not None and job.kind == "warm"
+    assert job.wait(30) and job.status().phase == jobs.DONE  # it did not wait the 60 s
 
 
 def test_an_upload_during_the_warm_up_replaces_it_at_the_end_of_its_step(monkeypatch):
@@ -325,14 +346,47 @@ def test_the_status_bar_looks_often_at_a_young_job_then_less(monkeypatch):
         def status(self) -> jobs.JobStatus:
             return jobs.JobStatus(jobs.EMBEDDING, "", 1, 1 + self.left, "", 0, None, self.elapsed)
 
-    monkeypatch.setattr(jobs, "load", lambda: 1)
+    monkeypatch.setattr(jobs, "active", lambda: 1)
     assert background._poll_every(Aged(0.2)) == background.POLL_S
     assert background._poll_every(Aged(background.FAST_POLL_FOR_S + 0.1)) == background.SLOW_POLL_S
     # young, but with many texts left: seconds of work, looked at less often from the start
     assert background._poll_every(Aged(0.2, background.SLOW_POLL_TEXTS + 1)) == background.SLOW_POLL_S
     assert background.POLL_S < background.SLOW_POLL_S <= background.BUSY_POLL_S
-    monkeypatch.setattr(jobs, "load", lambda: 3)  # other visitors' jobs queued: every look costs
+    monkeypatch.setattr(jobs, "active", lambda: 3)  # other visitors' jobs queued: every look costs
     assert background._poll_every(Aged(0.2)) == background.BUSY_POLL_S
+
+
+def test_a_replaced_job_finishing_its_step_does_not_slow_the_looks_at_the_one_after_it():
+    """A question replaces the warm-up, which finishes its step first: the question's job waits
+    queued behind it. It is looked at as one job (not as a busy server's), less often while
+    queued, and as usual once it runs."""
+    import threading
+
+    from pages.ui import background
+
+    release = threading.Event()
+
+    def stepping(job: jobs.Job) -> None:
+        job.step("a step")
+        release.wait(30)
+        job.progress(1, 1)
+        job.step("the next step")  # a stop asked at_step takes effect here
+
+    old = jobs.submit(stepping, label="warm-up", kind="warm")
+    deadline = time.monotonic() + 30
+    while old.status().phase == jobs.QUEUED and time.monotonic() < deadline:
+        time.sleep(0.01)
+    old.cancel(at_step=True)
+    new = jobs.submit(lambda job: job.step("search"), label="search", kind="search")
+    try:
+        assert jobs.active() == 1 and jobs.load() == 2
+        assert new.status().phase == jobs.QUEUED
+        assert background._poll_every(new) == background.SLOW_POLL_S
+    finally:
+        release.set()
+    assert old.wait(30) and new.wait(30)
+    assert old.status().phase == jobs.STOPPED and new.status().phase == jobs.DONE
+    assert jobs.active() == 0
 
 
 def test_picking_another_document_stops_the_job_for_the_one_left():

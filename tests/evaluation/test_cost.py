@@ -243,3 +243,22 @@ def test_embedding_time_is_measured_on_the_real_model_and_is_zero_from_cache():
     again = cost_of(build_index(docs, CFG, Context(model="all-MiniLM-L6-v2", embedder=emb)), hits, 3)
     assert again.from_cache and again.seconds == 0 and again.embedding_label() == "0 s (from cache)"
     assert again.llm_tokens == cost.llm_tokens > 0
+
+
+def test_the_llm_counter_is_loaded_once_on_a_thread_of_its_own(monkeypatch):
+    """The warm-up and a search load the counter beside their embedding, so the page that shows
+    a cost finds it ready (its import is about a second)."""
+    import threading
+
+    from explorer.evaluation import cost
+
+    monkeypatch.setattr(cost, "_PRELOAD", threading.Lock())
+    get_length.cache_clear()
+    thread = cost.preload_llm_counter()
+    assert thread is not None and thread is not threading.current_thread() and thread.daemon
+    thread.join(60)
+    assert get_length.cache_info().currsize == 1  # loaded there: the page's call finds it
+    assert get_length(cost.LLM_UNIT).name == "cl100k"
+    assert get_length.cache_info().hits == 1
+    assert cost.preload_llm_counter() is None  # once per process
+
