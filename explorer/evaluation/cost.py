@@ -16,6 +16,7 @@ from a :class:`~explorer.retrieval.search.StrategyIndex` and its hits.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 #: Tokenizer the LLM figure counts in (OpenAI's cl100k_base).
 LLM_UNIT = "cl100k"
 _PRELOAD = threading.Lock()
+_preloading: list[threading.Thread] = []
 
 
 def preload_llm_counter() -> threading.Thread | None:
@@ -39,13 +41,29 @@ def preload_llm_counter() -> threading.Thread | None:
     Why: importing ``bpe_openai`` reads its tables, about a second of CPU that gives the GIL
     back. Done on the page that first shows a cost, it held Retrieve's first real results 2 s
     (bench_first_answer.py); done beside the warm-up or a search, it is ready by then."""
-    from explorer.text.length import get_length
-
     if not _PRELOAD.acquire(blocking=False):
         return None
-    thread = threading.Thread(target=get_length, args=(LLM_UNIT,), name="llm-counter", daemon=True)
+    thread = threading.Thread(target=_load_quietly, name="llm-counter", daemon=True)
+    _preloading.append(thread)
     thread.start()
     return thread
+
+
+def _load_quietly() -> None:
+    from explorer.text.length import get_length
+
+    with contextlib.suppress(Exception):  # only a head start: the caller's own load reports it
+        get_length(LLM_UNIT)
+
+
+def llm_counter() -> Length:
+    """The LLM-token counter; one being loaded by :func:`preload_llm_counter` is waited for,
+    not loaded a second time beside it."""
+    from explorer.text.length import get_length
+
+    for thread in _preloading:
+        thread.join()
+    return get_length(LLM_UNIT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +139,7 @@ def llm_tokens(hits: Sequence[Sequence[Hit]], length: Length | None = None) -> f
     if not hits:
         return 0.0
     if length is None:
-        from explorer.text.length import get_length
-
-        length = get_length(LLM_UNIT)
+        length = llm_counter()
     texts = list(dict.fromkeys(h.chunk.text for q in hits for h in q))
     counts = dict(zip(texts, length.count_batch(texts), strict=True))
     return sum(sum(counts[h.chunk.text] for h in q) for q in hits) / len(hits)

@@ -102,25 +102,40 @@ def cjk_pieces(word: str) -> list[tuple[int, int]]:
     return out
 
 
+def _joins_previous(ch: str) -> bool:
+    """Whether NFKC may compose ``ch`` with the character before it: a mark (Indic vowel signs
+    included), a Hangul vowel or final consonant letter, a half-width voicing mark."""
+    return (
+        unicodedata.combining(ch) != 0
+        or unicodedata.category(ch).startswith("M")
+        or "\u1160" <= ch <= "\u11ff"
+        or ch in "\uff9e\uff9f"
+    )
+
+
 def word_spans(text: str, start: int, end: int) -> list[tuple[str, list[int], list[int]]]:
     """The words of ``text[start:end]`` as BM25 reads them (after NFKC: "x²y" is one word,
     "x2y"), each with the offsets in ``text`` where each of its characters starts and ends, so
-    a word or a piece of it maps back to the characters written ("²" for its "2")."""
+    a word or a piece of it maps back to the characters written ("²" for its "2"; a syllable
+    NFKC composed of three Hangul letters, or "ﾊﾟ" that became "パ", to all of them)."""
     piece = text[start:end]
     if unicodedata.is_normalized("NFKC", piece):
         return [(m.group(), list(range(m.start(), m.end())), list(range(m.start() + 1, m.end() + 1)))
                 for m in WORD.finditer(text, start, end)]
     norm: list[str] = []
-    owner: list[int] = []  # the offset in ``text`` of the character each of ``norm``'s comes from
-    for i, ch in enumerate(piece):  # per character: the composition NFKC would add joins no words
-        n = ch if ch in _WHOLES else unicodedata.normalize("NFKC", ch)
+    starts: list[int] = []  # where in ``text`` the characters each of ``norm``'s comes from start
+    ends: list[int] = []  # ... and end
+    i = 0
+    while i < len(piece):  # a character with the marks and letters NFKC may compose into it
+        j = i + 1
+        while j < len(piece) and _joins_previous(piece[j]):
+            j += 1
+        n = piece[i] if piece[i] in _WHOLES and j == i + 1 else unicodedata.normalize("NFKC", piece[i:j])
         norm.append(n)
-        owner += [start + i] * len(n)
-    out = []
-    for m in WORD.finditer("".join(norm)):
-        chars = owner[m.start() : m.end()]
-        out.append((m.group(), chars, [c + 1 for c in chars]))
-    return out
+        starts += [start + i] * len(n)
+        ends += [start + j] * len(n)
+        i = j
+    return [(m.group(), starts[m.start() : m.end()], ends[m.start() : m.end()]) for m in WORD.finditer("".join(norm))]
 
 
 def forms(text: str) -> list[tuple[str, str]]:

@@ -247,18 +247,31 @@ def test_embedding_time_is_measured_on_the_real_model_and_is_zero_from_cache():
 
 def test_the_llm_counter_is_loaded_once_on_a_thread_of_its_own(monkeypatch):
     """The warm-up and a search load the counter beside their embedding, so the page that shows
-    a cost finds it ready (its import is about a second)."""
+    a cost finds it ready (its import is about a second); a page that needs it while it loads
+    waits for that load instead of making a second counter beside it."""
     import threading
+    import time
 
     from explorer.evaluation import cost
+    from explorer.text import length
 
+    made = []
+    real_init = length.OpenAITokenLength.__init__
+
+    def slow_init(self, name):
+        made.append(threading.current_thread().name)
+        time.sleep(0.5)
+        real_init(self, name)
+
+    monkeypatch.setattr(length.OpenAITokenLength, "__init__", slow_init)
     monkeypatch.setattr(cost, "_PRELOAD", threading.Lock())
+    monkeypatch.setattr(cost, "_preloading", [])
     get_length.cache_clear()
     thread = cost.preload_llm_counter()
-    assert thread is not None and thread is not threading.current_thread() and thread.daemon
-    thread.join(60)
-    assert get_length.cache_info().currsize == 1  # loaded there: the page's call finds it
-    assert get_length(cost.LLM_UNIT).name == "cl100k"
-    assert get_length.cache_info().hits == 1
+    assert thread is not None and thread.daemon
+    counter = cost.llm_counter()  # asked while it loads: waits for it
+    assert made == ["llm-counter"] and counter is get_length(cost.LLM_UNIT) and counter.name == "cl100k"
+    assert llm_tokens([[]]) == 0 and made == ["llm-counter"]
     assert cost.preload_llm_counter() is None  # once per process
+    get_length.cache_clear()
 

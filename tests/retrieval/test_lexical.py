@@ -854,6 +854,25 @@ def test_compatibility_characters_read_as_their_plain_letters_in_index_question_
     assert matched_spans("½ cup", 0, 5, "2 cup") == [(0, 1), (2, 5)]  # "1⁄2": its "2" marks the "½"
 
 
+def test_marks_land_on_letters_that_nfkc_composes():
+    """Hangul written as separate letters (jamo, as NFD leaves it) and half-width kana with their
+    voicing marks compose under NFKC, as the index reads them: a chunk BM25 scores has its
+    words marked, on every letter written (they were read one character at a time: no marks)."""
+    import unicodedata
+
+    for text, question, marked in (
+        (unicodedata.normalize("NFD", "한국어 문서"), "한국어", [unicodedata.normalize("NFD", "한국어")]),
+        ("ﾊﾟｿｺﾝ を 使う", "パソコン", ["ﾊﾟｿｺﾝ"]),
+        ("x " + unicodedata.normalize("NFD", "문서") + " y", "문서", [unicodedata.normalize("NFD", "문서")]),
+    ):
+        index = LexicalIndex([text, "the cat sat on the mat", "nothing here"])
+        assert index.scores(question)[0] > 0
+        spans = matched_spans(text, 0, len(text), question, index.languages)
+        assert [text[s:e] for s, e in spans] == marked, ascii(text)
+        at = text.index(" ")  # a window from a word's edge: the same marks, in the text's offsets
+        assert matched_spans(text, at, len(text), question, index.languages) == [(s, e) for s, e in spans if s >= at]
+
+
 def test_a_chunk_has_matched_words_exactly_when_its_bm25_score_is_positive():
     """The marks tell the same story as the score: on the French set's man page in 300-character
     pieces, a piece has a marked word if and only if BM25 scores it above 0."""

@@ -32,8 +32,9 @@ from explorer.untrusted import dumps
 #: words are stemmed in each document's language (9b66aba) and only past a floor of its own
 #: function words (``LANGUAGE_MIN_SHARE``); format-1 files hold words stemmed otherwise. 3: a
 #: German, Spanish, Italian, Portuguese or Dutch document's own stop words are left out too. 4:
-#: words are stemmed with their accents, then folded, and the folded words' aliases are kept.
-FORMAT = 4
+#: words are stemmed with their accents, then folded, and the folded words' aliases are kept. 5:
+#: case is folded after NFKC, so "ℌ", "𝐁" and "㎒" give lower-case words (they stayed capitals).
+FORMAT = 5
 
 
 def run_key(spec: WorkSpec, model: str, questions_sha: str) -> str:
