@@ -10,7 +10,7 @@ from explorer.errors import ExplorerError
 from explorer.evaluation.questions import Question, questions_to_jsonl
 from explorer.render.html import CSS
 from explorer.text.wording import plural
-from pages.ui import search
+from pages.ui import score_tables, search
 from pages.ui.background import background, job_bar, job_result, start_job, waiting
 from pages.ui.configs import config_label, valid_configs
 from pages.ui.frame import page_header
@@ -113,7 +113,7 @@ if query:
         waiting(phase, "The other configurations' results" if found else what)
         pairs = [(cfg, config) for cfg, config in pairs if config in found or config in stand_ins]
     st.html(CSS)
-    search.cost_table(pairs, found, ref, k, finder.retriever)
+    score_tables.cost_table(pairs, found, ref, k, finder.retriever)
     per_row = 2 if len(pairs) == 4 else max(1, min(3, len(pairs)))
     for start in range(0, len(pairs), per_row):
         for col, (cfg, config) in zip(
@@ -189,8 +189,8 @@ else:
             st.error(md(err_text(err)), icon=":material/error:")
     phase, result = job_result("batch")
     if phase == jobs.DONE:
-        session.ret_batch = search.batch_records(*result, docs)
+        session.ret_batch = score_tables.batch_records(*result, docs)
     if session.ret_batch:
-        st.dataframe(sheet_safe(pd.DataFrame(session.ret_batch)), hide_index=True, column_config=search.batch_columns(), key=W.Q_TABLE)
+        st.dataframe(sheet_safe(pd.DataFrame(session.ret_batch)), hide_index=True, column_config=score_tables.batch_columns(), key=W.Q_TABLE)
 
 job_bar()

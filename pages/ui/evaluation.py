@@ -19,7 +19,7 @@ from pages.ui.configs import labels_for
 from pages.ui.gold import answer_ref
 from pages.ui.per_question import per_question
 from pages.ui.safe import clip, err_text, md, sheet_safe
-from pages.ui.search import COST_HELP
+from pages.ui.score_tables import COST_HELP
 from pages.ui.settings import RETRIEVER_LABELS
 from pages.ui.sources import keep_upload
 from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, W, session

@@ -1,4 +1,4 @@
-"""The pieces of Retrieve: the question boxes, the search job, each configuration's hits, kept questions.
+"""The pieces of Retrieve: the question boxes, the search job, each configuration's hits.
 
 A search is a background job's work: every configuration's index (cached) and each question's top k.
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from explorer.documents.document import Document
@@ -19,7 +18,7 @@ from explorer.render.layout import MAX_RENDER_CHARS
 from explorer.render.snippet import fold_start, render_snippet, shown_span
 from explorer.retrieval.lexical import matched_spans
 from explorer.strategies.config import StrategyConfig
-from explorer.text.wording import percent, percent_value, plural
+from explorer.text.wording import percent, plural
 from pages.ui.compute import index_all, index_key
 from pages.ui.configs import config_labels, labels_for
 from pages.ui.evidence import answer_note, best_pieces, evidence_line
@@ -239,43 +238,6 @@ def scores_of(ref: Any, hits: Sequence[Any]) -> Any:
 
 
 # -- the results --------------------------------------------------------------------------------
-COST_HELP = (
-    "Cost beside quality. **vectors**: one per chunk embedded (and per piece, with pieces); **index "
-    "size**: bytes of the FAISS index (vectors × dimensions × 4); **embedding**: time to embed the chunks when the index was "
-    "built (0 s when every vector came from the cache); **LLM tokens @k**: cl100k tokens of the "
-    "top-k chunks' text, what a RAG prompt would carry."
-)
-
-
-def cost_table(
-    pairs: Sequence[tuple[dict, StrategyConfig]], found: dict, ref: Any, k: int, retriever: str
-) -> None:
-    """One row per configuration: its scores against ``ref`` (when there is one) and its cost
-    with ``retriever``."""
-    from explorer.evaluation.cost import cost_of
-
-    rows = []
-    labels = config_labels()
-    for cfg, config in pairs:
-        res = (found or {}).get(config)
-        if res is None or isinstance(res, str):
-            continue
-        idx, (hits,) = res
-        row: dict[str, Any] = {"configuration": md(labels.get(cfg["id"]) or labels_for([config])[config])}
-        if ref is not None:
-            sc = scores_of(ref, hits)
-            row.update({"recall %": percent_value(sc.recall), "IoU %": percent_value(sc.iou)})
-            row["first hit"] = round(1 / sc.rr) if sc.rr else None
-        row["top score"] = round(hits[0].score, 3) if hits else None
-        cost = cost_of(idx, [hits], k, retriever=retriever)
-        rows.append(row | cost.cells() | {"vectors": cost.vectors})
-    if rows:  # a static table: a few rows, every figure readable at once (and in the page's text)
-        shown = {"recall %": "{:.1f}", "IoU %": "{:.1f}", "first hit": "{:.0f}", "top score": "{:.3f}", "vectors": "{:,}"}
-        table = pd.DataFrame(rows)
-        st.table(table.style.format({c: f for c, f in shown.items() if c in table}, na_rep="—"), hide_index=True)
-        st.caption(COST_HELP)
-
-
 #: Characters of a hit shown on its card (a scrolling box; Show in Explore has the rest).
 HIT_CHARS = 1200
 #: What a hit's score is, by retriever.
@@ -353,50 +315,3 @@ def _card_text(doc: Document, ch: Any, ref: Any, best: tuple[int, int] | None, q
         text, ch.start, ch.end, marks, HIT_CHARS, 180, terms=terms, best_piece=best, fold=fold,
         soft_breaks=doc.kind == "pdf",  # page lines, wrapped again in the card's box
     )
-
-
-def batch_columns() -> dict[str, Any]:
-    """The batch table's figures as the cost table shows them ("1.000" beside "0.909", "18,671")."""
-    number = st.column_config.NumberColumn
-    return {
-        "top score": number(format="%.3f"),
-        "LLM tokens": number(format="localized"),
-        "recall %": number(format="%.1f"),
-        "IoU %": number(format="%.1f"),
-        "first hit": number(format="#%d"),
-    }
-
-
-def batch_records(asked: list[str], found: dict, docs: Sequence[Document]) -> list[dict]:
-    """One row per kept question and configuration of a batch run: top score, and the scores
-    against the question's expected answer when it has one."""
-    from explorer.evaluation.cost import llm_tokens
-
-    records = []
-    names = labels_for(list(found))
-    for item in session.questions:
-        if item["question"] not in asked:
-            continue
-        qi = asked.index(item["question"])
-        ref, _ = item_ref(item, docs)
-        for config, res in found.items():
-            if isinstance(res, str):
-                continue
-            hits = res[1][qi]
-            rec = {
-                "question": clip(item["question"], 70),
-                "configuration": names[config],
-                "top score": round(hits[0].score, 3) if hits else None,
-                "LLM tokens": round(llm_tokens([hits])),
-            }
-            if ref is not None:
-                sc = scores_of(ref, hits)
-                rec.update(
-                    {
-                        "recall %": percent_value(sc.recall),
-                        "IoU %": percent_value(sc.iou),
-                        "first hit": round(1 / sc.rr) if sc.rr else None,
-                    }
-                )
-            records.append(rec)
-    return records
