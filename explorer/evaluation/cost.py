@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 
 #: Tokenizer the LLM figure counts in (OpenAI's cl100k_base).
 LLM_UNIT = "cl100k"
-_PRELOAD = threading.Lock()
-_preloading: list[threading.Thread] = []
+_PRELOAD = threading.Lock()  # held while the one preload thread is made
+_preload: list[threading.Thread] = []  # that thread, once made
 
 
 def preload_llm_counter() -> threading.Thread | None:
@@ -40,13 +40,14 @@ def preload_llm_counter() -> threading.Thread | None:
 
     Why: importing ``bpe_openai`` reads its tables, about a second of CPU that gives the GIL
     back. Done on the page that first shows a cost, it held Retrieve's first real results 2 s
-    (bench_first_answer.py); done beside the warm-up or a search, it is ready by then."""
-    if not _PRELOAD.acquire(blocking=False):
-        return None
-    thread = threading.Thread(target=_load_quietly, name="llm-counter", daemon=True)
-    _preloading.append(thread)
-    thread.start()
-    return thread
+    (bench_first_answer.py); started when Retrieve opens or beside the warm-up, it is ready by
+    then."""
+    with _PRELOAD:
+        if _preload:
+            return None
+        _preload.append(threading.Thread(target=_load_quietly, name="llm-counter", daemon=True))
+    _preload[0].start()
+    return _preload[0]
 
 
 def _load_quietly() -> None:
@@ -61,8 +62,8 @@ def llm_counter() -> Length:
     not loaded a second time beside it."""
     from explorer.text.length import get_length
 
-    for thread in _preloading:
-        thread.join()
+    if _preload and _preload[0].ident is not None:
+        _preload[0].join()
     return get_length(LLM_UNIT)
 
 

@@ -95,6 +95,8 @@ def submit(
         if not replace and old.kind != "warm":
             return None
         # the warm-up embeds what the new job needs too: its step in hand finishes into the cache
+        # (and it starts again after this job: pages.ui.compute.warm)
+        old.handed_over = True
         old.cancel(at_step=old.kind == "warm")
     elif old is not None and old.kind in EXPLICIT_KINDS and not getattr(old, "taken", False):
         session.unclaimed[old.kind] = old  # its page has not shown it yet: keep it

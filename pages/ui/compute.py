@@ -279,7 +279,8 @@ def index_all(
 def warm(docs: Sequence[Document]) -> None:
     """Once per set of loaded documents (and model): embed them for the session's current
     configurations in the background, so Retrieve and Evaluate find their vectors ready. It
-    never replaces a job the user started, and any job the user starts replaces it. A file
+    never replaces a job the user started, and any job the user starts replaces it; once that
+    job is done, it starts again (what it had embedded is cached). A file
     uploaded while an older set is warming up replaces that warm-up at the end of its step
     (what it embedded is cached), so the new file does not wait for the old set's last
     configurations."""
@@ -293,9 +294,15 @@ def warm(docs: Sequence[Document]) -> None:
         return
     wkey = (tuple(d.id for d in docs), model_id())
     job = session_job()
-    if session.warmed == wkey or (job is not None and not job.finished and job.kind != "warm"):
+    if job is not None and not job.finished and job.kind != "warm":
         return
-    session.warmed = wkey
+    last = session.warmed
+    if last is not None and last[0] == wkey:
+        if not getattr(last[1], "handed_over", False):
+            return  # once per set; a Stop keeps it stopped
+        if job is not None and job.status().phase != jobs.DONE:
+            return  # the user's job that took over was stopped or failed: its bar stays
+    session.warmed = (wkey, None)
     from explorer.retrieval.vectors import EmbedOptions
 
     configs = []
@@ -323,7 +330,8 @@ def warm(docs: Sequence[Document]) -> None:
         return index_all(job, docs, configs, options, make, labels=labels)
 
     title = "Embedding the loaded documents"
-    submit("warm", ("warm", *index_key(docs, configs, options)), title, work, emb, replace=False)
+    started = submit("warm", ("warm", *index_key(docs, configs, options)), title, work, emb, replace=False)
+    session.warmed = (wkey, started)
 
 
 def start_cohesion(doc: Document, items: Sequence[tuple[str, StrategyConfig, tuple[Chunk, ...]]]) -> None:

@@ -132,6 +132,7 @@ class Search:
 
     def __init__(self, docs: Sequence[Document], options: Any, k: int, retriever: str) -> None:
         self.docs, self.options, self.k, self.retriever = list(docs), options, k, retriever
+        preload_llm_counter()  # Retrieve is open: the cost table will need it once a question is asked
 
     def key(self, kind: str, configs: list[StrategyConfig], questions: list[str]) -> tuple:
         return (kind, *index_key(self.docs, configs, self.options), tuple(questions), self.k, self.retriever)

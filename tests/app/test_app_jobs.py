@@ -208,6 +208,47 @@ def test_an_upload_during_the_warm_up_replaces_it_at_the_end_of_its_step(monkeyp
     assert all(not isinstance(v, str) for v in new.result.values()) and len(new.result) == 2
 
 
+def test_a_warm_up_a_question_took_over_starts_again_after_it(monkeypatch):
+    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "1")
+    _slow_embedder()
+    at = start("retrieve", **new_params())
+    ok(at)
+    warm = session_job(at)
+    assert warm is not None and warm.kind == "warm" and not warm.finished
+    ask(at, "Which chemicals are dosed?")
+    ok(at)
+    search = session_job(at)
+    assert search is not None and search.kind == "search"
+    assert warm.wait(60) and warm.status().phase == jobs.STOPPED
+    assert search.wait(120) and search.status().phase == jobs.DONE
+    at.run()  # the next page run: the warm-up takes up again for the same documents
+    ok(at)
+    again = session_job(at)
+    assert again is not None and again.kind == "warm" and again is not warm
+    assert again.key == warm.key
+    assert again.wait(60) and again.status().phase == jobs.DONE
+
+
+def test_a_warm_up_the_user_stopped_stays_stopped(monkeypatch):
+    from pages.ui.model import make_embedder
+
+    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "1")
+    monkeypatch.setenv("CHUNK_EXPLORER_FAKE_DELAY", "3")  # still running when Stop is pressed
+    make_embedder("", True, "auto", 3.0)
+    at = start("retrieve", **new_params())
+    ok(at)
+    warm = session_job(at)
+    assert warm is not None and warm.kind == "warm" and not warm.finished
+    at.run()  # the status bar follows it from this run on
+    at.button(key="w.job_stop").click().run()
+    ok(at)
+    assert warm.wait(60) and warm.status().phase == jobs.STOPPED
+    for _ in range(2):
+        at.run()
+        ok(at)
+        assert session_job(at) is warm
+
+
 def test_a_sweep_on_evaluate_can_be_stopped_and_keeps_the_values_scored():
     at = start("evaluate", **new_params())
     at.button(key="w.qsample").click().run()

@@ -264,8 +264,7 @@ def test_the_llm_counter_is_loaded_once_on_a_thread_of_its_own(monkeypatch):
         real_init(self, name)
 
     monkeypatch.setattr(length.OpenAITokenLength, "__init__", slow_init)
-    monkeypatch.setattr(cost, "_PRELOAD", threading.Lock())
-    monkeypatch.setattr(cost, "_preloading", [])
+    monkeypatch.setattr(cost, "_preload", [])
     get_length.cache_clear()
     thread = cost.preload_llm_counter()
     assert thread is not None and thread.daemon
