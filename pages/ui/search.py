@@ -31,14 +31,17 @@ from pages.ui.textview import text_view
 
 # -- the question and its expected answer ---------------------------------------------------
 def seed_boxes() -> None:
-    """The question boxes show the last search (once), or the answer selected on Explore."""
+    """The question boxes show the last search (once), or the answer selected on Explore, which
+    then scores the question shown (its hits were shown for another answer)."""
     for key, field in ((W.QUESTION, "question"), (W.ANSWER, "answer")):
         if not session.has_widget(key):
             session.seed(key, (session.ret_query or {}).get(field, ""))
-    pending = session.take("ret_pending")  # an answer selected on Explore
+    pending = session.take("ret_pending")  # an answer selected on Explore or in the text below
     if pending:
         session.seed(W.ANSWER, pending["answer"])
         session.ret_mark = pending["ref"]
+        if session.ret_query:  # the hits shown are scored against it at once (no new search)
+            session.ret_query = {**session.ret_query, "answer": pending["answer"], "ref": list(pending["ref"])}
 
 
 def mark_ref(answer: str, docs: Sequence[Document]) -> list | None:

@@ -903,6 +903,9 @@ def test_retrieve_scores_a_selected_span_where_typed_text_would_be_ambiguous():
     at.run()
     assert at.text_area(key="w.answer").value == header
     assert any(f"characters {second:,}–{second + len(header):,}" in c.value for c in at.caption)
+    # the hits shown are scored against the selected place at once, without a new Search
+    assert not any("occurs more than once" in w.value for w in at.warning)
+    assert len([c.value for c in at.caption if c.value.startswith("Recall")]) == 2
     next(b for b in at.button if b.label == "Search").click().run()
     ok(at)
     assert not any("occurs more than once" in w.value for w in at.warning)
