@@ -337,7 +337,9 @@ def status_line(title: str, s: jobs.JobStatus) -> str:
     elif s.phase == jobs.LOADING:
         tail = "loading the model…"
     elif s.phase == jobs.EMBEDDING:
-        left = f" · about {_duration(s.eta)} left" if s.eta is not None and s.done < s.total else ""
+        # a job of several steps knows the pace of the step in hand only, and says so
+        this = " in this step" if step else ""
+        left = f" · about {_duration(s.eta)} left{this}" if s.eta is not None and s.done < s.total else ""
         tail = f"{s.done:,} / {s.total:,} texts embedded{left}"
     elif s.phase == jobs.STOPPING:
         tail = "stopping after the current batch…"

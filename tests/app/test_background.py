@@ -94,3 +94,11 @@ def test_a_setting_changed_back_stops_the_job_for_the_one_left(monkeypatch):
         if bg.session.job is not None:
             bg.session.job.cancel()
             bg.session.job.wait(10)
+
+
+def test_the_time_left_says_when_it_is_the_step_in_hand_only():
+    embedding = dict(phase=jobs.EMBEDDING, done=40, total=120, eta=15.0)
+    one = bg.status_line("Searching", jobs.JobStatus(label="Searching", **embedding))
+    assert one.endswith("40 / 120 texts embedded · about 15 s left"), one
+    several = bg.status_line("Sweep", jobs.JobStatus(label="step 1 of 12, chunk_size=200", **embedding))
+    assert "step 1 of 12" in several and several.endswith("about 15 s left in this step")
