@@ -122,7 +122,9 @@ if query:
             with col:
                 res = found.get(config) or stand_ins[config]
                 stand_in = config not in found
-                search.hits_column(cfg["id"], config, res, ref, docs, finder.retriever, stand_in, query["question"])
+                search.hits_column(
+                    cfg["id"], config, res, ref, docs, finder.retriever, stand_in, query["question"], per_row
+                )
 
 # -- kept questions --------------------------------------------------------------------------
 st.divider()

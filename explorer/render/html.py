@@ -136,9 +136,9 @@ CSS = """<style>
 .ce-fact-v{font-size:1.12rem;font-weight:600;line-height:1.4}
 .ce-term{font-weight:700;text-decoration:underline 2px #0072B2;text-underline-offset:2px}
 .ce-piece{background-color:rgba(0,158,115,.18)}
-.ce-above>summary{cursor:pointer;list-style:none;font-size:0.8rem;opacity:.75}
-.ce-above>summary::-webkit-details-marker{display:none}
-.ce-above[open]>summary{display:none}
+.ce-above>summary,.ce-below>summary{cursor:pointer;list-style:none;font-size:0.8rem;opacity:.75}
+.ce-above>summary::-webkit-details-marker,.ce-below>summary::-webkit-details-marker{display:none}
+.ce-above[open]>summary,.ce-below[open]>summary{display:none}
 .ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;
   max-height:var(--ce-h,260px);overflow-y:auto}
 """ + UNREAD_CSS + "</style>"

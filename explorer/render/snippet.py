@@ -19,6 +19,7 @@ ANSWER_TITLE = "In the expected answer"
 TERM_TITLE = "A word of the question (as keyword search matches it)"
 PIECE_TITLE = "This chunk's best piece for the question (half of its dense score)"
 ABOVE_TITLE = "Show the chunk's text above the evidence"
+BELOW_TITLE = "Show the rest of the chunk's text"
 #: A line end between a character and a word (its first letter decides: lower case continues
 #: a sentence), for ``soft_breaks``.
 _SOFT_BREAK = re.compile(r"(?<=[^\n-])\n(?=(\w))")  # not after a hyphen: "experi-\nenced" stays
@@ -28,26 +29,69 @@ def _space_if_lower(m: re.Match[str]) -> str:
     return " " if m.group(1).islower() else "\n"
 
 
-#: A card's box shows about this many characters before it scrolls; evidence that starts later
-#: opens the box a little before it, the text above folded (a best piece deep in a long chunk
-#: was out of sight, and past the cap not shown at all).
-FOLD_AFTER = 300
+#: A card's line: its height in pixels (0.88rem text at a line height of 1.6), and the characters
+#: it holds by default (a card of three side by side in a 1,280-pixel window: about 40). Where a
+#: card's box opens and where it folds the rest are read in such lines: a count of characters
+#: alone missed the short lines of a command's output, and an expected answer on a rank-1
+#: card's ninth line sat under the box's edge with nothing saying so.
+LINE_PX = 22.5
+LINE_CHARS = 40
 #: At most this many characters of context kept above the evidence when the box opens on it.
 LEAD_CHARS = 160
 
 
-def fold_start(text: str, start: int, focus: int | None) -> int:
-    """Where a card's box opens for a chunk starting at ``start`` whose evidence starts at
-    ``focus``: ``start`` when the evidence is near it, else the first line start, then word
-    start, at most :data:`LEAD_CHARS` before the evidence (so a line is not cut), else ``focus``."""
-    if focus is None or focus - start <= FOLD_AFTER:
+def rows(text: str, line_chars: int = LINE_CHARS) -> int:
+    """The lines ``text`` takes in a card, ``line_chars`` to a line (0 for no text)."""
+    if not text:
+        return 0
+    return sum(max(1, -(-len(line) // line_chars)) for line in text.split("\n"))
+
+
+def box_rows(height: int) -> int:
+    """The lines a card's box of ``height`` pixels shows before it scrolls."""
+    return max(3, int(height // LINE_PX))
+
+
+def fold_start(
+    text: str, start: int, focus: int | None, height: int = 260, soft_breaks: bool = False, line_chars: int = LINE_CHARS
+) -> int:
+    """Where a card's box of ``height`` pixels opens for a chunk starting at ``start`` whose
+    evidence starts at ``focus``: ``start`` when the evidence's line and the next are in the box
+    as it opens; else the earliest line start, then word start, at most :data:`LEAD_CHARS` before
+    the evidence that keeps it so (a line is not cut where it can be helped); else ``focus``."""
+    room = box_rows(height) - 2  # the evidence's line and the next
+    if focus is None or rows(_shown(text[start : focus + 1], soft_breaks), line_chars) <= room:
         return start
     lo = max(start + 1, focus - LEAD_CHARS)
     for sep in ("\n", " "):
         at = text.find(sep, lo - 1, focus)
-        if at >= 0:
-            return at + 1
+        while at >= 0:
+            if rows(_shown(text[at + 1 : focus + 1], soft_breaks), line_chars) <= room - 1:  # less the fold's line
+                return at + 1
+            at = text.find(sep, at + 1, focus)
     return focus
+
+
+def fold_end(
+    text: str, fold: int, end: int, lines: int, soft_breaks: bool = False, line_chars: int = LINE_CHARS
+) -> int:
+    """Where the text from ``fold`` stops filling ``lines`` lines of a card: ``end`` when the rest
+    fits, else a line start, else a word start (a word longer than a line is cut)."""
+    shown = _shown(text[fold:end], soft_breaks)  # the same length: a soft break is one space
+    used = at = 0
+    for line in shown.split("\n"):
+        take = max(1, -(-len(line) // line_chars))
+        if used + take > lines:
+            room = (lines - used) * line_chars
+            cut = shown.rfind(" ", at, at + room)
+            return fold + (at if room <= 0 else cut + 1 if cut > at else at + room)
+        used += take
+        at += len(line) + 1
+    return end
+
+
+def _shown(text: str, soft_breaks: bool) -> str:
+    return _SOFT_BREAK.sub(_space_if_lower, text) if soft_breaks else text
 
 
 def shown_span(start: int, end: int, fold: int, max_chars: int) -> tuple[int, int]:
@@ -69,6 +113,8 @@ def render_snippet(
     best_piece: tuple[int, int] | None = None,
     fold: int | None = None,
     soft_breaks: bool = False,
+    fold_below: bool = False,
+    line_chars: int = LINE_CHARS,
 ) -> str:
     """Escaped HTML of ``text[start:end]`` (capped at ``max_chars``) with ``marks`` highlighted
     (e.g. the part of a retrieved chunk that is in the expected answer), ``terms`` in bold,
@@ -77,7 +123,9 @@ def render_snippet(
     box opens there, the text before it folded under a line that unfolds it; the cap counts
     from there, both ways (:func:`shown_span`). ``soft_breaks`` (a PDF's text): a line end inside a sentence (the next line starts
     in lower case) shows as a space, so the card's narrow box does not wrap each page line again
-    into ragged fragments; every other character is shown as it is."""
+    into ragged fragments; every other character is shown as it is. ``fold_below``: the text past
+    what the box shows as it opens (:func:`fold_end`) is folded too, under a line that says how
+    much follows (a box that scrolls gave no sign of it), ``line_chars`` to a line."""
     fold = start if fold is None else min(max(fold, start), end)
     lo, hi = shown_span(start, end, fold, max_chars)
     out: list[str] = [CSS] if with_css else []
@@ -90,10 +138,15 @@ def render_snippet(
             out.append(f'<span class="ce-more">(+{lo - start:,} characters before) … </span>')
         out += _marked(shown, lo, (lo, fold), marks, bounds, len(terms), best_piece is not None)
         out.append("</details>")
-    out += _marked(shown, lo, (fold, hi), marks, bounds, len(terms), best_piece is not None)
+    lines = box_rows(height) - 1 - (fold > start)  # less the lines that fold
+    below = fold_end(text, fold, hi, lines, soft_breaks, line_chars) if fold_below else hi
+    out += _marked(shown, lo, (fold, below), marks, bounds, len(terms), best_piece is not None)
+    if below < hi:
+        out.append(f'<details class="ce-below"><summary class="ce-more" title="{BELOW_TITLE}">▾ {end - below:,} characters below</summary>')
+        out += _marked(shown, lo, (below, hi), marks, bounds, len(terms), best_piece is not None)
     if hi < end:
         out.append(f'<span class="ce-more"> … (+{end - hi:,} characters)</span>')
-    out.append("</div>")
+    out.append("</details></div>" if below < hi else "</div>")
     return "".join(out)
 
 

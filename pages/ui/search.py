@@ -244,6 +244,12 @@ def scores_of(ref: Any, hits: Sequence[Any]) -> Any:
 # -- the results --------------------------------------------------------------------------------
 #: Characters of a hit shown on its card (a scrolling box; Show in Explore has the rest).
 HIT_CHARS = 1200
+#: A hit card's box, in pixels: eight lines of text before the rest is folded (it scrolls once opened).
+CARD_PX = 180
+#: Characters a card's line holds with 1, 2 or 3 cards side by side in a 1,280-pixel window
+#: (measured at 1,500 pixels: 79 with 2, about 45 with 3). A narrower window wraps more, and its
+#: box scrolls.
+CARD_LINE_CHARS = {1: 130, 2: 60, 3: 40}
 #: What a hit's score is, by retriever.
 SCORE_NAMES = {"dense": "cosine", "bm25": "BM25", "hybrid": "fused score", "rrf": "RRF score"}
 #: Decimals a hit's score is shown with (an RRF score is about 0.016 to 0.033).
@@ -263,10 +269,12 @@ def hits_column(
     retriever: str,
     stand_in: bool = False,
     question: str = "",
+    per_row: int = 3,
 ) -> None:
     """One configuration's top k (or its error), scored against ``ref`` when there is one;
     ``stand_in``: keyword hits shown until ``retriever`` answers, and said to be; the words of
-    ``question`` that keyword search matches are underlined in each hit."""
+    ``question`` that keyword search matches are underlined in each hit; ``per_row``: columns
+    side by side (how wide a card is)."""
     st.markdown(f"**{md(config_labels().get(cfg_id) or labels_for([config])[config])}**")
     if isinstance(res, str):
         st.error(md(res), icon=":material/error:")
@@ -296,7 +304,7 @@ def hits_column(
                 + f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
             )
             best = piece_of[h.rank][1] if h.rank in piece_of else None
-            st.html(_card_text(by_id[ch.doc_id], ch, ref, best, question, languages))
+            st.html(_card_text(by_id[ch.doc_id], ch, ref, best, question, languages, CARD_LINE_CHARS.get(per_row, 40)))
             st.button(
                 "Show in Explore",
                 key=W.SHOW_HIT(cfg_id, h.rank),
@@ -307,15 +315,19 @@ def hits_column(
             )
 
 
-def _card_text(doc: Document, ch: Any, ref: Any, best: tuple[int, int] | None, question: str, languages: Any) -> str:
+def _card_text(
+    doc: Document, ch: Any, ref: Any, best: tuple[int, int] | None, question: str, languages: Any, line_chars: int
+) -> str:
     """A hit card's text: the expected answer marked, the question's words underlined, the best
     piece tinted, the box opened on the first of them when it lies deep in the chunk."""
     s, e = (max(ref[1], ch.start), min(ref[2], ch.end)) if ref is not None and ref[0] == ch.doc_id else (0, 0)
     marks = [(s, e)] if e > s else []
     text = doc.text
-    fold = fold_start(text, ch.start, min((a for a, _ in [*marks, *([best] if best else [])]), default=None))
+    soft = doc.kind == "pdf"  # page lines, wrapped again in the card's box
+    focus = min((a for a, _ in [*marks, *([best] if best else [])]), default=None)
+    fold = fold_start(text, ch.start, focus, CARD_PX, soft, line_chars)
     terms = matched_spans(text, *shown_span(ch.start, ch.end, fold, HIT_CHARS), question, languages)
     return render_snippet(
-        text, ch.start, ch.end, marks, HIT_CHARS, 180, terms=terms, best_piece=best, fold=fold,
-        soft_breaks=doc.kind == "pdf",  # page lines, wrapped again in the card's box
+        text, ch.start, ch.end, marks, HIT_CHARS, CARD_PX, terms=terms, best_piece=best, fold=fold,
+        soft_breaks=soft, fold_below=True, line_chars=line_chars,
     )

@@ -15,8 +15,6 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.render.snippet import FOLD_AFTER
-
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 HOSTILE = (
@@ -845,12 +843,12 @@ def test_retrieve_with_pieces_says_where_each_hits_best_piece_is():
     found = piece_cards(at, 300)
     cards = [h.value for h in at.html if 'class="ce-snip"' in h.value]
     assert len(cards) == len(found) and all('class="ce-piece"' in c for c in cards)  # tinted in the text
-    # a piece deep in its chunk: the card opens on it, the text above folded
-    deep = [p0 - c0 > FOLD_AFTER for p0, _, c0, _ in found]
-    assert any(deep), found
-    for is_deep, card in zip(deep, cards, strict=True):
-        assert ("characters above</summary>" in card) == is_deep
-        assert 'class="ce-piece"' in card.split("</details>")[-1]  # in sight as the box opens
+    # every card opens on its piece: a piece deep in its chunk with the text above folded, and
+    # what the box cannot show below it folded too (explorer.render.snippet.fold_start, fold_end)
+    assert any("characters above</summary>" in card for card in cards), found
+    for card in cards:
+        opening = card.split('<details class="ce-below">')[0].split("</details>")[-1]
+        assert 'class="ce-piece"' in opening, card
     # pieces longer than a configuration's chunks (600 against fixed 500): some run outside, said so
     at.selectbox(key="w.pieces").set_value(600).run()
     ask(at, "How do I install it?")

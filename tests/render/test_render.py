@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from explorer.render.html import PALETTE, chunk_tooltip, color_of, render_chunks, tint
 from explorer.render.layout import MAX_RENDER_CHARS, chunk_at, chunks_in, holders, segments, window_around
-from explorer.render.snippet import FOLD_AFTER, LEAD_CHARS, fold_start, render_snippet
+from explorer.render.snippet import LEAD_CHARS, box_rows, fold_end, fold_start, render_snippet, rows
 from explorer.text.chunk import Chunk
 
 
@@ -227,14 +227,52 @@ def test_snippet_tints_the_best_piece_with_terms_and_answer_inside_it():
 @given(st.text(alphabet="ab \n", max_size=900), st.integers(0, 900), st.integers(0, 900))
 def test_fold_start_opens_near_the_evidence_at_a_line_or_word(text, start, focus):
     start, focus = min(start, len(text)), min(focus, len(text))
-    cut = fold_start(text, start, focus)
-    if focus - start <= FOLD_AFTER:
-        assert cut == start  # near the top: nothing folded
+    cut = fold_start(text, start, focus, 180)
+    if rows(text[start : focus + 1]) <= box_rows(180) - 2:
+        assert cut == start  # the evidence's line and the next are in the box: nothing folded
         return
     assert start < cut <= focus and focus - cut <= LEAD_CHARS
-    seps = [i for i in range(max(start + 1, focus - LEAD_CHARS), focus + 1) if text[i - 1] in "\n "]
-    lines = [i for i in seps if text[i - 1] == "\n"]
-    assert cut == (lines or seps or [focus])[0]  # the most context that starts a line, else a word
+    fits = [
+        i for i in range(max(start + 1, focus - LEAD_CHARS), focus + 1)
+        if text[i - 1] in "\n " and rows(text[i : focus + 1]) <= box_rows(180) - 3
+    ]  # fmt: skip
+    lines = [i for i in fits if text[i - 1] == "\n"]
+    assert cut == (lines or fits or [focus])[0]  # the most context that starts a line, else a word
+
+
+def test_a_card_opens_on_an_answer_below_its_box_read_in_lines_not_characters():
+    """Found by a user: a rank-1 card's expected answer on its ninth line, under the box's edge
+    (the chunk's short lines of command output put it there after 250 characters)."""
+    lines = ["--- ping statistics ---", "  1 packets transmitted, 1 received", "  rtt min/avg = 191/191 ms", ""]
+    text = "\n".join(lines * 2) + "\nCe processus est la découverte du chemin MTU et la commande tracepath(8) l'automatise."
+    focus = text.index("la commande")
+    assert focus < 300 and rows(text[: focus + 1]) > box_rows(180) - 2
+    cut = fold_start(text, 0, focus, 180)
+    assert 0 < cut <= focus and text[cut - 1] == "\n"
+    assert fold_start(text, 0, focus, 400) == 0  # a taller box shows it as it opens
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab \n", max_size=600), st.integers(1, 10))
+def test_fold_end_fills_the_lines_it_is_given_at_a_line_or_word(text, lines):
+    cut = fold_end(text, 0, len(text), lines)
+    if rows(text) <= lines:
+        assert cut == len(text)
+        return
+    assert 0 < cut <= len(text) and rows(text[:cut].rstrip("\n")) <= lines
+    assert text[cut - 1] in "\n " or cut % 40 == 0  # a word longer than a line is cut at the line
+
+
+def test_a_long_card_folds_what_its_box_cannot_show_and_says_how_much():
+    text = "".join(f"Line {i} of the manual, with a few words.\n" for i in range(40))
+    answer = (text.index("Line 3 "), text.index("Line 4 "))
+    out = render_snippet(text, 0, len(text), [answer], 4_000, 180, fold=0, fold_below=True)
+    m = re.search(r'<details class="ce-below"><summary class="ce-more"[^>]*>▾ ([\d,]+) characters below</summary>', out)
+    assert m and int(m.group(1).replace(",", "")) == len(text) - text.index("Line 7 ")
+    assert "ce-ans" in out.split('<details class="ce-below">')[0]  # the answer is in the box as it opens
+    shown = re.sub(r"(?s)<summary.*?</summary>|<[^>]+>", "", out)
+    assert html.unescape(shown) == text  # every character once, in order
+    assert "ce-below" not in render_snippet(text, 0, 120, fold=0, fold_below=True)  # it fits: no fold
 
 
 def test_snippet_folds_the_text_above_a_deep_piece_and_caps_from_there():
