@@ -7,6 +7,7 @@ import streamlit as st
 from explorer.documents import samples, uploads
 from explorer.limits import MAX_FILE_BYTES, MB
 from explorer.render.html import facts as render_facts
+from explorer.text.measures import LANGUAGE_NAMES
 from pages.ui.compute import summary
 from pages.ui.flow import end_page
 from pages.ui.frame import page_header
@@ -27,19 +28,6 @@ from pages.ui.sources import (
 )
 from pages.ui.state import W, session
 from pages.ui.widgets import synced
-
-LANGUAGES = {
-    "en": "English",
-    "fr": "French",
-    "de": "German",
-    "es": "Spanish",
-    "it": "Italian",
-    "pt": "Portuguese",
-    "nl": "Dutch",
-    "zh": "Chinese",
-    "ja": "Japanese",
-    "ko": "Korean",
-}
 
 store = uploads.default_store()
 page_header(
@@ -145,7 +133,7 @@ for src in sorted(session.sources, key=lambda s: s["kind"] == "sample"):
             ("Headings", f"{p.n_headings:,}"),
             ("Code blocks", f"{p.n_code_blocks:,}"),
             ("Tables", f"{p.n_tables:,}"),
-            ("Script · language", f"{p.script} · {LANGUAGES.get(p.language, p.language)}"),
+            ("Script · language", f"{p.script} · {LANGUAGE_NAMES.get(p.language, p.language)}"),
         ]
         st.html(render_facts(facts))
         if p.hybrid_choice:

@@ -36,6 +36,9 @@ class ModelSpec:
     preview_note: str = ""
     #: Word pieces per model input when preview reads a document (None = ``token_limit``).
     preview_window: int | None = None
+    #: The languages it was trained on, by :func:`explorer.text.measures.guess_language`'s codes
+    #: (empty: many); the app says so when loaded documents are in another.
+    trained_on: tuple[str, ...] = ()
 
 
 MINILM = ModelSpec(
@@ -48,6 +51,7 @@ MINILM = ModelSpec(
     speed="fast; ~344 word pieces per 1,000 French characters, so long French chunks are cut",
     description="English sentence-transformers model; the Chroma report's model",
     aliases=("sentence-transformers/all-minilm-l6-v2", "minilm"),
+    trained_on=("en",),
     preview_gap=5.0,
     preview_note=(
         "int8 ONNX, windows of 256, recursive 400-1,000 chars, k=5: Chroma (chatlogs, state_of_the_union, "

@@ -113,6 +113,21 @@ def dominant_script(text: str) -> tuple[str, float]:
     return best, grouped[best] / total
 
 
+#: The names of the codes :func:`guess_language` gives (``other`` has none).
+LANGUAGE_NAMES = {
+    "en": "English",
+    "fr": "French",
+    "de": "German",
+    "es": "Spanish",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "nl": "Dutch",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+}
+
+
 def guess_language(text: str, script: str | None = None) -> str:
     """``en``/``fr``/``de``/``es``/``it``/``pt``/``nl``/``zh``/``ja``/``ko`` or ``other`` (see the
     module docstring)."""

@@ -31,6 +31,7 @@ from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
 from explorer.strategies.profile import profile
 from explorer.text.chunk import Chunk
+from explorer.text.measures import guess_language
 from explorer.text.wording import plural
 from pages.ui.background import background, session_job, start_job, submit
 from pages.ui.configs import config_of, labels_for
@@ -92,6 +93,12 @@ def summary(doc_id: str, model: str, _doc: Document):
         return profile(_doc, model or None)
     except ExplorerError:  # a local model without a fast tokenizer: count with the default one
         return profile(_doc)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def language(doc_id: str, _doc: Document) -> str:
+    """The document's language code (:func:`explorer.text.measures.guess_language`, cached by id)."""
+    return guess_language(_doc.text)
 
 
 # -- chunking and analysis ------------------------------------------------------------------

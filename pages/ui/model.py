@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
@@ -28,8 +28,10 @@ from explorer.embedding.cache import EmbeddingCache
 from explorer.embedding.private import private_cache_enabled, private_model_id, private_view
 from explorer.errors import ExplorerError
 from explorer.models import choice as model_choices
-from explorer.models.registry import DEFAULT_MODEL
+from explorer.models.registry import DEFAULT_MODEL, MODELS
 from explorer.strategies.context import Context
+from explorer.text.measures import LANGUAGE_NAMES
+from explorer.text.wording import plural
 from pages.ui.safe import err_text, md, safe_error
 from pages.ui.state import session
 
@@ -278,3 +280,25 @@ def _runs_on(choice: model_choices.ModelChoice) -> str:
     if getattr(emb, "fallback", ""):
         runs += f"; auto fell back: {md(err_text(emb.fallback))}"
     return runs
+
+
+def language_note(languages: Sequence[str]) -> str:
+    """Under the picker, when the picked model was trained on other languages than some loaded
+    documents' (``languages``: each document's :func:`~explorer.text.measures.guess_language`
+    code): which, and a model that reads them. Empty when there is nothing to say."""
+    spec = model_choice().spec
+    if spec is None or not spec.trained_on:
+        return ""
+    others = [lang for lang in languages if lang not in spec.trained_on]
+    if not others:
+        return ""
+    names = sorted({LANGUAGE_NAMES.get(lang, "another language") for lang in others})
+    read = " and ".join(LANGUAGE_NAMES.get(lang, lang) for lang in spec.trained_on)
+    many = next((m.name for m in MODELS if not m.trained_on), "")
+    told = f" {many} reads them; vectors are cached per model, so switching back costs nothing." if many else ""
+    return (
+        f"{md(spec.name)} was trained on {read} text, and {plural(len(others), 'loaded document')} "
+        f"{'is' if len(others) == 1 else 'are'} in {md(' and '.join(names))}: its ranking of such "
+        f"text is weak (on the README's French set it found fewer answers than keyword search).{told}"
+    )
+

@@ -7,17 +7,19 @@ from typing import Any
 import streamlit as st
 
 from explorer.models import choice as model_choices
-from pages.ui.compute import embed_options
+from pages.ui.compute import embed_options, language
 from pages.ui.configs import config_labels
 from pages.ui.model import (
     BACKEND_LABELS,
     backend_choice,
     choice_label,
+    language_note,
     model_caption,
     model_choice,
     model_label,
     pick_model,
 )
+from pages.ui.sources import loaded
 from pages.ui.state import MAX_K, MIN_K, ConfigDict, W, session
 from pages.ui.widgets import choose, synced
 
@@ -167,6 +169,9 @@ def model_settings() -> None:
         "server offers. Vectors are cached per model: switching back costs nothing.",
     )
     sb.caption(model_caption())
+    note = language_note([language(d.id, d) for _, d in loaded()])
+    if note:
+        sb.warning(note, icon=":material/translate:")
     backends = model_choice().backends
     if len(backends) > 1:
         with sb.expander("Advanced", icon=":material/tune:"):

@@ -942,8 +942,13 @@ def test_model_picker_offers_the_registered_models_and_follows_into_export_and_l
     ]
     captions = " ".join(c.value for c in at.sidebar.caption)
     assert "reads 512 tokens" in captions and "MIT" in captions
+    assert not at.sidebar.warning  # e5 reads the French sample
     sel.set_value("all-MiniLM-L6-v2").run()
     ok(at)
+    # an English model over a French document (the annual report sample): said beside the picker
+    (warning,) = [w.value for w in at.sidebar.warning]
+    assert "trained on English text, and 1 loaded document is in French" in warning, warning
+    assert DEFAULT_MODEL in warning
     assert at.session_state["model"] == "all-MiniLM-L6-v2"
     assert at.query_params["model"] == ["all-MiniLM-L6-v2"] or at.query_params["model"] == "all-MiniLM-L6-v2"
     assert "reads 256 tokens" in " ".join(c.value for c in at.sidebar.caption)
