@@ -102,6 +102,10 @@ MAX_OCCURRENCES = 20
 CLI_HINT = "compare with the text `python -m explorer text FILE` prints"
 
 
+class AnswerNotFound(LoadError):
+    """The answer occurs in no document searched."""
+
+
 class AmbiguousAnswer(LoadError):
     """The answer occurs in several places: ``occurrences`` holds them (document id, start, end),
     so that a user can pick one."""
@@ -160,7 +164,7 @@ def only_place(answer: str, found: Sequence[T], where: str, hint: str = CLI_HINT
     """The one place in ``found`` where ``answer`` occurs: LoadError when there is none,
     :class:`AmbiguousAnswer` when there are several (a score would be meaningless)."""
     if not found:
-        raise LoadError(
+        raise AnswerNotFound(
             f"{where}: answer {_clip(answer)!r} is not an exact substring of any loaded document, "
             f"even ignoring whitespace, line breaks and hyphens at line ends ({hint})"
         )
@@ -233,9 +237,13 @@ def _question_from_record(rec: Any, docs: _Docs, where: str) -> Question:
                     "(was the document cleaned up or changed?)"
                 )
             refs.append(ref)
+    elif rec.get("document") is not None:
+        refs = [locate_answer(a, [docs.get(rec["document"], where)], where) for a in parts.answers or ()]
     else:
-        scope = [docs.get(rec["document"], where)] if rec.get("document") is not None else docs.docs
-        refs = [locate_answer(a, scope, where) for a in parts.answers or ()]
+        try:
+            refs = [locate_answer(a, docs.docs, where) for a in parts.answers or ()]
+        except AnswerNotFound as err:  # its document, which the record does not name, may not be loaded
+            raise NotLoaded(str(err), NOWHERE) from None
     return Question(parts.text, tuple(refs))
 
 
@@ -273,9 +281,17 @@ class QuestionSet:
 MAX_NAMES_SAID = 5
 
 
+#: What :attr:`QuestionSet.unloaded` names the questions by whose answer (a quote, no document
+#: named) is in no loaded document: its document may be one that is not loaded.
+NOWHERE = ""
+
+
 def unloaded_names(unloaded: Sequence[tuple[str, int]]) -> str:
     """``'a.txt' (12), 'b.txt' (3)`` for a message: the first :data:`MAX_NAMES_SAID`, each clipped."""
-    said = ", ".join(f"{_clip(n, 60)!r} ({c})" for n, c in unloaded[:MAX_NAMES_SAID])
+    said = ", ".join(
+        f"{c} whose quoted answer is in no loaded document" if n == NOWHERE else f"{_clip(n, 60)!r} ({c})"
+        for n, c in unloaded[:MAX_NAMES_SAID]
+    )
     more = len(unloaded) - MAX_NAMES_SAID
     return said + (f" and {more} more" if more > 0 else "")
 
@@ -317,7 +333,9 @@ def read_questions(
 
     ``skip_unloaded``: a question that names a document that is not loaded is left out and
     counted in :attr:`QuestionSet.unloaded` instead (the app, where a user loads a few documents
-    of the corpus a question file covers); LoadError still when no question is left.
+    of the corpus a question file covers), and so is a question whose quoted answer, its
+    document not named, is in no loaded document (under :data:`NOWHERE`); LoadError still when
+    no question is left.
     """
     if not docs:
         raise LoadError("load the documents before the questions")
@@ -331,6 +349,7 @@ def read_questions(
     lookup = _Docs(docs)
     out: list[Question] = []
     unloaded: Counter[str] = Counter()
+    nowhere: NotLoaded | None = None  # the first answer found nowhere, said if no question is left
     for where, rec in question_records(data, name):
         try:
             out.append(_question_from_record(rec, lookup, where))
@@ -338,6 +357,9 @@ def read_questions(
             if not skip_unloaded:
                 raise
             unloaded[err.name] += 1
+            nowhere = nowhere or (err if err.name == NOWHERE else None)
+    if not out and nowhere is not None and len(unloaded) == 1:
+        raise nowhere  # every answer found nowhere: most likely a file about other documents, or a typo
     if not out and unloaded:
         loaded = ", ".join(repr(d.name) for d in docs)
         raise LoadError(

@@ -9,7 +9,15 @@ import pytest
 from explorer import Context, Document, LoadError, ParamError
 from explorer.embedding.fake import FakeEmbedder
 from explorer.evaluation.evaluate import evaluate, parse_values, sweep
-from explorer.evaluation.questions import Question, QuestionSet, load_questions, locate_answer, read_questions
+from explorer.evaluation.questions import (
+    NOWHERE,
+    Question,
+    QuestionSet,
+    load_questions,
+    locate_answer,
+    read_questions,
+    unloaded_names,
+)
 from explorer.strategies.config import StrategyConfig
 
 #             0         1         2         3         4         5         6
@@ -119,7 +127,15 @@ def test_questions_about_documents_not_loaded_are_left_out_when_asked(doc_a, doc
     # everything loaded: nothing left out, the same questions as load_questions
     full = read_questions(data[: data.index(b"\n")], [doc_a], skip_unloaded=True)
     assert full == QuestionSet((Question("q1", ((doc_a.id, 32, 41),)),))
-    # other errors are still errors
+    # a quoted answer whose document is not named, found in no loaded document: its document may
+    # be one that is not loaded (a user's file over a PDF they unloaded), so it is left out too
+    quotes = b'{"question": "q1", "answer": "kiwi lemon"}\n{"question": "q2", "answer": "zebra"}'
+    got = read_questions(quotes, [doc_a, doc_b], "q.jsonl", skip_unloaded=True)
+    assert [q.text for q in got.questions] == ["q1"] and got.unloaded == ((NOWHERE, 1),)
+    assert unloaded_names(got.unloaded) == "1 whose quoted answer is in no loaded document"
+    with pytest.raises(LoadError, match=r"line 2 .*'zebra' is not an exact substring"):
+        load_questions(quotes, [doc_a, doc_b], "q.jsonl")  # the CLI scores every question or none
+    # ... but when no answer is found anywhere, that is said as it was (a typo, or the wrong file)
     with pytest.raises(LoadError, match="is not an exact substring"):
         read_questions(b'{"question": "q", "answer": "zebra"}', [doc_a, doc_b], skip_unloaded=True)
     # no question left: one message naming what the file asks for and what is loaded
