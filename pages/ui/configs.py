@@ -17,7 +17,7 @@ from typing import Any
 
 from explorer.errors import ExplorerError, ParamError
 from explorer.strategies import get_strategy
-from explorer.strategies.adapt import Adapted
+from explorer.strategies.adapt import Adapted, show
 from explorer.strategies.config import StrategyConfig
 from pages.ui.state import ConfigDict, W, session
 
@@ -312,18 +312,23 @@ def remove_active() -> None:
     idx = session.configs.index(cfg)
     session.configs.remove(cfg)
     session.forget_params(cfg["id"])
+    session.left_strategies.pop(cfg["id"], None)
     session.active_cfg = session.configs[min(idx, len(session.configs) - 1)]["id"]
 
 
 def switch_strategy(cfg: ConfigDict) -> None:
     """Callback of a configuration's strategy select: the new strategy's defaults for what the
     user did not set, what they set carried where it means the same (:meth:`Strategy.switched_from`),
-    with notes."""
+    and what they had set when this configuration last used the new strategy, with notes."""
     new = session.widget(W.STRATEGY(cfg["id"]))
+    left = session.left_strategies.setdefault(cfg["id"], {})
+    left[cfg["strategy"]] = (dict(cfg["params"]), sorted(user_set_of(cfg)))
     try:
         got = get_strategy(new).switched_from(get_strategy(cfg["strategy"]), cfg["params"], user_set_of(cfg))
     except ExplorerError:  # the old strategy is unknown: nothing to carry
         got = get_strategy(new).adapt({}, ())
+    if new in left:
+        got = _taken_back(get_strategy(new), got, *left[new])
     assert got.values is not None
     cfg["strategy"] = new
     cfg["params"] = _plain(got.values)
@@ -334,6 +339,25 @@ def switch_strategy(cfg: ConfigDict) -> None:
         cfg.pop(key, None)  # type: ignore[misc]
     session.forget_params(cfg["id"])
     session.seed(W.STRATEGY(cfg["id"]), new)
+
+
+def _taken_back(strategy: Any, got: Adapted, params: dict, user_set: list) -> Adapted:
+    """``got`` with what the user had set when the configuration last used ``strategy`` back,
+    where what they carry from the strategy they leave says nothing else (a size set on
+    recursive, then overlap 50: back from sentence and hybrid, the overlap was the default)."""
+    assert got.values is not None
+    values = {n: params[n] for n in user_set if n in params}
+    back = [n for n in values if n not in got.user_set]
+    values.update({n: got.values[n] for n in got.user_set})
+    again = strategy.adapt(values, values.keys(), lenient=True)
+    if again.values is None:
+        return got
+    said = tuple(
+        f"{n} {show(again.values[n])} as this configuration had it under {strategy.name}"
+        for n in back
+        if n in again.user_set
+    )
+    return replace(again, notes=(*got.notes, *again.notes, *said))
 
 
 # -- the place in the text across a strategy switch ------------------------------------------------

@@ -267,6 +267,29 @@ def test_a_strategy_switch_applies_the_new_defaults_and_keeps_the_place_in_the_t
     assert text_views(at)[0]["selected"] == sel
 
 
+def test_a_strategy_left_and_taken_back_keeps_what_the_user_set_there():
+    """Found by a user: recursive 500 / 50, then sentence, paragraph, fixed, hybrid and back:
+    the size came back (carried through), the overlap went to its default 200."""
+    at = start()
+    param(at, "slider", "Chunk size").set_value(500).run()
+    param(at, "slider", "Chunk overlap").set_value(50).run()
+    for name in ("sentence", "paragraph", "fixed", "hybrid", "recursive"):
+        param(at, "selectbox", "Strategy").set_value(name).run()
+        ok(at)
+    cfg = at.session_state["configs"][0]
+    assert cfg["strategy"] == "recursive"
+    assert cfg["params"]["chunk_size"] == 500 and cfg["params"]["chunk_overlap"] == 50, cfg["params"]
+    assert param(at, "slider", "Chunk overlap").value == 50
+    assert any("chunk_overlap 50 as this configuration had it under recursive" in n for n in sidebar_notes(at))
+    # a value set since, on another strategy, wins over the one taken back
+    param(at, "selectbox", "Strategy").set_value("fixed").run()
+    param(at, "slider", "Chunk size").set_value(700).run()
+    param(at, "selectbox", "Strategy").set_value("recursive").run()
+    ok(at)
+    params = at.session_state["configs"][0]["params"]
+    assert params["chunk_size"] == 700 and params["chunk_overlap"] == 50, params
+
+
 def test_the_apps_own_link_reloads_without_a_notice_for_a_default_that_follows():
     """The link the app wrote for chunk size 10 holds only that; on reload the default overlap
     follows it again, as it did when the size was set, with no notice (it said one every time)."""
