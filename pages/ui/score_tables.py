@@ -28,6 +28,18 @@ COST_HELP = (
     "top-k chunks' text, what a RAG prompt would carry."
 )
 
+#: What the table's top score is, by retriever: the fusions' are relative to each configuration's
+#: own candidates (a user read hybrid's 1.000 against another row's 0.93).
+TOP_SCORE_HELP = {
+    "dense": "**top score**: the first hit's cosine.",
+    "bm25": "**top score**: the first hit's BM25 score (it grows with the question's length and rare words).",
+    "hybrid": "**top score**: the first hit's fused score, each ranking scaled between its own candidates' "
+    "lowest and highest (1.000: the chunk tops both), so it does not compare across rows: recall and "
+    "first hit do.",
+    "rrf": "**top score**: the first hit's RRF score, from its ranks alone (1/61 + 1/61 = 0.033 tops both "
+    "rankings), so it does not compare across rows: recall and first hit do.",
+}
+
 
 def cost_table(
     pairs: Sequence[tuple[dict, StrategyConfig]], found: dict, ref: Any, k: int, retriever: str
@@ -55,7 +67,7 @@ def cost_table(
         shown = {"recall %": "{:.1f}", "IoU %": "{:.1f}", "first hit": "{:.0f}", "top score": "{:.3f}", "vectors": "{:,}"}
         table = pd.DataFrame(rows)
         st.table(table.style.format({c: f for c, f in shown.items() if c in table}, na_rep="—"), hide_index=True)
-        st.caption(COST_HELP)
+        st.caption(f"{TOP_SCORE_HELP.get(retriever, '')} {COST_HELP}".strip())
 
 
 def batch_columns() -> dict[str, Any]:

@@ -1830,3 +1830,17 @@ def test_sweep_values_that_do_not_parse_are_named_as_the_box_not_as_a_cli_flag()
     errors = [unescaped(e.value).replace("\u2060", "") for e in at.error]  # md's word joiners
     assert any(e.startswith("Values '10:1:1': need START <= STOP") for e in errors), errors
     assert not any("--vary" in e for e in errors)
+
+
+def test_retrieves_table_says_what_its_top_score_is_under_each_retriever():
+    """A user read hybrid's 1.000 in one row against 0.93 in another: a fused score is relative
+    to each configuration's own candidates, and the table's caption says so."""
+    at = start("retrieve")
+    ask(at, "How often are the filters backwashed?")
+    ok(at)
+    assert any("does not compare across rows" in c.value and "1.000" in c.value for c in at.caption)
+    at.session_state["retriever"] = "dense"  # as the sidebar's control sets it
+    at.run()
+    ok(at)
+    assert any("the first hit's cosine" in c.value for c in at.caption)
+    assert not any("does not compare across rows" in c.value for c in at.caption)
