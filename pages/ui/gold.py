@@ -15,8 +15,8 @@ import streamlit as st
 
 from explorer.documents.document import Document
 from explorer.errors import LoadError
+from explorer.evaluation.answers import AmbiguousAnswer, find_answer, locate_answer
 from explorer.evaluation.matching import same_text
-from explorer.evaluation.questions import AmbiguousAnswer, find_answer, locate_answer
 from pages.ui.nav import go_to
 from pages.ui.safe import WORD_JOINER, clip, md
 from pages.ui.sources import source_key_of
@@ -31,7 +31,7 @@ CONTEXT_CHARS = 50
 def answer_ref(item: dict, docs: Sequence[Document], where: str = "expected answer") -> tuple[str, int, int]:
     """The gold span of a question: the span the user selected (or picked) when it still holds
     that answer (exact offsets, even for text that occurs twice), else the one place the typed
-    answer occurs (:func:`explorer.evaluation.questions.locate_answer`), else, typed without its
+    answer occurs (:func:`explorer.evaluation.answers.locate_answer`), else, typed without its
     case ("utiliser" for "Utiliser"), the one place it occurs case aside."""
     ref = item.get("ref")
     if holds(ref, item.get("answer"), docs):

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 from explorer import Document, LoadError
+from explorer.evaluation.answers import AmbiguousAnswer, find_answer, locate_answer
 from explorer.evaluation.matching import find_tolerant, same_text, view
-from explorer.evaluation.questions import AmbiguousAnswer, find_answer, load_questions, locate_answer
+from explorer.evaluation.questions import load_questions
 from tests.app.test_app_pages import fake_embedder  # noqa: F401  (used by the app test below)
 
 PDF_TEXT = (

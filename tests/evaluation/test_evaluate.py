@@ -8,13 +8,13 @@ import pytest
 
 from explorer import Context, Document, LoadError, ParamError
 from explorer.embedding.fake import FakeEmbedder
+from explorer.evaluation.answers import locate_answer
 from explorer.evaluation.evaluate import evaluate, parse_values, sweep
 from explorer.evaluation.questions import (
     NOWHERE,
     Question,
     QuestionSet,
     load_questions,
-    locate_answer,
     read_questions,
     unloaded_names,
 )

@@ -6,7 +6,7 @@ Why apart from :mod:`explorer.evaluation.questions`: that module resolves a file
 documents in memory. Here a reference is checked on its document when that one is loaded
 (span inside the text, ``content`` equal), an ``answer`` is looked for in each document it may
 be in (exact occurrences anywhere win over tolerant ones, as in
-:func:`~explorer.evaluation.questions.find_answer`), and what was found is small and
+:func:`~explorer.evaluation.answers.find_answer`), and what was found is small and
 JSON-ready, so it goes into the results file with its document and a resumed run reads it back
 instead of loading the document again. A mistake that can be blamed on one document (a span
 outside it, an answer missing from the document named) stops the run when that document comes;
@@ -24,14 +24,11 @@ from typing import Any
 
 from explorer.documents.document import Document
 from explorer.errors import LoadError
+from explorer.evaluation.answers import CLI_HINT, MAX_OCCURRENCES, find_answer, only_place
 from explorer.evaluation.questions import (
-    CLI_HINT,
-    MAX_OCCURRENCES,
     NotLoaded,
     Question,
     _check_span,
-    find_answer,
-    only_place,
     question_records,
     read_question_file,
     record_parts,
@@ -275,5 +272,5 @@ class QuestionPlan:
 
 
 def _settle_answer(answer: str, found: list[tuple[int, int, int]], where: str) -> tuple[int, int, int]:
-    """The one place of ``answer`` (as :func:`~explorer.evaluation.questions.locate_answer`)."""
+    """The one place of ``answer`` (as :func:`~explorer.evaluation.answers.locate_answer`)."""
     return only_place(answer, found[:MAX_OCCURRENCES], where, CLI_HINT)
