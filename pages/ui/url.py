@@ -63,9 +63,7 @@ def restore() -> None:
     restore_questions(qp)
     _restore_question_file(qp)
     restore_evaluate(qp)
-    for short in (qp.get("clean") or "").split(","):
-        if short in CLEANUP_FLAGS:
-            session.cleanup[CLEANUP_FLAGS[short][0]] = True
+    _restore_cleanup(qp)
     _restore_model(qp)
     restore_ranking(qp)
     given = qp.get_all("cfg")
@@ -127,11 +125,28 @@ def _say_adapted(strategy: str, notes: Sequence[str], given: Any) -> None:
     """One notice for what became of the settings of ``strategy`` that the link gives (a note is
     clipped: it may quote the link). A default that follows them is not said: the app's own link
     ("chunk_size": 10) drew "chunk_overlap 200 → 2" on every reload."""
-    notes = [n for n in notes if n.split(" ", 1)[0] in given]
+    notes = [n for n in notes if any(n.startswith(f"{name} ") for name in given)]  # a name may hold spaces
     if notes:
         more = f"; and {len(notes) - MAX_LINK_NOTES} more" if len(notes) > MAX_LINK_NOTES else ""
         said = "; ".join(clip(n, 160) for n in notes[:MAX_LINK_NOTES])
         session.notices.append(f"The link's {strategy} settings were adjusted: {said}{more}.")
+
+
+def _listed(bad: Sequence[str]) -> str:
+    """The first five of a link's bad values, quoted and clipped, and how many more."""
+    return ", ".join(repr(clip(b, 40)) for b in bad[:5]) + (f" and {len(bad) - 5:,} more" if len(bad) > 5 else "")
+
+
+def _restore_cleanup(qp: Any) -> None:
+    """The clean-up steps the link names (``clean=blank,hyphen``); unknown ones are said."""
+    asked = [v for v in (qp.get("clean") or "").split(",") if v.strip()]
+    for short in asked:
+        if short in CLEANUP_FLAGS:
+            session.cleanup[CLEANUP_FLAGS[short][0]] = True
+    bad = [v for v in asked if v not in CLEANUP_FLAGS]
+    if bad:
+        known = ", ".join(CLEANUP_FLAGS)
+        session.notices.append(f"Link names unknown clean-up steps {_listed(bad)} (known: {known}): ignored.")
 
 
 def _restore_samples(qp: Any) -> None:
@@ -140,8 +155,7 @@ def _restore_samples(qp: Any) -> None:
         wanted = [n for v in qp.get_all("samples")[:MAX_SAMPLE_PARAMS] for n in samples_in(v, available)]
         bad = [s for s in wanted if s not in available]
         if bad:
-            names = ", ".join(repr(clip(b, 40)) for b in bad[:5]) + (f" and {len(bad) - 5:,} more" if len(bad) > 5 else "")
-            session.notices.append(f"Link names unknown samples {names}: ignored.")
+            session.notices.append(f"Link names unknown samples {_listed(bad)}: ignored.")
         for name in wanted:
             if name in available:
                 add_sample(name)

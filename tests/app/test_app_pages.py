@@ -1844,3 +1844,14 @@ def test_retrieves_table_says_what_its_top_score_is_under_each_retriever():
     ok(at)
     assert any("the first hit's cosine" in c.value for c in at.caption)
     assert not any("does not compare across rows" in c.value for c in at.caption)
+
+
+def test_a_links_unknown_clean_up_steps_and_parameter_names_with_spaces_are_said():
+    """Both were dropped without a word (found by a hostile-link audit)."""
+    cfg = json.dumps({"s": "recursive", "p": {"foo bar": 1, "chunk_size": 300}})
+    at = start(query={"clean": "blank,xx", "cfg": [cfg]})
+    ok(at)
+    said = [unescaped(w.value) for w in at.warning]
+    assert any("unknown clean-up steps 'xx'" in w and "blank" in w for w in said), said
+    assert any("foo bar dropped" in w for w in said), said
+    assert at.session_state["configs"][0]["params"]["chunk_size"] == 300
