@@ -34,12 +34,19 @@ def answer_note(idx: Any, question: str, ref: tuple[str, int, int], dense: bool 
     return f" · {head}: {' · '.join(parts)}" if parts else ""
 
 
+#: What a card's "hub" is, in its help: the line itself stays one line in a narrow card.
+HUB_HELP = (
+    f"**hub**: the chunk's mean cosine to its {HUB_NEIGHBOURS} nearest chunks. Hybrid takes "
+    f"{HUB_WEIGHT_SHOWN} of it off the chunk's cosine, so a chunk close to everything (a list of links, "
+    "a table of contents) does not crowd the answers out."
+)
+
+
 def evidence_line(ev: Evidence, dense_name: str = "cosine") -> str:
     """A fused hit's place in each ranking, as its card says it: "dense #2 · cosine 0.874 · BM25
     #1 · 7.31" (no place: below the candidates fused, or no question word for BM25); BM25's first hit,
     moved up by hybrid, says so, since its fused score is below the next one's; hybrid's hub
-    penalty is shown ("cosine 0.874, less ½ × 0.512 for a hub (its mean cosine to its 10 nearest
-    chunks)"). ``dense_name``: what the
+    penalty is shown ("cosine 0.874 − ½ × hub 0.512", :data:`HUB_HELP`). ``dense_name``: what the
     dense score is ("dense score" where pieces mix it)."""
     dense = f"dense #{ev.dense_rank}" if ev.dense_rank else f"dense below #{HYBRID_CANDIDATES}"
     if ev.bm25_rank:
@@ -49,7 +56,7 @@ def evidence_line(ev: Evidence, dense_name: str = "cosine") -> str:
     hub = (
         ""
         if ev.neighbours is None
-        else f", less {HUB_WEIGHT_SHOWN} × {ev.neighbours:.3f} for a hub (its mean cosine to its {HUB_NEIGHBOURS} nearest chunks)"
+        else f" − {HUB_WEIGHT_SHOWN} × hub {ev.neighbours:.3f}"  # said once in the card's help (HUB_HELP)
     )
     line = f"{dense} · {dense_name} {ev.cosine:.3f}{hub} · {bm25}"
     return f"{line} · kept in the first {HYBRID_FIRST_SLOTS} as BM25's first hit" if ev.raised else line

@@ -21,7 +21,7 @@ from explorer.strategies.config import StrategyConfig
 from explorer.text.wording import percent, plural
 from pages.ui.compute import index_all, index_key
 from pages.ui.configs import config_labels, labels_for
-from pages.ui.evidence import answer_note, best_pieces, evidence_line
+from pages.ui.evidence import HUB_HELP, answer_note, best_pieces, evidence_line
 from pages.ui.gold import answer_ref, holds, show_in_explore
 from pages.ui.model import context_maker
 from pages.ui.safe import clip, err_text, md
@@ -301,7 +301,8 @@ def hits_column(
                 f"**#{h.rank}** · {score_name} **{h.score:.{SCORE_DIGITS.get(retriever, 3)}f}**  \n"
                 + (f":gray[{evidence_line(h.evidence, dense_name)}]  \n" if h.evidence is not None else "")
                 + (f":gray[{piece_of[h.rank][0]}]  \n" if h.rank in piece_of else "")
-                + f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]"
+                + f":gray[{md(clip(ch.doc_name, 40))} · chunk {ch.index} · {ch.start:,}–{ch.end:,}{page}]",
+                help=HUB_HELP if h.evidence is not None and h.evidence.neighbours is not None else None,
             )
             best = piece_of[h.rank][1] if h.rank in piece_of else None
             st.html(_card_text(by_id[ch.doc_id], ch, ref, best, question, languages, CARD_LINE_CHARS.get(per_row, 40)))

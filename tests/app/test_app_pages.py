@@ -1410,16 +1410,14 @@ def test_retrieve_and_semantic_on_the_real_model(monkeypatch):
     fused = [float(re.search(r"fused score \*\*([-0-9.]+)", h).group(1)) for h in hits[:5]]
     assert fused == sorted(fused, reverse=True) and 0.5 <= fused[0] <= 1 and fused[-1] >= 0
     # each fused hit says where it stood in each ranking, and the hub correction taken off its
-    # cosine ("dense #2 · cosine 0.874, less ½ × 0.512 for a hub (its mean cosine to its 10 nearest chunks) · BM25 #1 · 7.31")
+    # cosine ("dense #2 · cosine 0.874 − ½ × hub 0.512 · BM25 #1 · 7.31"), what a hub is in the card's help
     parts = [
-        re.search(
-            r"dense #(\d+) · cosine ([0-9.]+), less ½ × ([0-9.]+) for a hub \(its mean cosine to its 10 nearest "
-            r"chunks\) · (BM25 #\d+|BM25: no question word)",
-            h,
-        )
+        re.search(r"dense #(\d+) · cosine ([0-9.]+) − ½ × hub ([0-9.]+) · (BM25 #\d+|BM25: no question word)", h)
         for h in hits[:5]
     ]
     assert all(parts), hits[:5]
+    helps = [m.proto.help for m in at.markdown if m.value.startswith("**#")][:5]
+    assert all("mean cosine to its 10 nearest chunks" in h for h in helps), helps
     assert all(0 < float(p.group(3)) < 1 for p in parts)
     at.segmented_control(key="w.retriever").set_value("dense").run()
     ok(at)
@@ -1696,7 +1694,7 @@ def test_a_fused_hit_names_its_place_in_each_ranking():
     )
     # hybrid's hub penalty: half the chunk's mean cosine to its nearest chunks
     assert evidence_line(Evidence(0.8741, 2, 7.3112, 1, neighbours=0.5123)) == (
-        "dense #2 · cosine 0.874, less ½ × 0.512 for a hub (its mean cosine to its 10 nearest chunks) · BM25 #1 · 7.31"
+        "dense #2 · cosine 0.874 − ½ × hub 0.512 · BM25 #1 · 7.31"
     )
 
 
