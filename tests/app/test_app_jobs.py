@@ -227,6 +227,11 @@ def test_a_warm_up_a_question_took_over_starts_again_after_it(monkeypatch):
     assert again is not None and again.kind == "warm" and again is not warm
     assert again.key == warm.key
     assert again.wait(60) and again.status().phase == jobs.DONE
+    for _ in range(3):  # the question's hits come from the cache: no search and no warm-up again
+        at.run()
+        ok(at)
+        assert session_job(at) is again
+        assert len([m for m in at.markdown if m.value.startswith("**#")]) == 2 * 5
 
 
 def test_a_warm_up_the_user_stopped_stays_stopped(monkeypatch):
