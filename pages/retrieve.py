@@ -13,7 +13,7 @@ from explorer.text.wording import plural
 from pages.ui import score_tables, search
 from pages.ui.background import background, job_bar, job_result, start_job, waiting
 from pages.ui.configs import config_label, valid_configs
-from pages.ui.frame import page_header
+from pages.ui.frame import WRAP_KEY, page_header
 from pages.ui.gold import answer_problem
 from pages.ui.model import embedder
 from pages.ui.safe import clip, err_text, md, sheet_safe
@@ -115,9 +115,10 @@ if query:
     st.html(CSS)
     score_tables.cost_table(pairs, found, ref, k, finder.retriever)
     per_row = 2 if len(pairs) == 4 else max(1, min(3, len(pairs)))
+    wrap = st.container(key=WRAP_KEY)  # in a narrow window the columns wrap under each other
     for start in range(0, len(pairs), per_row):
         for col, (cfg, config) in zip(
-            st.columns(per_row, gap="medium"), pairs[start : start + per_row], strict=False
+            wrap.columns(per_row, gap="medium"), pairs[start : start + per_row], strict=False
         ):
             with col:
                 res = found.get(config) or stand_ins[config]

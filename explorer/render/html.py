@@ -136,7 +136,10 @@ CSS = """<style>
 .ce-fact-v{font-size:1.12rem;font-weight:600;line-height:1.4}
 .ce-term{font-weight:700;text-decoration:underline 2px #0072B2;text-underline-offset:2px}
 .ce-piece{background-color:rgba(0,158,115,.18)}
-.ce-above>summary,.ce-below>summary{cursor:pointer;list-style:none;font-size:0.8rem;opacity:.75}
+.ce-above,.ce-below{display:inline}
+.ce-above[open]::details-content,.ce-below[open]::details-content{display:contents}
+.ce-above>summary,.ce-below>summary{display:block;cursor:pointer;list-style:none;font-size:0.82rem;
+  font-style:normal;opacity:.85;text-decoration:underline dotted;text-underline-offset:3px}
 .ce-above>summary::-webkit-details-marker,.ce-below>summary::-webkit-details-marker{display:none}
 .ce-above[open]>summary,.ce-below[open]>summary{display:none}
 .ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;

@@ -73,11 +73,23 @@ def fold_start(
 
 
 def fold_end(
-    text: str, fold: int, end: int, lines: int, soft_breaks: bool = False, line_chars: int = LINE_CHARS
+    text: str,
+    fold: int,
+    end: int,
+    lines: int,
+    soft_breaks: bool = False,
+    line_chars: int = LINE_CHARS,
+    keep: int | None = None,
 ) -> int:
-    """Where the text from ``fold`` stops filling ``lines`` lines of a card: ``end`` when the rest
-    fits, else a line start, else a word start (a word longer than a line is cut)."""
+    """Where the text from ``fold`` stops filling ``lines`` lines of a card, stretched to the line
+    after ``keep`` (the last evidence to be in sight as the card opens): ``end`` when the rest is
+    two lines or less (a fold line as long as what it hides), else a line start, else a word
+    start (a word longer than a line is cut)."""
     shown = _shown(text[fold:end], soft_breaks)  # the same length: a soft break is one space
+    if keep is not None and fold <= keep < end:
+        lines = max(lines, rows(shown[: keep - fold + 1], line_chars) + 1)
+    if rows(shown, line_chars) <= lines + 2:
+        return end
     used = at = 0
     for line in shown.split("\n"):
         take = max(1, -(-len(line) // line_chars))
@@ -125,11 +137,15 @@ def render_snippet(
     in lower case) shows as a space, so the card's narrow box does not wrap each page line again
     into ragged fragments; every other character is shown as it is. ``fold_below``: the text past
     what the box shows as it opens (:func:`fold_end`) is folded too, under a line that says how
-    much follows (a box that scrolls gave no sign of it), ``line_chars`` to a line."""
+    much follows (a box that scrolls gave no sign of it), ``line_chars`` to a line; the box then
+    has no height cap, and the evidence (``marks``, ``best_piece``) is in sight as it opens."""
     fold = start if fold is None else min(max(fold, start), end)
     lo, hi = shown_span(start, end, fold, max_chars)
     out: list[str] = [CSS] if with_css else []
-    out.append(f'<div class="ce-snip" style="--ce-h:{int(height)}px">')
+    # folded below, a card is as tall as what it shows (no box to scroll: a line cut at its edge
+    # hid the fold line where a card was narrower than reckoned); opened, as tall as the chunk
+    cap = "none" if fold_below else f"{int(height)}px"
+    out.append(f'<div class="ce-snip" style="--ce-h:{cap}">')
     bounds = [*terms, *([best_piece] if best_piece else [])]  # as "chunks": a segment is in them or not
     shown = _SOFT_BREAK.sub(_space_if_lower, text[lo:hi]) if soft_breaks else text[lo:hi]
     if fold > start:
@@ -139,7 +155,9 @@ def render_snippet(
         out += _marked(shown, lo, (lo, fold), marks, bounds, len(terms), best_piece is not None)
         out.append("</details>")
     lines = box_rows(height) - 1 - (fold > start)  # less the lines that fold
-    below = fold_end(text, fold, hi, lines, soft_breaks, line_chars) if fold_below else hi
+    evidence = [max(a, fold) for a, b in [*marks, *([best_piece] if best_piece else [])] if b > fold and a < hi]
+    keep = max(evidence, default=None)
+    below = fold_end(text, fold, hi, lines, soft_breaks, line_chars, keep) if fold_below else hi
     out += _marked(shown, lo, (fold, below), marks, bounds, len(terms), best_piece is not None)
     if below < hi:
         out.append(f'<details class="ce-below"><summary class="ce-more" title="{BELOW_TITLE}">▾ {end - below:,} characters below</summary>')

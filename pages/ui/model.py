@@ -31,8 +31,7 @@ from explorer.models import choice as model_choices
 from explorer.models.registry import DEFAULT_MODEL, MODELS
 from explorer.strategies.context import Context
 from explorer.text.measures import LANGUAGE_NAMES
-from explorer.text.wording import plural
-from pages.ui.safe import err_text, md, safe_error
+from pages.ui.safe import clip, err_text, md, safe_error
 from pages.ui.state import session
 
 FAKE_ENV = "CHUNK_EXPLORER_FAKE_EMBEDDER"
@@ -282,23 +281,24 @@ def _runs_on(choice: model_choices.ModelChoice) -> str:
     return runs
 
 
-def language_note(languages: Sequence[str]) -> str:
+def language_note(languages: Sequence[tuple[str, str]]) -> str:
     """Under the picker, when the picked model was trained on other languages than some loaded
-    documents' (``languages``: each document's :func:`~explorer.text.measures.guess_language`
-    code): which, and a model that reads them. Empty when there is nothing to say."""
+    documents' (``languages``: each document's name and
+    :func:`~explorer.text.measures.guess_language` code): which, and a model that reads them.
+    Empty when there is nothing to say."""
     spec = model_choice().spec
     if spec is None or not spec.trained_on:
         return ""
-    others = [lang for lang in languages if lang not in spec.trained_on]
+    others = [(name, lang) for name, lang in languages if lang not in spec.trained_on]
     if not others:
         return ""
-    names = sorted({LANGUAGE_NAMES.get(lang, "another language") for lang in others})
+    names = ", ".join(md(clip(n, 40)) for n, _ in others[:2]) + (f" and {len(others) - 2} more" if len(others) > 2 else "")
+    tongues = " and ".join(sorted({LANGUAGE_NAMES.get(lang, "another language") for _, lang in others}))
     read = " and ".join(LANGUAGE_NAMES.get(lang, lang) for lang in spec.trained_on)
     many = next((m.name for m in MODELS if not m.trained_on), "")
-    told = f" {many} reads them; vectors are cached per model, so switching back costs nothing." if many else ""
+    verb = "is" if len(others) == 1 else "are"
     return (
-        f"{md(spec.name)} was trained on {read} text, and {plural(len(others), 'loaded document')} "
-        f"{'is' if len(others) == 1 else 'are'} in {md(' and '.join(names))}: its ranking of such "
-        f"text is weak (on the README's French set it found fewer answers than keyword search).{told}"
+        f"{md(spec.name)} was trained on {read} text only, and {names} {verb} in {tongues}: this model "
+        "ranks such text poorly (on this project's French test set it found fewer answers than keyword "
+        f"search)." + (f" {many} reads both; vectors are cached per model, so switching back costs nothing." if many else "")
     )
-

@@ -246,10 +246,11 @@ def scores_of(ref: Any, hits: Sequence[Any]) -> Any:
 HIT_CHARS = 1200
 #: A hit card's box, in pixels: eight lines of text before the rest is folded (it scrolls once opened).
 CARD_PX = 180
-#: Characters a card's line holds with 1, 2 or 3 cards side by side in a 1,280-pixel window
-#: (measured at 1,500 pixels: 79 with 2, about 45 with 3). A narrower window wraps more, and its
-#: box scrolls.
-CARD_LINE_CHARS = {1: 130, 2: 60, 3: 40}
+#: Characters a card's line holds at least with 1, 2 or 3 cards side by side (measured: 79 with 2
+#: and about 45 with 3 in a 1,500-pixel window, about 35 with 3 at 1,280); the cards wrap under
+#: each other below 240 pixels each (pages.ui.frame.WRAP_KEY), so 3 never get narrower. Reckoned
+#: short, a card shows a line or two less than it could; reckoned long, it grows taller.
+CARD_LINE_CHARS = {1: 100, 2: 50, 3: 32}
 #: What a hit's score is, by retriever.
 SCORE_NAMES = {"dense": "cosine", "bm25": "BM25", "hybrid": "fused score", "rrf": "RRF score"}
 #: Decimals a hit's score is shown with (an RRF score is about 0.016 to 0.033).

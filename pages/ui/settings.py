@@ -169,7 +169,7 @@ def model_settings() -> None:
         "server offers. Vectors are cached per model: switching back costs nothing.",
     )
     sb.caption(model_caption())
-    note = language_note([language(d.id, d) for _, d in loaded()])
+    note = language_note([(d.name, language(d.id, d)) for _, d in loaded()])
     if note:
         sb.warning(note, icon=":material/translate:")
     backends = model_choice().backends

@@ -969,8 +969,8 @@ def test_model_picker_offers_the_registered_models_and_follows_into_export_and_l
     sel.set_value("all-MiniLM-L6-v2").run()
     ok(at)
     # an English model over a French document (the annual report sample): said beside the picker
-    (warning,) = [w.value for w in at.sidebar.warning]
-    assert "trained on English text, and 1 loaded document is in French" in warning, warning
+    (warning,) = [unescaped(w.value) for w in at.sidebar.warning]
+    assert "trained on English text only, and rapport_annuel.txt is in French" in warning, warning
     assert DEFAULT_MODEL in warning
     assert at.session_state["model"] == "all-MiniLM-L6-v2"
     assert at.query_params["model"] == ["all-MiniLM-L6-v2"] or at.query_params["model"] == "all-MiniLM-L6-v2"

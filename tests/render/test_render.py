@@ -256,8 +256,8 @@ def test_a_card_opens_on_an_answer_below_its_box_read_in_lines_not_characters():
 @given(st.text(alphabet="ab \n", max_size=600), st.integers(1, 10))
 def test_fold_end_fills_the_lines_it_is_given_at_a_line_or_word(text, lines):
     cut = fold_end(text, 0, len(text), lines)
-    if rows(text) <= lines:
-        assert cut == len(text)
+    if rows(text) <= lines + 2:
+        assert cut == len(text)  # two lines or less left: shown, not folded under a line as long
         return
     assert 0 < cut <= len(text) and rows(text[:cut].rstrip("\n")) <= lines
     assert text[cut - 1] in "\n " or cut % 40 == 0  # a word longer than a line is cut at the line
@@ -273,6 +273,11 @@ def test_a_long_card_folds_what_its_box_cannot_show_and_says_how_much():
     shown = re.sub(r"(?s)<summary.*?</summary>|<[^>]+>", "", out)
     assert html.unescape(shown) == text  # every character once, in order
     assert "ce-below" not in render_snippet(text, 0, 120, fold=0, fold_below=True)  # it fits: no fold
+    assert "--ce-h:none" in out  # no box to scroll: a card narrower than reckoned grows instead
+    # evidence after the lines the card has (a piece, then the answer): the card opens long enough
+    late = (text.index("Line 12 "), text.index("Line 13 "))
+    out = render_snippet(text, 0, len(text), [late], 4_000, 180, best_piece=answer, fold=0, fold_below=True)
+    assert "ce-ans" in out.split('<details class="ce-below">')[0] and "Line 13 " in out.split("ce-below")[0]
 
 
 def test_snippet_folds_the_text_above_a_deep_piece_and_caps_from_there():
