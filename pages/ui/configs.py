@@ -319,16 +319,17 @@ def remove_active() -> None:
 def switch_strategy(cfg: ConfigDict) -> None:
     """Callback of a configuration's strategy select: the new strategy's defaults for what the
     user did not set, what they set carried where it means the same (:meth:`Strategy.switched_from`),
-    and what they had set when this configuration last used the new strategy, with notes."""
+    and what they had set on the strategies this configuration used before, with notes."""
     new = session.widget(W.STRATEGY(cfg["id"]))
     left = session.left_strategies.setdefault(cfg["id"], {})
+    left.pop(cfg["strategy"], None)  # most recent last
     left[cfg["strategy"]] = (dict(cfg["params"]), sorted(user_set_of(cfg)))
     try:
         got = get_strategy(new).switched_from(get_strategy(cfg["strategy"]), cfg["params"], user_set_of(cfg))
     except ExplorerError:  # the old strategy is unknown: nothing to carry
         got = get_strategy(new).adapt({}, ())
-    if new in left:
-        got = _taken_back(get_strategy(new), got, *left[new])
+    if len(left) > 1:
+        got = _with_history(get_strategy(new), got, cfg["strategy"], left)
     assert got.values is not None
     cfg["strategy"] = new
     cfg["params"] = _plain(got.values)
@@ -341,21 +342,36 @@ def switch_strategy(cfg: ConfigDict) -> None:
     session.seed(W.STRATEGY(cfg["id"]), new)
 
 
-def _taken_back(strategy: Any, got: Adapted, params: dict, user_set: list) -> Adapted:
-    """``got`` with what the user had set when the configuration last used ``strategy`` back,
-    where what they carry from the strategy they leave says nothing else (a size set on
-    recursive, then overlap 50: back from sentence and hybrid, the overlap was the default)."""
+def _with_history(strategy: Any, got: Adapted, just_left: str, left: Mapping[str, tuple[dict, list]]) -> Adapted:
+    """``got`` (the switch from ``just_left``) with what the user set on the strategies this
+    configuration used before, oldest first, the more recent winning: on ``strategy`` itself,
+    taken back; on another, carried as a switch from it would carry it (recursive 500/50, then
+    sentence and hybrid: hybrid's overlap was its default, and back on recursive so was its)."""
     assert got.values is not None
-    values = {n: params[n] for n in user_set if n in params}
-    back = [n for n in values if n not in got.user_set]
-    values.update({n: got.values[n] for n in got.user_set})
+    values: dict[str, Any] = {}
+    source: dict[str, str] = {}
+    for name, (params, user_set) in left.items():
+        if name == just_left:
+            given = {n: got.values[n] for n in got.user_set}
+        elif name == strategy.name:
+            given = {n: params[n] for n in user_set if n in params}
+        else:
+            try:
+                carried = strategy.switched_from(get_strategy(name), params, user_set)
+            except ExplorerError:
+                continue
+            given = {n: carried.values[n] for n in carried.user_set}
+        values.update(given)
+        source.update(dict.fromkeys(given, name))
     again = strategy.adapt(values, values.keys(), lenient=True)
     if again.values is None:
         return got
     said = tuple(
-        f"{n} {show(again.values[n])} as this configuration had it under {strategy.name}"
-        for n in back
-        if n in again.user_set
+        f"{n} {show(again.values[n])} as "
+        + ("this configuration had it under" if name == strategy.name else "set under")
+        + f" {name}"
+        for n, name in source.items()
+        if name != just_left and n in again.user_set
     )
     return replace(again, notes=(*got.notes, *again.notes, *said))
 

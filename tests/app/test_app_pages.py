@@ -280,7 +280,7 @@ def test_a_strategy_left_and_taken_back_keeps_what_the_user_set_there():
     assert cfg["strategy"] == "recursive"
     assert cfg["params"]["chunk_size"] == 500 and cfg["params"]["chunk_overlap"] == 50, cfg["params"]
     assert param(at, "slider", "Chunk overlap").value == 50
-    assert any("chunk_overlap 50 as this configuration had it under recursive" in n for n in sidebar_notes(at))
+    assert "chunk_overlap 50 kept from hybrid (default 200)" in sidebar_notes(at)  # hybrid had it too
     # a value set since, on another strategy, wins over the one taken back
     param(at, "selectbox", "Strategy").set_value("fixed").run()
     param(at, "slider", "Chunk size").set_value(700).run()
@@ -288,6 +288,20 @@ def test_a_strategy_left_and_taken_back_keeps_what_the_user_set_there():
     ok(at)
     params = at.session_state["configs"][0]["params"]
     assert params["chunk_size"] == 700 and params["chunk_overlap"] == 50, params
+    # a strategy with that parameter, reached through one without it, gets it too (a second pass
+    # found hybrid's overlap at its default 0 after recursive 500/50 and sentence)
+    for name in ("sentence", "hybrid"):
+        param(at, "selectbox", "Strategy").set_value(name).run()
+        ok(at)
+    params = at.session_state["configs"][0]["params"]
+    assert params["chunk_size"] == 700 and params["chunk_overlap"] == 50, params
+    assert any("chunk_overlap 50 as set under recursive" in n for n in sidebar_notes(at)), sidebar_notes(at)
+    # back on recursive from sentence alone (which has no overlap): taken back from recursive itself
+    for name in ("recursive", "sentence", "recursive"):
+        param(at, "selectbox", "Strategy").set_value(name).run()
+        ok(at)
+    assert at.session_state["configs"][0]["params"]["chunk_overlap"] == 50
+    assert any("chunk_overlap 50 as this configuration had it under recursive" in n for n in sidebar_notes(at))
 
 
 def test_the_apps_own_link_reloads_without_a_notice_for_a_default_that_follows():
