@@ -220,7 +220,7 @@ class Session:
     bar_live: _Slot[Any] = _Slot("_bar_live")
     bar_partial: _Slot[tuple] = _Slot("_bar_partial", ())
     warmed: _Slot[Any] = _Slot("_warmed")
-    # what each configuration held under each strategy it left (pages.ui.configs.switch_strategy):
+    # what each configuration held under each strategy it left (pages.ui.switching.switch_strategy):
     # {configuration id: {strategy: (params, user_set)}}
     left_strategies: _Slot[dict[Any, dict[str, tuple[dict, list]]]] = _Slot("_left_strategies", factory=dict)
     # Explore

@@ -24,17 +24,13 @@ from pages.ui.configs import (
     MAX_CONFIGS,
     active_config_dict,
     adapted,
-    anchor_selection,
     config_labels,
     config_of,
     conflicts_of,
     duplicate_active,
-    follow_anchor,
     notes_of,
-    pending_anchor,
     refresh,
     remove_active,
-    switch_strategy,
 )
 from pages.ui.flow import end_page
 from pages.ui.nav import PAGES
@@ -42,6 +38,7 @@ from pages.ui.paramwidgets import param_widget
 from pages.ui.safe import md
 from pages.ui.sources import current_source, doc_label, load, loaded
 from pages.ui.state import ConfigDict, W, session
+from pages.ui.switching import anchor_selection, follow_anchor, pending_anchor, switch_strategy
 
 
 def synced(
@@ -206,7 +203,7 @@ def _current_doc() -> Document | None:
 
 
 def _switch(cfg: ConfigDict) -> None:
-    """Callback of the strategy select: switch (:func:`pages.ui.configs.switch_strategy`), and
+    """Callback of the strategy select: switch (:func:`pages.ui.switching.switch_strategy`), and
     keep Explore's view at the same place in the text: the selected chunk's start."""
     doc = _current_doc() if cfg.get("id") == session.active_cfg else None
     start = None
