@@ -19,7 +19,7 @@ from pages.ui.model import (
     model_label,
     pick_model,
 )
-from pages.ui.sources import loaded
+from pages.ui.sources import loaded_as_is
 from pages.ui.state import MAX_K, MIN_K, ConfigDict, W, session
 from pages.ui.widgets import choose, synced
 
@@ -169,7 +169,7 @@ def model_settings() -> None:
         "server offers. Vectors are cached per model: switching back costs nothing.",
     )
     sb.caption(model_caption())
-    note = language_note([(d.name, language(d.id, d)) for _, d in loaded()])
+    note = language_note([(d.name, language(d.id, d)) for _, d in loaded_as_is()])
     if note:
         sb.warning(note, icon=":material/translate:")
     backends = model_choice().backends

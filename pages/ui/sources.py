@@ -179,11 +179,17 @@ def loaded() -> list[tuple[Source, Document]]:
     """Every source that loads, with its document, in order, each text once (failed ones and
     repeated texts are reported on the Documents page). Loading a new set of documents starts
     embedding them in the background."""
-    pairs = _loaded_pairs()
-    twins = repeats([d for _, d in pairs])
-    out = [p for i, p in enumerate(pairs) if i not in twins]
+    out = loaded_as_is()
     warm([d for _, d in out])
     return out
+
+
+def loaded_as_is() -> list[tuple[Source, Document]]:
+    """:func:`loaded` without starting anything: for what only reads the documents (the
+    sidebar's model warning), on a page that has called :func:`loaded` already."""
+    pairs = _loaded_pairs()
+    twins = repeats([d for _, d in pairs])
+    return [p for i, p in enumerate(pairs) if i not in twins]
 
 
 def duplicates() -> dict[str, str]:

@@ -189,13 +189,23 @@ def test_the_warm_up_waits_for_the_page_only_while_the_model_is_not_loaded(monke
     assert job.wait(30) and job.status().phase == jobs.DONE  # it did not wait the 60 s
 
 
-def test_an_upload_during_the_warm_up_replaces_it_at_the_end_of_its_step(monkeypatch):
+def _warming(monkeypatch, page: str, delay: float = DELAY) -> tuple[AppTest, jobs.Job]:
+    """``page`` opened with the warm-up on (the fake taking ``delay`` s a call): the page and its
+    running warm-up."""
+    from pages.ui.model import make_embedder
+
     monkeypatch.setenv("CHUNK_EXPLORER_WARM", "1")
-    _slow_embedder()
-    at = start("documents", **new_params())
+    monkeypatch.setenv("CHUNK_EXPLORER_FAKE_DELAY", str(delay))
+    make_embedder("", True, "auto", delay)
+    at = start(page, **new_params())
     ok(at)
-    old = session_job(at)
-    assert old is not None and old.kind == "warm" and not old.finished
+    job = session_job(at)
+    assert job is not None and job.kind == "warm" and not job.finished
+    return at, job
+
+
+def test_an_upload_during_the_warm_up_replaces_it_at_the_end_of_its_step(monkeypatch):
+    at, old = _warming(monkeypatch, "documents")
     text = "The pumps run at night. The valves open at dawn. " * 40
     at.file_uploader[0].set_value(("night.txt", text.encode(), "text/plain")).run()
     ok(at)
@@ -209,12 +219,7 @@ def test_an_upload_during_the_warm_up_replaces_it_at_the_end_of_its_step(monkeyp
 
 
 def test_a_warm_up_a_question_took_over_starts_again_after_it(monkeypatch):
-    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "1")
-    _slow_embedder()
-    at = start("retrieve", **new_params())
-    ok(at)
-    warm = session_job(at)
-    assert warm is not None and warm.kind == "warm" and not warm.finished
+    at, warm = _warming(monkeypatch, "retrieve")
     ask(at, "Which chemicals are dosed?")
     ok(at)
     search = session_job(at)
@@ -235,15 +240,7 @@ def test_a_warm_up_a_question_took_over_starts_again_after_it(monkeypatch):
 
 
 def test_a_warm_up_the_user_stopped_stays_stopped(monkeypatch):
-    from pages.ui.model import make_embedder
-
-    monkeypatch.setenv("CHUNK_EXPLORER_WARM", "1")
-    monkeypatch.setenv("CHUNK_EXPLORER_FAKE_DELAY", "3")  # still running when Stop is pressed
-    make_embedder("", True, "auto", 3.0)
-    at = start("retrieve", **new_params())
-    ok(at)
-    warm = session_job(at)
-    assert warm is not None and warm.kind == "warm" and not warm.finished
+    at, warm = _warming(monkeypatch, "retrieve", delay=3.0)  # still running when Stop is pressed
     at.run()  # the status bar follows it from this run on
     at.button(key="w.job_stop").click().run()
     ok(at)
