@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 # Boundary reasons (the first words of ``Chunk.reason``); details may follow after ": ".
@@ -76,3 +79,11 @@ class Chunk:
         if self.meta:
             d["meta"] = {k: v for k, v in self.meta}
         return d
+
+
+def inside_any(spans: Sequence[tuple[int, int]]) -> Callable[[int], bool]:
+    """Is an offset strictly inside one of ``spans`` (sorted by start)? By bisection: checked
+    pair by pair, 20,000 Markdown code blocks took 47 s, and 25,000 fences in one paragraph 65 s."""
+    starts, reach = [a for a, _ in spans], list(accumulate((b for _, b in spans), max))
+    return lambda c: (i := bisect_left(starts, c) - 1) >= 0 and reach[i] > c
+

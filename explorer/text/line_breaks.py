@@ -11,6 +11,8 @@ import bisect
 import re
 from functools import lru_cache
 
+from explorer.text.chunk import inside_any
+
 _BLOCK_START = re.compile(r"[^\S\n]*(?:[-*+•–—][ \t]|\d{1,3}[.)][ \t]|#{1,6}[ \t]|\||>|```|~~~)")
 _LINE_START_CAPITAL = re.compile(r"[^\S\n]*[\"'“‘«(\[]?(?:\d|[^\W\d_])")
 #: A line this short (characters, trimmed) that does not end in punctuation is a heading or a
@@ -76,17 +78,11 @@ def fence_cuts(text: str, ps: int, pe: int, cuts: list[int]) -> list[int]:
         first -= 1
     if not inside:
         return cuts
-    inside.reverse()  # by start; the blocks do not overlap, so each cut is looked up by bisection
-    starts = [s for s, _ in inside]  # (a paragraph of 25,000 blocks took a minute, pair by pair)
-    kept = {c for c in cuts if not _within(inside, starts, c)}
+    inside.reverse()  # by start
+    within = inside_any(inside)
+    kept = {c for c in cuts if not within(c)}
     kept.update(c for s, e in inside for c in (s, e) if ps < c < pe)
     return sorted(kept)
-
-
-def _within(spans: list[tuple[int, int]], starts: list[int], c: int) -> bool:
-    """Whether ``c`` lies strictly inside one of ``spans`` (sorted, not overlapping)."""
-    i = bisect.bisect_left(starts, c) - 1
-    return i >= 0 and c < spans[i][1]
 
 
 def _opens(text: str, m: re.Match) -> bool:

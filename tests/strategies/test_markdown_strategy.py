@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 import explorer.strategies.splitting as splitting
 from explorer import Block, Document, ParamError, chunk_document
 from explorer.strategies.invariants import invariant_errors
-from explorer.strategies.markdown import _inside
 from explorer.strategies.splitting import OVER_SIZE
-from explorer.text.chunk import UNBREAKABLE
+from explorer.text.chunk import UNBREAKABLE, inside_any
 from explorer.text.length import get_length
 
 GUIDE = """# Guide
@@ -333,4 +332,4 @@ def test_inside_a_protected_block_by_bisection_is_the_scan_it_replaced(raw, c):
     table; it scanned every block for every offset (47 s for 20,000 code blocks), and now bisects.
     Spans sorted by start, nested or overlapping as blocks may be (a running maximum of ends)."""
     spans = sorted((a, a + n) for a, n in raw)
-    assert _inside(spans)(c) == any(a < c < b for a, b in spans)
+    assert inside_any(spans)(c) == any(a < c < b for a, b in spans)
