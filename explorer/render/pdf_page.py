@@ -137,9 +137,11 @@ def _render(data: bytes, number: int, scale: float, key: str) -> PageImage | Non
 
 @dataclass(frozen=True, slots=True)
 class _PageText:
-    """A page's letters and digits (folded), the character each came from, and the boxes."""
+    """A page's letters and digits (folded), the character each came from, the page's
+    characters, and the boxes."""
 
     keys: str
+    chars: str
     index: tuple[int, ...]
     boxes: tuple[tuple[float, float, float, float] | None, ...]  # (left, top, right, bottom), fractions
 
@@ -162,7 +164,7 @@ def _read_text(data: bytes, number: int, key: str) -> _PageText | None:
         for c in _fold(ch):
             keys.append(c)
             index.append(i)
-    return _PageText("".join(keys), tuple(index), tuple(boxes))
+    return _PageText("".join(keys), text, tuple(index), tuple(boxes))
 
 
 def _chars(page: Any) -> tuple[str, list] | None:
@@ -227,7 +229,29 @@ def chunk_boxes(
     if span is None:
         return []
     first, last = pt.index[span[0]], pt.index[span[1] - 1]
+    # the part's letters are matched; its punctuation before the first and after the last (the
+    # " ?" of a French heading, "« " and " »") is taken from the page's characters beside them
+    first = _beyond(pt.chars, first, -1, _marks(doc.text[a:b]))
+    last = _beyond(pt.chars, last, 1, _marks(doc.text[a:b][::-1]))
     return _lines([bx for bx in pt.boxes[first : last + 1] if bx is not None])
+
+
+def _marks(text: str) -> int:
+    """How many characters other than spaces ``text`` holds before its first letter or digit."""
+    lead = next((i for i, c in enumerate(text) if _fold(c)), len(text))
+    return sum(not c.isspace() for c in text[:lead])
+
+
+def _beyond(chars: str, at: int, step: int, count: int) -> int:
+    """The index of the ``count``-th character other than a space from ``at`` in direction
+    ``step``, stopping before a letter or digit (``at`` when there is none)."""
+    i = at
+    while count > 0 and 0 <= i + step < len(chars) and not _fold(chars[i + step]):
+        i += step
+        if not chars[i].isspace():
+            count -= 1
+            at = i
+    return at
 
 
 def _lines(boxes: Sequence[tuple[float, float, float, float]]) -> list[Box]:

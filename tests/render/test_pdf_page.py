@@ -104,3 +104,24 @@ def test_page_html_places_the_outlines_and_escapes_the_title():
     lefts = [float(x) for x in re.findall(r'class="ce-pdf-box" style="position:absolute;left:([\d.]+)%', out)]
     assert lefts == [pytest.approx(9.7), pytest.approx(9.7)]
     assert "ce-pdf-box" not in page_html(image, [], title="p")
+
+
+def test_the_punctuation_at_a_chunks_ends_is_outlined_with_it():
+    """A French heading's " ?" and a quotation's "« " / " »" hold no letter to match: they are
+    outlined when the chunk holds them (and only then)."""
+    from tests.support.hostile_inputs import make_pdf
+
+    data = make_pdf([["Pourquoi signaler un écart ?", "« Nous avons tenu le cap », dit-il."]])
+    doc = load_bytes(data, "titres.pdf")
+
+    def right_left(part: str) -> tuple[float, float]:
+        start = doc.text.index(part)
+        (box,) = chunk_boxes(data, doc, 1, start, start + len(part))
+        return box.right, box.left
+
+    assert right_left("Pourquoi signaler un écart ?")[0] > right_left("Pourquoi signaler un écart")[0] + 0.005
+    quoted, bare = right_left("« Nous avons tenu le cap »"), right_left("Nous avons tenu le cap")
+    assert quoted[1] < bare[1] - 0.005 and quoted[0] > bare[0] + 0.005
+    assert right_left("le cap », dit-il.")[0] > right_left("le cap », dit-il")[0]
+    # a chunk that stops at a letter does not reach the punctuation after it
+    assert right_left("tenu le cap")[0] == bare[0]
