@@ -178,14 +178,21 @@ def _marked(
     piece: bool,
 ) -> list[str]:
     """Escaped ``span`` of the text (``shown`` is its part from offset ``base``) in segments:
-    ``bounds`` are the terms then the best piece."""
+    ``bounds`` are the terms then the best piece. The answer's consecutive segments share one
+    mark, so a question word inside the answer does not cut its outline in two."""
     out = []
+    in_answer = False
     for seg in segments(bounds, span[0], span[1], marks):
         part = escape_text(shown[seg.start - base : seg.end - base])
         if any(i < n_terms for i in seg.chunks):
             part = f'<b class="ce-term" title="{TERM_TITLE}">{part}</b>'
         if piece and n_terms in seg.chunks:
             part = f'<span class="ce-piece" title="{PIECE_TITLE}">{part}</span>'
-        out.append(f'<span class="ce-ans" title="{ANSWER_TITLE}">{part}</span>' if seg.marked else part)
+        if seg.marked != in_answer:
+            out.append(f'<span class="ce-ans" title="{ANSWER_TITLE}">' if seg.marked else "</span>")
+            in_answer = seg.marked
+        out.append(part)
+    if in_answer:
+        out.append("</span>")
     return out
 
