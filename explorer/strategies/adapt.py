@@ -194,12 +194,18 @@ def unit_of(strategy: Strategy[Any], values: Mapping[str, Any]) -> str:
 
 
 def switch(
-    old: Strategy[Any], values: Mapping[str, Any], user_set: Collection[str], new: Strategy[Any]
+    old: Strategy[Any],
+    values: Mapping[str, Any],
+    user_set: Collection[str],
+    new: Strategy[Any],
+    set_under: Mapping[str, str] | None = None,
 ) -> Adapted:
     """The values of ``new`` when the user switches to it from ``old`` with ``values``: the new
     strategy's defaults, except what the user set, ``new`` has, and still holds there. A size
     counted in another unit than before (recursive's characters, cluster's cl100k tokens) is not
-    carried, a carried value that conflicts is dropped: each with a note, never a conflict."""
+    carried, a carried value that conflicts is dropped: each with a note, never a conflict.
+    ``set_under`` names, by parameter, the strategy a carried value was set on when that was not
+    ``old`` (it came through ``old``): the notes name it."""
     names = set(new.param_names())
     carried = {n: values[n] for n in user_set if n in values and n in names}
     was, now = unit_of(old, values), unit_of(new, carried)
@@ -214,7 +220,7 @@ def switch(
     defaults = values_of(new.complete(new.Params()))
     for name in new.param_names():
         if name in got.user_set and got.values[name] != defaults[name]:
-            notes.append(
-                f"{name} {show(got.values[name])} kept from {old.name} (default {show(defaults[name])})"
-            )
+            origin = (set_under or {}).get(name, old.name)
+            source = "as this configuration had it" if origin == new.name else f"kept from {origin}"
+            notes.append(f"{name} {show(got.values[name])} {source} (default {show(defaults[name])})")
     return replace(got, notes=(*notes, *got.notes))

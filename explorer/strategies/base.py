@@ -116,11 +116,15 @@ class Strategy(ABC, Generic[P]):
         return adapting.adapt(self, values, user_set, before=before, lenient=lenient)
 
     def switched_from(
-        self, old: Strategy[Any], values: Mapping[str, Any], user_set: Collection[str]
+        self,
+        old: Strategy[Any],
+        values: Mapping[str, Any],
+        user_set: Collection[str],
+        set_under: Mapping[str, str] | None = None,
     ) -> adapting.Adapted:
         """This strategy's values when the user switches to it from ``old`` with ``values``
         (:func:`explorer.strategies.adapt.switch`)."""
-        return adapting.switch(old, values, user_set, self)
+        return adapting.switch(old, values, user_set, self, set_under)
 
     def complete(self, p: P) -> P:
         """Fill a parameter whose default depends on another one. Override."""

@@ -27,7 +27,9 @@ def switch_strategy(cfg: ConfigDict) -> None:
     left.pop(cfg["strategy"], None)  # most recent last
     left[cfg["strategy"]] = (dict(cfg["params"]), sorted(user_set_of(cfg)))
     try:
-        got = get_strategy(new).switched_from(get_strategy(cfg["strategy"]), cfg["params"], user_set_of(cfg))
+        got = get_strategy(new).switched_from(
+            get_strategy(cfg["strategy"]), cfg["params"], user_set_of(cfg), set_under(left)
+        )
     except ExplorerError:  # the old strategy is unknown: nothing to carry
         got = get_strategy(new).adapt({}, ())
     if len(left) > 1:
@@ -42,6 +44,28 @@ def switch_strategy(cfg: ConfigDict) -> None:
         cfg.pop(key, None)  # type: ignore[misc]
     session.forget_params(cfg["id"])
     session.seed(W.STRATEGY(cfg["id"]), new)
+
+
+def set_under(left: Mapping[str, tuple[dict, list]]) -> dict[str, str]:
+    """The strategy each value the user set on the last strategy of ``left`` (the history, oldest
+    first) was set on: back through the strategies that held the same value as set, past those
+    without that parameter (recursive 500/50 → paragraph → fixed: fixed's overlap 50 is
+    recursive's, carried through)."""
+    names = list(left)
+    if not names:
+        return {}
+    params, user_set = left[names[-1]]
+    out = {}
+    for n in user_set:
+        out[n] = names[-1]
+        for name in reversed(names[:-1]):
+            before, set_there = left[name]
+            if n not in before:
+                continue
+            if n not in set_there or before[n] != params.get(n):
+                break
+            out[n] = name
+    return out
 
 
 def _with_history(strategy: Any, got: Adapted, just_left: str, left: Mapping[str, tuple[dict, list]]) -> Adapted:

@@ -280,7 +280,8 @@ def test_a_strategy_left_and_taken_back_keeps_what_the_user_set_there():
     assert cfg["strategy"] == "recursive"
     assert cfg["params"]["chunk_size"] == 500 and cfg["params"]["chunk_overlap"] == 50, cfg["params"]
     assert param(at, "slider", "Chunk overlap").value == 50
-    assert "chunk_overlap 50 kept from hybrid (default 200)" in sidebar_notes(at)  # hybrid had it too
+    # set on recursive, carried through the others (not "kept from hybrid", the last it came through)
+    assert "chunk_overlap 50 as this configuration had it (default 200)" in sidebar_notes(at), sidebar_notes(at)
     # a value set since, on another strategy, wins over the one taken back
     param(at, "selectbox", "Strategy").set_value("fixed").run()
     param(at, "slider", "Chunk size").set_value(700).run()
@@ -302,6 +303,27 @@ def test_a_strategy_left_and_taken_back_keeps_what_the_user_set_there():
         ok(at)
     assert at.session_state["configs"][0]["params"]["chunk_overlap"] == 50
     assert any("chunk_overlap 50 as this configuration had it under recursive" in n for n in sidebar_notes(at))
+
+
+def test_a_value_carried_through_strategies_is_said_to_come_from_where_it_was_set():
+    """Recursive 500/50, then fixed and hybrid: hybrid's overlap 50 was set on recursive, and
+    the note said it was kept from fixed, the strategy it came through."""
+    at = start()
+    param(at, "slider", "Chunk overlap").set_value(50).run()
+    for name in ("fixed", "hybrid"):
+        param(at, "selectbox", "Strategy").set_value(name).run()
+        ok(at)
+    assert at.session_state["configs"][0]["params"]["chunk_overlap"] == 50
+    notes = sidebar_notes(at)
+    assert any("chunk_overlap 50 kept from recursive" in n for n in notes), notes
+    assert not any("kept from fixed" in n for n in notes), notes
+    # a value set again on the strategy between is said to come from there
+    param(at, "slider", "Chunk overlap").set_value(60).run()
+    param(at, "selectbox", "Strategy").set_value("fixed").run()
+    param(at, "slider", "Chunk overlap").set_value(70).run()
+    param(at, "selectbox", "Strategy").set_value("recursive").run()
+    ok(at)
+    assert any("chunk_overlap 70 kept from fixed" in n for n in sidebar_notes(at)), sidebar_notes(at)
 
 
 def test_the_apps_own_link_reloads_without_a_notice_for_a_default_that_follows():
