@@ -32,6 +32,7 @@ from explorer.evaluation.retrieval_metrics import (
     precision_omega,
     retrieval_scores,
 )
+from explorer.evaluation.sweep_values import overlap_share
 from explorer.retrieval.ranking import DEFAULT_RETRIEVER, Hit, check_retriever, ranked_hits, retrieve
 from explorer.retrieval.search import StrategyIndex, build_index
 from explorer.retrieval.vectors import EmbedOptions, check_mode, check_preview_mode, preview_vectors
@@ -296,9 +297,10 @@ def sweep_steps(base: StrategyConfig, param: str, values: Sequence[Any], user_se
     chosen = set(base.param_dict if user_set is None else user_set) | {param}
     steps = []
     for v in values:
-        got = strategy.adapt({**base.param_dict, param: v}, chosen)
+        share, said = overlap_share(base, param, v, chosen)
+        got = strategy.adapt({**base.param_dict, param: v, **share}, chosen | share.keys())
         if got.ok:
-            others = tuple(n for n in got.notes if not n.startswith(f"{param} "))
+            others = tuple(n for n in got.notes if not n.startswith(f"{param} ")) + said
             steps.append(SweepStep(v, StrategyConfig.make(base.strategy, got.values), "", others))
         else:
             steps.append(SweepStep(v, None, next(iter(got.conflicts.values()))))

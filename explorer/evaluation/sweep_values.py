@@ -4,12 +4,14 @@ configurations' own value, each valid for every configuration swept.
 Why: one fixed range ("200:1000:200") fits chunk_size only, and even there its first value
 fails beside the default overlap of 200 ("chunk_overlap=200 must be smaller than
 chunk_size=200"); for chunk_overlap or a semantic percentile it is meaningless.
+
+Also the overlap that goes with each value of a chunk_size sweep (:func:`overlap_share`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from explorer.errors import ExplorerError
@@ -77,3 +79,18 @@ def _valid_everywhere(having: Sequence[tuple[StrategyConfig, Any]], param: str, 
         except ExplorerError:
             return False
     return True
+
+
+def overlap_share(base: StrategyConfig, param: str, value: Any, chosen: Collection[str]) -> tuple[dict, tuple[str, ...]]:
+    """The overlap of a chunk_size sweep's step when the user did not set it: the same share of
+    the size as ``base`` has (1000/200: 20 % at every size), with a note. Why: the default's
+    fixed 200 was shrunk below sizes of 200 and kept above, so recursive 1000/200 swept over
+    110–330 compared 20 % overlaps at one end with 95 % at the other."""
+    overlap, size = base.param_dict.get("chunk_overlap"), base.param_dict.get("chunk_size")
+    if param != "chunk_size" or "chunk_overlap" in chosen or not overlap or not size:
+        return {}, ()
+    if not isinstance(value, int) or isinstance(overlap, bool) or not isinstance(overlap, int):
+        return {}, ()
+    share = min(round(overlap * value / size), max(value - 1, 0))
+    said = f"chunk_overlap {share} ({100 * overlap / size:.3g} % of chunk_size, as the configuration's {overlap} of {size})"
+    return {"chunk_overlap": share}, (said,)

@@ -342,16 +342,22 @@ def test_sweep_of_a_parameter_alone_tries_values_around_the_configurations_own(c
 
 
 def test_a_sweep_says_what_else_each_value_changed(capsysbinary, txt, tmp_path, fake_ctx):
-    """A size swept below the default overlap lowers the overlap: said under the table and in
-    the JSON, so the curve is not read as the size's effect alone."""
+    """A swept size moves the overlap the user did not set with it (the default 1000/200 keeps
+    20 % at every size: it was shrunk below 200 and kept whole above, 95 % of 210): said under
+    the table and in the JSON, so the curve is not read as the size's effect alone. An overlap
+    the user set stays, and a size it does not fit is skipped."""
     q = _questions(tmp_path)
     args = _scoring("sweep", txt, q, "--vary", "chunk_size=100,300", "--k", "1", "-q")
     rc, out, _ = run_main(capsysbinary, *args)
     assert rc == 0
-    assert "Adjusted with the value:\nchunk_size=100: chunk_overlap 200 → 20" in out
-    assert "chunk_size=300:" not in out  # 300 keeps the default overlap
+    assert "Adjusted with the value:\nchunk_size=100: chunk_overlap 20 (20 % of chunk_size" in out
+    assert "chunk_size=300: chunk_overlap 60 (20 % of chunk_size" in out
     rows = json.loads(run_main(capsysbinary, *args, "--format", "json")[1])
-    assert rows[0]["adjusted"][0].startswith("chunk_overlap 200 → 20") and "adjusted" not in rows[1]
+    assert [r["config"]["params"]["chunk_overlap"] for r in rows] == [20, 60], rows
+    assert rows[0]["adjusted"][0].startswith("chunk_overlap 20 (20 %")
+    rc, out, _ = run_main(capsysbinary, *args, "--set", "chunk_overlap=200", "--format", "json")
+    rows = json.loads(out)
+    assert rows[0]["error"] and rows[1]["config"]["params"]["chunk_overlap"] == 200 and "adjusted" not in rows[1]
 
 
 def test_embedding_options_under_bm25_are_said_to_change_nothing(capsysbinary, txt, tmp_path, fake_ctx):
