@@ -15,7 +15,6 @@ from typing import TextIO
 
 from explorer.cli import inputs
 from explorer.cli.terminal import for_terminal
-from explorer.text.wording import plural
 
 
 def write(text: str, stream: TextIO | None = None) -> None:
@@ -102,14 +101,10 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def say_left_out(unloaded: Sequence[tuple[str, int]]) -> None:
     """The note of ``--skip-unloaded`` on stderr: how many questions, about which documents."""
-    from explorer.evaluation.questions import unloaded_names
+    from explorer.evaluation.questions import left_out_note
 
     if unloaded:
-        n = sum(c for _, c in unloaded)
-        inputs.say(
-            f"note: --skip-unloaded: {plural(n, 'question')} about documents not given are left out: "
-            f"{unloaded_names(unloaded)}"
-        )
+        inputs.say(f"note: --skip-unloaded: {left_out_note(unloaded, 'not given')}")
     inputs.flush_notes()  # the questions were read last: what was said of the input is told now
 
 

@@ -23,6 +23,7 @@ from explorer import untrusted
 from explorer.documents.document import Document
 from explorer.errors import LoadError, ParamError
 from explorer.evaluation.answers import AnswerNotFound, locate_answer
+from explorer.text.wording import plural
 
 #: Largest question file accepted (bytes).
 MAX_QUESTION_FILE_BYTES = 20 * 1024 * 1024
@@ -211,6 +212,27 @@ def unloaded_names(unloaded: Sequence[tuple[str, int]]) -> str:
     )
     more = len(unloaded) - MAX_NAMES_SAID
     return said + (f" and {more} more" if more > 0 else "")
+
+
+def left_out_note(unloaded: Sequence[tuple[str, int]], absent: str = "not loaded") -> str:
+    """What the questions left out are, in sentences: those about documents that are ``absent``,
+    by document, then those whose quoted answer is in no loaded document apart (the answer may
+    be mistyped: a user was told to load more documents for a typo in their gold answer)."""
+    named = [(n, c) for n, c in unloaded if n != NOWHERE]
+    nowhere = sum(c for n, c in unloaded if n == NOWHERE)
+    out = []
+    if named:
+        n = sum(c for _, c in named)
+        are = "is" if n == 1 else "are"
+        out.append(f"{plural(n, 'question')} about documents {absent} {are} left out: {unloaded_names(named)}.")
+    if nowhere:
+        are = "is" if nowhere == 1 else "are"
+        whose = "whose quoted answer is" if nowhere == 1 else "whose quoted answers are"
+        out.append(
+            f"{plural(nowhere, 'question')} {whose} in no loaded document {are} left out: check "
+            f"{'its answer' if nowhere == 1 else 'their answers'} (a typo?) or load the document."
+        )
+    return " ".join(out)
 
 
 def read_question_file(path: Path) -> bytes:

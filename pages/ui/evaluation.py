@@ -11,9 +11,10 @@ import streamlit as st
 from explorer.documents import uploads
 from explorer.documents.document import Document
 from explorer.errors import ExplorerError
-from explorer.evaluation.questions import Question, read_questions, unloaded_names
+from explorer.evaluation.questions import NOWHERE, Question, left_out_note, read_questions
 from explorer.strategies.config import StrategyConfig
 from explorer.text.wording import plural
+from pages.ui.background import changed_inputs
 from pages.ui.charts import score_bars, sweep_lines
 from pages.ui.configs import labels_for
 from pages.ui.gold import answer_ref
@@ -89,8 +90,8 @@ def file_questions(docs: Sequence[Document]) -> list:
         elif got is not None and got.left_out:
             st.info(
                 md(
-                    f"{got.left_out:,} question(s) about documents that are not loaded are left out: "
-                    f"{unloaded_names(got.unloaded)}. Load them on Documents to score those too."
+                    left_out_note(got.unloaded)
+                    + (" Load them on Documents to score those too." if _names_documents(got.unloaded) else "")
                 ),
                 icon=":material/info:",
             )
@@ -135,11 +136,10 @@ def kept_questions(docs: Sequence[Document]) -> list:
 def stale_note(then: dict | None, now: dict, again: str) -> None:
     """Say so when results on the page were computed on other inputs than the page's now (the
     question file put away, a configuration added, top k moved…): they stay, marked."""
-    changed = [name for name, value in now.items() if then is not None and then.get(name) != value]
+    changed = changed_inputs(then, now)
     if changed:
         st.warning(
-            f"Computed before the {' and '.join([', '.join(changed[:-1]), changed[-1]] if len(changed) > 1 else changed)} "
-            f"changed: these results are for the earlier ones. {again}",
+            f"Computed before the {changed} changed: these results are for the earlier ones. {again}",
             icon=":material/history:",
         )
 
@@ -205,3 +205,7 @@ def sweep_results(sw: dict, now: dict, not_swept: Sequence[StrategyConfig] = ())
         st.caption(f":material/tune: {md(m)}")
     if sw.get("stopped"):
         st.caption(":material/pause_circle: The sweep was stopped: the lines show the values scored before.")
+
+
+def _names_documents(unloaded: Sequence[tuple[str, int]]) -> bool:
+    return any(name != NOWHERE for name, _ in unloaded)

@@ -730,7 +730,7 @@ def test_evaluate_leaves_out_questions_about_documents_not_loaded_and_says_which
     assert any(c.value.endswith(": 1 question") for c in at.caption), [c.value for c in at.caption]
     (note,) = [i.value.replace("\\", "") for i in at.info if "left out" in i.value]  # as read, unescaped
     assert note == (
-        "3 question(s) about documents that are not loaded are left out: 'rapport-2023.pdf' (2), "
+        "3 questions about documents not loaded are left out: 'rapport-2023.pdf' (2), "
         "'gone.txt' (1). Load them on Documents to score those too."
     ), note
     at.button(key="w.eval_run").click().run()
@@ -1791,6 +1791,42 @@ def test_compares_size_histogram_bins_every_configuration_alike():
     hist, _ = size_figures([("fixed", "#000", [500] * 30 + [120]), ("recursive", "#111", list(range(200, 1000)))], "characters", 0)
     bins = [t.xbins for t in hist.data]
     assert bins[0] == bins[1] and bins[0].size == 22 and bins[0].start <= 120 and bins[0].end > 999
+
+
+def test_the_english_models_warning_names_each_documents_language(monkeypatch):
+    """With four documents in four languages it read "… are in Dutch and German and Italian and
+    Spanish: … multilingual-e5-small reads both", the languages in no order and tied to no file."""
+    from types import SimpleNamespace
+
+    from explorer.models.registry import get_spec
+    from pages.ui import model
+
+    monkeypatch.setattr(model, "model_choice", lambda: SimpleNamespace(spec=get_spec("all-MiniLM-L6-v2")))
+    docs = [("miete.txt", "de"), ("guia.txt", "es"), ("notes.md", "en"), ("regole.pdf", "it"), ("gids.txt", "nl")]
+    note = model.language_note(docs).replace("\\", "")  # as read: md() escapes the names
+    assert "miete.txt (German), guia.txt (Spanish), regole.pdf (Italian) and 1 more are not in English" in note, note
+    assert "reads German, Spanish, Italian and Dutch as well as English" in note and "both" not in note, note
+    one = model.language_note([("rapport.txt", "fr"), ("notes.md", "en")]).replace("\\", "")
+    assert "rapport.txt is in French:" in one and "reads French as well as English" in one, one
+    assert model.language_note([("notes.md", "en")]) == ""
+
+
+def test_a_sweeps_axis_spans_ten_points_and_a_lone_line_keeps_its_name():
+    """A fitted axis drew recall 99.88 against 100 across the whole chart; after a Stop, a single
+    line had no legend to say which configuration it was."""
+    from types import SimpleNamespace
+
+    from pages.ui.charts import score_range, sweep_lines
+
+    def row(v, score):
+        return SimpleNamespace(value=v, result=SimpleNamespace(scores=SimpleNamespace(recall=SimpleNamespace(mean=score))))
+
+    fig = sweep_lines({"recursive 1000/200": [row(200, 0.9988), row(400, 1.0)]}, "chunk_size", "recall", "Recall")
+    lo, hi = fig.layout.yaxis.range
+    assert hi - lo >= 10 and lo <= 99.88 and hi >= 100 and hi <= 102
+    assert fig.layout.showlegend is True
+    assert score_range([40.0, 80.0]) == [38.0, 82.0]  # a wide spread is drawn as it is
+    assert score_range([0.0, 1.0]) == [-2.0, 12.0] and score_range([]) is None
 
 
 def test_a_sweep_names_the_configurations_it_leaves_out():

@@ -306,7 +306,7 @@ def test_cli_skip_unloaded_scores_the_rest_and_says_what_it_left_out(capsysbinar
     assert line.startswith("error:") and "'elsewhere.txt' is not loaded" in line and "--skip-unloaded" in line
     rc, skipped, err = run_main(capsysbinary, "evaluate", *args, "--questions", str(bigger), "--skip-unloaded")
     assert rc == 0, err
-    assert err == "note: --skip-unloaded: 3 questions about documents not given are left out: 'elsewhere.txt' (2), 'gone.md' (1)\n"
+    assert err == "note: --skip-unloaded: 3 questions about documents not given are left out: 'elsewhere.txt' (2), 'gone.md' (1).\n"
     rc, whole, _ = run_main(capsysbinary, "evaluate", *args, "--questions", str(corpus[1]))
     assert rc == 0 and _plain(json.loads(skipped)) == _plain(json.loads(whole))
 

@@ -14,6 +14,7 @@ from explorer.evaluation.questions import (
     NOWHERE,
     Question,
     QuestionSet,
+    left_out_note,
     load_questions,
     read_questions,
     unloaded_names,
@@ -133,6 +134,15 @@ def test_questions_about_documents_not_loaded_are_left_out_when_asked(doc_a, doc
     got = read_questions(quotes, [doc_a, doc_b], "q.jsonl", skip_unloaded=True)
     assert [q.text for q in got.questions] == ["q1"] and got.unloaded == ((NOWHERE, 1),)
     assert unloaded_names(got.unloaded) == "1 whose quoted answer is in no loaded document"
+    # said apart from the documents not loaded: the answer may be mistyped (a user was told to
+    # load more documents for a typo in their gold answer)
+    assert left_out_note(got.unloaded) == (
+        "1 question whose quoted answer is in no loaded document is left out: check its answer (a typo?) "
+        "or load the document."
+    )
+    both = left_out_note((("gone.txt", 1), (NOWHERE, 2)), "not given")
+    assert both.startswith("1 question about documents not given is left out: 'gone.txt' (1). 2 questions ")
+    assert "whose quoted answers are in no loaded document are left out: check their answers" in both
     with pytest.raises(LoadError, match=r"line 2 .*'zebra' is not an exact substring"):
         load_questions(quotes, [doc_a, doc_b], "q.jsonl")  # the CLI scores every question or none
     # ... but when no answer is found anywhere, that is said as it was (a typo, or the wrong file)
