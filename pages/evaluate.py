@@ -121,4 +121,7 @@ else:
         evaluation.sweep_results(sw, run.inputs(swept, parameter=sw["param"]), [c for c in pairs if c not in swept])
 
 eval_jobs.rerun_for_linked()
-job_bar()
+now = {"eval": run.inputs(pairs)}  # a stopped job on other inputs is not offered to resume
+if numeric and pairs:
+    now["sweep"] = run.inputs([c for c in pairs if param in get_strategy(c.strategy).param_names()], parameter=param)
+job_bar(now=now)

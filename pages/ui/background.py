@@ -191,18 +191,32 @@ def _reading(job: jobs.Job) -> tuple[str, Any]:
     return phase, job.result if phase == jobs.DONE else job.partial
 
 
-def start_job(kind: str, key: Any, title: str, work: Callable, *, emb: Any, link: dict[str, str] | None = None) -> None:
+def start_job(
+    kind: str, key: Any, title: str, work: Callable, *, emb: Any, link: dict[str, str] | None = None,
+    inputs: dict[str, Any] | None = None,
+) -> None:  # fmt: skip
     """Start ``work(job)`` in the background at the user's request (a button): it replaces the
     session's running job. Its result comes from :func:`job_result`. ``link``: the query
     parameters that name its result, kept in the address while it runs (a reload then runs it
-    again, rather than forget it)."""
+    again, rather than forget it). ``inputs``: what it computes on, by name, so that a stopped
+    job is not resumed on settings the page no longer has (:func:`job_bar`'s ``now``)."""
     job = session_job()
     if job is not None and job.key == key and not job.finished:
         return
     job = submit(kind, key, title, work, emb, replace=True)
     if job is not None:
         job.link = dict(link or {})
+        job.inputs = inputs
     _after_submit(job)
+
+
+def changed_inputs(then: dict[str, Any] | None, now: dict[str, Any] | None) -> str:
+    """The names of what differs between two ``inputs`` ("top k", "top k and retriever"); ""
+    when nothing does or either is unknown."""
+    if then is None or now is None:
+        return ""
+    changed = [name for name, value in now.items() if then.get(name) != value]
+    return " and ".join([", ".join(changed[:-1]), changed[-1]]) if len(changed) > 1 else "".join(changed)
 
 
 def job_result(kind: str) -> tuple[str, Any]:
@@ -243,11 +257,14 @@ def waiting(phase: str, what: str) -> None:
 
 
 # -- the status bar -------------------------------------------------------------------------
-def job_bar(show_finished: bool = False) -> None:
+def job_bar(show_finished: bool = False, now: dict[str, dict[str, Any]] | None = None) -> None:
     """Draw the session's job at the top of the page (once per run): a status line, a progress
     bar and Stop while it runs, polled every ``POLL_S`` s without rerunning the page; a full
     rerun when it ends, so the page shows what it made. A stopped or failed job shows with
-    Resume when ``show_finished`` (the page needs its result) or it was started by a button."""
+    Resume when ``show_finished`` (the page needs its result) or it was started by a button;
+    ``now``, by job kind, the page's inputs: a stopped job whose inputs differ is not offered
+    to resume (its results would be out of date as they came)."""
+    _RUN.now = now or {}
     if getattr(_RUN, "bar", True):
         return  # drawn already in this run, or no page header (no slot)
     _RUN.bar = True
@@ -299,7 +316,7 @@ def _job_bar_body(show_finished: bool) -> None:
         if s.phase == jobs.DONE or getattr(job, "dismissed", False):
             return
         if show_finished or job.kind in EXPLICIT_KINDS:
-            _finished_bar(job, s)
+            _finished_bar(job, s, changed_inputs(getattr(job, "inputs", None), getattr(_RUN, "now", {}).get(job.kind)))
         return
     session.bar_live = id(job)
     done = published(job.partial)
@@ -348,21 +365,25 @@ def status_line(title: str, s: jobs.JobStatus) -> str:
     return f"**{md(title)}**{step} — {tail}"
 
 
-def _finished_bar(job: jobs.Job, s: jobs.JobStatus) -> None:
+def _finished_bar(job: jobs.Job, s: jobs.JobStatus, changed: str = "") -> None:
+    """A stopped or failed job with Resume (Retry) and Dismiss; a stopped one whose inputs the
+    page has ``changed`` since says so instead of offering Resume."""
     with st.container(border=True, key=W.JOB_BAR):
         left, mid, right = st.columns([0.7, 0.15, 0.15], vertical_alignment="center")
+        label = ""
         if s.phase == jobs.STOPPED:
             at = f", at {md(s.label)}" if s.label and s.label != job.title else ""
             texts = f", {s.done:,} of its {s.total:,} texts embedded" if 0 < s.done < s.total else ""
-            left.markdown(
-                f":material/pause_circle: Stopped: **{md(job.title)}**{at}{texts}. What was embedded is "
-                "kept: Resume goes on from there."
-            )
-            label, icon = "Resume", ":material/play_arrow:"
+            tail = (
+                f"The {md(changed)} changed since: run it again for the current ones (what was embedded "
+                "is kept)." if changed else "What was embedded is kept: Resume goes on from there."
+            )  # fmt: skip
+            left.markdown(f":material/pause_circle: Stopped: **{md(job.title)}**{at}{texts}. {tail}")
+            label, icon = ("", "") if changed else ("Resume", ":material/play_arrow:")
         else:
             left.error(f"**{md(job.title)}** failed: {md(err_text(s.error))}", icon=":material/error:")
             label, icon = "Retry", ":material/replay:"
-        if mid.button(label, icon=icon, key=W.JOB_RESUME, width="stretch"):
+        if label and mid.button(label, icon=icon, key=W.JOB_RESUME, width="stretch"):
             again = submit(job.kind, job.key, job.title, job.work, job.embedder, replace=True)
             if again is not None:
                 again.link = dict(job.link)  # the address names it while it runs

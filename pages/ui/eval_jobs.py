@@ -91,6 +91,7 @@ class Run:
             work,
             emb=emb,
             link={"ev": "1"},
+            inputs=inputs,
         )
 
     def start_sweep(self, plans: list[tuple], param: str, spec: str, emb: Any) -> None:
@@ -146,6 +147,7 @@ class Run:
             work,
             emb=emb,
             link={"sw": param, "swv": spec[:MAX_SWEEP_VALUES_CHARS]},
+            inputs=inputs,
         )
 
 

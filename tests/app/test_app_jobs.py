@@ -277,6 +277,16 @@ def test_a_sweep_on_evaluate_can_be_stopped_and_keeps_the_values_scored():
     assert sw["stopped"] and 1 <= scored < 9
     assert any("The sweep was stopped" in c.value for c in at.caption)
     assert any("Stopped" in m.value for m in at.markdown)
+    assert at.button(key="w.job_resume")
+    # with top k moved, Resume would score the earlier settings (and its curves be marked out of
+    # date as they came): the bar says what changed instead of offering it
+    at.sidebar.slider(key="w.k").set_value(3).run()
+    ok(at)
+    (bar,) = [m.value for m in at.markdown if "Stopped" in m.value]
+    assert "The top k changed since: run it again for the current ones" in bar, bar
+    assert not [b for b in at.button if b.key == "w.job_resume"]
+    at.sidebar.slider(key="w.k").set_value(5).run()
+    assert at.button(key="w.job_resume")  # back as it was: Resume again
     at.button(key="w.job_dismiss").click().run()
     ok(at)
     assert not any("Stopped" in m.value for m in at.markdown)
