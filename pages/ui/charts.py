@@ -136,8 +136,10 @@ def sweep_lines(lines: dict[str, list], param: str, metric: str, title: str) -> 
     the widest: the ones below still show around the ones drawn over them."""
     fig = go.Figure()
     n = len(lines)
+    ys: list[float] = []
     for i, (label, rows) in enumerate(lines.items()):
         ok = [r for r in rows if r.result is not None]
+        ys += [100 * getattr(r.result.scores, metric).mean for r in ok]
         fig.add_trace(
             go.Scatter(
                 x=[r.value for r in ok],
@@ -154,8 +156,29 @@ def sweep_lines(lines: dict[str, list], param: str, metric: str, title: str) -> 
         height=360,
         margin=MARGIN,
         legend={"orientation": "h", "y": -0.3},
+        showlegend=True,  # a single line (the others stopped) still says which configuration it is
+        yaxis_range=score_range(ys),
     )
     return fig
+
+
+#: Points of a percentage a sweep's y axis spans at least.
+MIN_SCORE_SPAN = 10.0
+
+
+def score_range(ys: Sequence[float]) -> list[float] | None:
+    """A y range in % for ``ys`` that spans at least :data:`MIN_SCORE_SPAN` points inside 0–100
+    (a margin around): a fitted axis drew 99.88 against 100 across the whole chart."""
+    if not ys:
+        return None
+    lo, hi = min(ys), max(ys)
+    pad = max(0.0, (MIN_SCORE_SPAN - (hi - lo)) / 2)
+    lo, hi = lo - pad, hi + pad
+    if lo < 0:
+        lo, hi = 0.0, hi - lo
+    if hi > 100:
+        lo, hi = lo - (hi - 100), 100.0
+    return [max(lo, 0.0) - 2, hi + 2]
 
 
 # -- Semantic ---------------------------------------------------------------------------------
