@@ -26,8 +26,14 @@ B = [(0, 10), (10, 18), (18, 40)]
 
 
 def test_cuts_are_starts_and_ends_inside_the_text():
-    assert cuts([(0, 10), (8, 20), (21, 30)]) == {8, 10, 20, 21}  # not 0 and 30: the text's edges
+    # an overlap is two cuts (8 and 10); a space between two chunks one (21, not 20 and 21)
+    assert cuts([(0, 10), (8, 20), (21, 30)]) == {8, 10, 21}  # not 0 and 30: the text's edges
     assert cuts([(3, 9)]) == frozenset() and cuts([]) == frozenset()
+    # six chunks with a space between each: five cuts (a user read "6 cuts only here")
+    spans = [(i * 101, i * 101 + 100) for i in range(6)]
+    assert len(cuts(spans)) == 5
+    # the same places cut with and without the space in the chunk: the same cuts
+    assert cuts([(0, 11), (11, 20)]) == cuts([(0, 10), (11, 20)]) == {11}
 
 
 def test_pair_diff_of_a_known_case():
