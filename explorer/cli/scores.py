@@ -31,7 +31,7 @@ def _eval_setup(args: argparse.Namespace):
 
         gap = check_preview_mode(ctx, options, force=args.preview == "force")
         name = ctx.get_embedder().name
-        how = f"hit@5 within {gap:.1f} points of exact for {name}, measured" if gap is not None else f"no measured gap for {name}"
+        how = f"hit@5 up to {gap:.1f} points below exact for {name}, measured" if gap is not None else f"no measured gap for {name}"
         if args.preview == "force":
             how = f"forced; {how}"
         inputs.say(

@@ -121,7 +121,7 @@ def preview_label(name: str | ModelSpec | None) -> str:
     spec = name if isinstance(name, ModelSpec) else find_spec(name)
     if spec is None or spec.preview_gap is None:
         return "approximate (gap not measured)"
-    return f"approximate (hit@5 within {spec.preview_gap:.1f} points of exact, measured)"
+    return f"approximate (hit@5 up to {spec.preview_gap:.1f} points below exact, measured)"
 
 
 def check_backend(backend: str) -> str:

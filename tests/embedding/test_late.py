@@ -236,7 +236,7 @@ def test_cli_preview_note_mode_and_refusal(capsysbinary, tmp_path, fake_cli, mon
     assert main(["evaluate", *base, "--preview", "--format", "json"]) == 0
     out, err = capsysbinary.readouterr()
     assert json.loads(out)[0]["mode"] == "preview"
-    assert "approximate" in err.decode() and "within 1.0 points" in err.decode()
+    assert "approximate" in err.decode() and "up to 1.0 points below exact" in err.decode()
     assert main(["sweep", *base, "--vary", "chunk_size=100,200", "--preview"]) == 0
     out, _ = capsysbinary.readouterr()
     assert "preview vectors (approximate)" in out.decode()
