@@ -100,8 +100,17 @@ STOP_WORDS: frozenset[str] = _folded_words((_ENGLISH + _FRENCH).split())
 #: Function words that carry a question's meaning ("sin guardar", "nicht mehr", "più di"): kept.
 _MEANINGFUL_WORDS = "sin no más muy sobre entre cuando porque nicht noch non più não mais niet geen nog"
 _MEANINGFUL = frozenset(_MEANINGFUL_WORDS.split())
-#: Function words of a language that its list in :mod:`explorer.text.measures` lacks.
-_MORE_STOP_WORDS = {"de": ("man",)}
+#: Function words of a language that its list in :mod:`explorer.text.measures` lacks, with its
+#: question words: "wann", "chi", "dónde" matched the text's own ("Chi intende…"; "chiavi" stems
+#: to "chi" in Italian), and a hit for the question's form outranked the answer.
+_MORE_STOP_WORDS = {
+    "de": "man wer wen wem wessen was wo wann warum wieso weshalb welche welcher welches welchen welchem "
+    "woher wohin womit wofür wozu",
+    "es": "qué quién quiénes cuál cuáles cuánto cuánta cuántos cuántas dónde adónde cómo",
+    "it": "chi cosa quale quali quanto quanta quanti quante cui",
+    "pt": "quem qual quais quanto quanta quantos quantas porquê",
+    "nl": "wie waar wanneer hoe hoeveel welke welk waarom waarmee",
+}
 
 
 def _language_stop_words() -> dict[str, frozenset[str]]:
@@ -112,7 +121,7 @@ def _language_stop_words() -> dict[str, frozenset[str]]:
     one. Why not Snowball's longer lists (bm25s ships them): they drop "sin", "hasta", "todos",
     and lost 2 of 20 Spanish questions where these kept every one (bench/data/european)."""
     return {
-        STEMMERS[code]: _folded_words(w for w in (*words, *_MORE_STOP_WORDS.get(code, ())) if w not in _MEANINGFUL)
+        STEMMERS[code]: _folded_words(w for w in (*words, *_MORE_STOP_WORDS.get(code, "").split()) if w not in _MEANINGFUL)
         for code, words in FUNCTION_WORDS.items()
         if code not in ("en", "fr")  # theirs are the longer lists above, always left out
     }

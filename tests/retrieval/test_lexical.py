@@ -821,6 +821,29 @@ def test_a_german_index_and_its_questions_leave_out_german_stop_words_and_others
     assert english.scores("man page").max() > 0
 
 
+def test_question_words_of_each_language_are_stop_words_there():
+    """A tester's Italian question "Chi è l'amministratore…" matched "Chi intende…" and, stemmed,
+    "chiavi" (Italian Snowball gives "chi"): the chunk about keys came third for it. German
+    "wann", Spanish "dónde", Dutch "wanneer" and Portuguese "quem" did the same."""
+    texts = [
+        "Chi intende eseguire lavori deve avvisare l'amministratore.",
+        "Le chiavi del locale caldaia sono custodite dal portiere.",
+        "L'amministratore del palazzo è il sig. Rossi, nominato dall'assemblea.",
+    ]
+    index = LexicalIndex(texts, groups=["it"] * 3)
+    assert index.languages == {"italian"}
+    question = "Chi è l'amministratore del palazzo?"
+    assert not {"chi"} & set(query_tokens(question, index.languages))
+    assert index.scores(question).argmax() == 2
+    marked = [texts[1][s:e] for s, e in matched_spans(texts[1], 0, len(texts[1]), question, index.languages)]
+    assert marked == []  # "chiavi" is not the question's word
+    for words, language in (("wann wo welche", "german"), ("dónde quién cuántos", "spanish"),
+                            ("wanneer hoeveel waar", "dutch"), ("quem quais", "portuguese")):  # fmt: skip
+        assert query_tokens(words, {language}) == [], (words, language)
+    # the same words count where their language is not indexed (Italian "chi" is not English)
+    assert query_tokens("chi", {"english"}) != []
+
+
 # -- the question's words in a hit ------------------------------------------------------------
 def test_matched_spans_are_the_words_bm25_matches_at_their_offsets():
     text = "Pré-requis : les PAQUETS installés. Électricité du paquet; the filters were installing."
