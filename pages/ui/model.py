@@ -292,13 +292,23 @@ def language_note(languages: Sequence[tuple[str, str]]) -> str:
     others = [(name, lang) for name, lang in languages if lang not in spec.trained_on]
     if not others:
         return ""
-    names = ", ".join(md(clip(n, 40)) for n, _ in others[:2]) + (f" and {len(others) - 2} more" if len(others) > 2 else "")
-    tongues = " and ".join(sorted({LANGUAGE_NAMES.get(lang, "another language") for _, lang in others}))
+    def tongue(lang: str) -> str:
+        return LANGUAGE_NAMES.get(lang, "another language")
+
     read = " and ".join(LANGUAGE_NAMES.get(lang, lang) for lang in spec.trained_on)
+    if len(others) == 1:
+        said = f"{md(clip(others[0][0], 40))} is in {tongue(others[0][1])}"
+    else:  # each document with its language: "a.txt (German), b.txt (Spanish) and 2 more"
+        shown = [f"{md(clip(n, 40))} ({tongue(lang)})" for n, lang in others[:3]]
+        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+        said = (", ".join(shown[:-1]) + " and " + shown[-1] if not more else ", ".join(shown) + more) + f" are not in {read}"
+    tongues = list(dict.fromkeys(tongue(lang) for _, lang in others))  # in the documents' order
     many = next((m.name for m in MODELS if not m.trained_on), "")
-    verb = "is" if len(others) == 1 else "are"
+    reads = tongues[0] if len(tongues) == 1 else ", ".join(tongues[:-1]) + " and " + tongues[-1]
     return (
-        f"{md(spec.name)} was trained on {read} text only, and {names} {verb} in {tongues}: this model "
+        f"{md(spec.name)} was trained on {read} text only, and {said}: this model "
         "ranks such text poorly (on this project's French test set it found fewer answers than keyword "
-        f"search)." + (f" {many} reads both; vectors are cached per model, so switching back costs nothing." if many else "")
-    )
+        "search)."
+        + (f" {many} reads {reads} as well as {read}; vectors are cached per model, so switching back costs "
+           "nothing." if many else "")
+    )  # fmt: skip
