@@ -126,6 +126,14 @@ class Document:
         i = bisect_right(self._heading_starts, pos) - 1
         return self._heading_paths[i] if i >= 0 else ()
 
+    @cached_property
+    def _heading_by_start(self) -> dict[int, Block]:
+        return {h.start: h for h in self.headings}
+
+    def heading_at(self, pos: int) -> Block | None:
+        """The heading that starts at ``pos``, if any."""
+        return self._heading_by_start.get(pos)
+
     def blocks_of(self, *kinds: str) -> tuple[Block, ...]:
         return tuple(b for b in self.blocks if b.kind in kinds)
 
