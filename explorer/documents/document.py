@@ -26,7 +26,8 @@ class Block:
 
     ``kind`` is one of ``heading``, ``code``, ``table``, ``list``, ``paragraph``, ``html``,
     ``blockquote``, ``front_matter``, ``hr``. ``level`` is the heading level (0 otherwise);
-    ``info`` is the heading title or the code fence's language.
+    ``info`` is the heading title or the code fence's language. Top-level blocks are disjoint; a
+    ``code`` block nested in a list or quote follows its container and lies inside it.
     """
 
     kind: str
@@ -124,6 +125,14 @@ class Document:
         :data:`~explorer.limits.MAX_HEADING_CHARS`); () before the first."""
         i = bisect_right(self._heading_starts, pos) - 1
         return self._heading_paths[i] if i >= 0 else ()
+
+    @cached_property
+    def _heading_by_start(self) -> dict[int, Block]:
+        return {h.start: h for h in self.headings}
+
+    def heading_at(self, pos: int) -> Block | None:
+        """The heading that starts at ``pos``, if any."""
+        return self._heading_by_start.get(pos)
 
     def blocks_of(self, *kinds: str) -> tuple[Block, ...]:
         return tuple(b for b in self.blocks if b.kind in kinds)

@@ -2,8 +2,10 @@
 
 markdown-it reports each block as a range of source lines; we turn those into character
 ranges of the document text (which uses ``\\n`` line ends only, so line ``i`` starts right
-after the ``i``-th ``\\n``). Only top-level blocks are listed: a heading inside a list or a
-quote is part of that block, and a ``#`` line inside a code fence is code, not a heading.
+after the ``i``-th ``\\n``). Top-level blocks are listed: a heading inside a list or a quote
+is part of that block, and a ``#`` line inside a code fence is code, not a heading. Code blocks
+nested in a list or a quote are listed too, right after their container and inside it: a
+strategy must not cut them any more than top-level ones, and the profile counts them.
 YAML front matter (``---`` on the first line up to a closing ``---`` or ``...`` line) is a
 ``front_matter`` block; markdown-it would otherwise read it as a rule and a setext heading.
 """
@@ -24,6 +26,8 @@ _OPEN_KINDS = {
     "blockquote_open": "blockquote",
 }
 _LEAF_KINDS = {"fence": "code", "code_block": "code", "html_block": "html", "hr": "hr"}
+#: Token types listed at any depth (the others only at the top level).
+_NESTED_TYPES = ("fence", "code_block")
 
 
 @lru_cache(maxsize=1)
@@ -79,7 +83,8 @@ def _span(text: str, starts: list[int], first: int, last: int) -> tuple[int, int
 
 
 def markdown_blocks(text: str) -> tuple[Block, ...]:
-    """Top-level blocks of ``text`` in document order (see the module docstring)."""
+    """Blocks of ``text`` sorted by start, containers before the code blocks nested in them
+    (see the module docstring)."""
     return _structure(text)[0]
 
 
@@ -104,7 +109,7 @@ def _structure(text: str) -> tuple[tuple[Block, ...], int]:
     for i, tok in enumerate(tokens):
         if tok.type == "list_item_open":
             n_items += 1
-        if tok.level != 0 or tok.map is None:
+        if tok.map is None or (tok.level != 0 and tok.type not in _NESTED_TYPES):
             continue
         kind = _OPEN_KINDS.get(tok.type) or _LEAF_KINDS.get(tok.type)
         if kind is None:
@@ -126,8 +131,13 @@ def _structure(text: str) -> tuple[tuple[Block, ...], int]:
 
 
 def block_at(blocks: tuple[Block, ...], pos: int) -> Block | None:
-    """The block containing character ``pos``, if any (blocks are sorted and disjoint)."""
+    """The innermost block containing character ``pos``, if any (blocks sorted by start; top-level
+    ones disjoint, nested code blocks inside their container and after it)."""
     i = bisect_right([b.start for b in blocks], pos) - 1
-    if i >= 0 and blocks[i].start <= pos < blocks[i].end:
-        return blocks[i]
+    while i >= 0:
+        if pos < blocks[i].end:
+            return blocks[i]
+        if blocks[i].kind != "code":
+            return None  # a top-level block ends before pos: nothing earlier reaches it
+        i -= 1  # a code block (maybe nested) ends before pos: its container may hold pos
     return None

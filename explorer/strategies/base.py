@@ -207,7 +207,7 @@ class Strategy(ABC, Generic[P]):
                 unit=unit,
                 reason=s.reason,
                 pages=doc.pages_for(s.start, s.end) if paged else (),
-                headings=doc.heading_path(_first_non_space(text, s.start, s.end)) if titled else (),
+                headings=doc.heading_path(_content_start(doc, s.start, s.end)) if titled else (),
                 meta=s.meta,
             )
             for i, (s, n) in enumerate(zip(spans, lengths, strict=True))
@@ -244,6 +244,20 @@ def size_floor(text: str, size: int, unit: str, ctx: Context | None) -> int:
 def _first_non_space(text: str, start: int, end: int) -> int:
     m = _NON_SPACE.search(text, start, end)
     return m.start() if m else start
+
+
+def _content_start(doc: Document, start: int, end: int) -> int:
+    """Where a chunk's heading path is read: its first character after the headings it opens
+    with, so that the deepest heading over its content names it (an empty "## A" joined to
+    "### B" and B's text is under B); a chunk of headings only reads it at its first one."""
+    text = doc.text
+    first = pos = _first_non_space(text, start, end)
+    while (h := doc.heading_at(pos)) is not None:
+        m = _NON_SPACE.search(text, h.end, end)
+        if m is None:
+            return first
+        pos = m.start()
+    return pos
 
 
 _NON_SPACE = re.compile(r"\S")

@@ -2,16 +2,17 @@
 
 1. The document is cut into sections before every heading of level <= ``max_heading_level``
    (headings come from ``doc.blocks``, which the loader fills from markdown-it-py, so a ``#``
-   inside a code fence is not a heading). Each chunk's heading path comes from the same blocks.
+   inside a code fence is not a heading; code blocks nested in lists and quotes are there too).
+   Each chunk's heading path comes from the same blocks.
 2. A section that fits in ``chunk_size`` is one chunk. A section holding only its heading is
    joined to the next one when that is a sub-section (a heading alone is a poor chunk). With
    ``merge_small_sections``, runs of consecutive sections that fit together become one chunk
    (never with overlap across a heading).
 3. A bigger section is packed block by block (paragraphs, lists, code, tables...): blocks are
-   added to a chunk while the whole chunk, measured as one text, still fits, so a code fence or
-   a table is never cut inside. A block bigger than ``chunk_size`` on its own is split by
-   ``recursive``'s splitter with separators suited to it (lines for code and tables; paragraphs,
-   lines, sentences, words for prose). Headings stick to what follows them: when the next
+   added to a chunk while the whole chunk, measured as one text, still fits, so a code fence
+   (one in a list or quote too) or a table is never cut inside. A block bigger than ``chunk_size``
+   on its own is split by ``recursive``'s splitter with separators suited to it (lines for code
+   and tables; paragraphs, lines, sentences, words for prose). Headings stick to what follows them: when the next
    block does not fit beside its heading, the block (unless it is code or a table) is split so
    that its first part opens with the heading. ``chunk_overlap`` repeats whole trailing blocks
    and overlaps the pieces of a split block. (In token units a piece of a long block can come
@@ -240,11 +241,17 @@ class _Packer:
         inside = inside_any([(b.start, b.end) for b in blocks if b.kind in PROTECTED])
         cuts = {s, e}
         kind_at: dict[int, str] = {}
+        outer: Block | None = None  # the last block that may hold a nested code block
         for b in blocks:
             for c in (b.start, b.end):
                 if s < c < e and not inside(c):
                     cuts.add(c)
-            kind_at.setdefault(b.start, b.kind)
+            if b.kind in PROTECTED or b.start not in kind_at:  # a fence opening a list is code
+                kind_at[b.start] = b.kind
+            if b.kind not in PROTECTED:
+                outer = b
+            elif outer is not None and outer.start <= b.start and b.end < outer.end:
+                kind_at.setdefault(b.end, outer.kind)  # the rest of the list or quote
         pieces: list[tuple[int, int]] = []
         kinds: list[str] = []
         bounds = sorted(cuts)
@@ -252,7 +259,7 @@ class _Packer:
             ps, pe = self.trim(a, b)
             if ps < pe:
                 pieces.append((ps, pe))
-                kinds.append(kind_at.get(ps, "text"))
+                kinds.append(kind_at.get(ps) or kind_at.get(a, "text"))
         between: list[str | None] = [f"{SIZE_LIMIT}: next block is {label(k)}" for k in kinds[1:]]
         between.append(None)
         self.pack(

@@ -93,6 +93,21 @@ def test_nested_headings_are_not_top_level():
     assert [k for k, *_ in blocks("- # in a list\n\n> ## in a quote\n")] == ["list", "blockquote"]
 
 
+def test_nested_code_blocks_follow_their_container():
+    text = "- a\n  ```py\n  x\n  ```\n- b\n\n> ~~~\n> y\n> ~~~\n\n1. c\n\n       indented\n"
+    assert blocks(text) == [
+        ("list", 0, "bullet", "- a\n  ```py\n  x\n  ```\n- b"),
+        ("code", 0, "py", "```py\n  x\n  ```"),
+        ("blockquote", 0, "", "> ~~~\n> y\n> ~~~"),
+        ("code", 0, "", "> ~~~\n> y\n> ~~~"),
+        ("list", 0, "ordered", "1. c\n\n       indented"),
+        ("code", 0, "", "indented"),
+    ]
+    bs = markdown_blocks(text)
+    assert block_at(bs, text.index("x")).kind == "code"
+    assert block_at(bs, text.index("- b")).kind == "list"  # after the nested code, still the list
+
+
 def test_html_and_script_are_blocks_not_executed():
     got = blocks('<script>alert("x")</script>\n\n<img src=x onerror=alert(1)>\n')
     assert [k for k, *_ in got] == ["html", "html"]
@@ -132,6 +147,8 @@ _LINES = st.sampled_from(
         "|---|---|",
         "- item",
         "  - nested",
+        "  ```",
+        "> ```",
         "1. one",
         "> quote",
         "    code",
@@ -150,11 +167,18 @@ _LINES = st.sampled_from(
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_LINES, max_size=40))
 def test_blocks_are_sorted_disjoint_trimmed_slices(lines):
+    """Top-level blocks are disjoint; a nested code block lies inside the container before it."""
     text = "\n".join(lines)
     bs = markdown_blocks(text)
     prev_end = 0
+    container = None
     for b in bs:
+        if container is not None and b.kind == "code" and container.start <= b.start < container.end:
+            assert b.end <= container.end and b.start < b.end, (b, container)
+            assert block_at(bs, b.start) == b
+            continue
         assert prev_end <= b.start < b.end <= len(text), (b, prev_end)
+        container = b if b.kind in ("list", "blockquote") else None
         piece = text[b.start : b.end]
         assert piece == piece.strip() and piece
         if b.kind == "heading":

@@ -1,0 +1,91 @@
+"""A chunk's heading path names the deepest heading over its content.
+
+It was read at the chunk's first character: a chunk opening with an empty "## Troubleshooting"
+joined to "### The pod restarts in a loop" and its text got only "Troubleshooting", while the
+next chunk of the same sub-section got the sub-heading.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer import Context, Document, chunk_document
+from explorer.cli.main import main
+from explorer.documents.markdown_blocks import markdown_blocks
+from explorer.embedding.fake import FakeEmbedder
+from explorer.export.data import chunks_to_csv, chunks_to_jsonl
+from explorer.strategies.registry import get_strategy, strategy_names
+
+GUIDE = """# Deployment Guide
+
+A rollback restores the previous image tag. It takes about two minutes to complete.
+
+## Troubleshooting
+
+### The pod restarts in a loop
+
+Check the liveness probe. A common cause is a `timeout_s` shorter than the time the service needs
+to warm its cache at startup, which is about 40 seconds on a cold node.
+
+### Requests time out
+
+Increase `workers` before you increase `timeout_s`. Each worker uses about 300 MB of memory.
+"""
+POD = ("Deployment Guide", "Troubleshooting", "The pod restarts in a loop")
+
+
+def md(text: str) -> Document:
+    return Document("guide.md", "markdown", text, blocks=markdown_blocks(text))
+
+
+def chunks_of(doc: Document, strategy: str, **params):
+    ctx = Context(embedder=FakeEmbedder()) if get_strategy(strategy).needs_embedder else Context()
+    return chunk_document(doc, strategy, params, ctx)
+
+
+@pytest.mark.parametrize("size", [1000, 200])
+def test_an_empty_section_joined_to_its_sub_section_takes_the_sub_heading(size):
+    doc = md(GUIDE)
+    chunks = chunks_of(doc, "markdown", chunk_size=size)
+    pod = [c for c in chunks if GUIDE.index("## Troubleshooting") <= c.start < GUIDE.index("### Requests")]
+    assert pod and pod[0].text.startswith("## Troubleshooting\n\n### The pod")
+    assert all(c.headings == POD for c in pod), [(c.start, c.headings) for c in pod]
+
+
+@pytest.mark.parametrize("strategy", strategy_names())
+def test_every_strategy_reads_the_path_after_the_leading_headings(strategy):
+    text = "# Guide\n\n## Part\n\nBody text of the part, one sentence long enough to read.\n"
+    doc = md(text)
+    params = {"chunk_size": 500} if "chunk_size" in get_strategy(strategy).param_names() else {}
+    chunks = chunks_of(doc, strategy, **params)
+    body = [c for c in chunks if "Body" in c.text]
+    assert body and all(c.headings == ("Guide", "Part") for c in body)
+    assert chunks[0].start == 0 and (chunks[0].headings == ("Guide",)) == ("Body" not in chunks[0].text)
+
+
+def test_a_chunk_of_headings_only_keeps_its_first_heading_path():
+    text = "# Guide\n\n## Part\n\n### Sub\n"
+    chunks = chunks_of(md(text), "fixed", chunk_size=17, chunk_overlap=0)
+    assert chunks[0].text.rstrip() == "# Guide\n\n## Part"
+    assert chunks[0].headings == ("Guide",)
+
+
+def test_a_chunk_cut_inside_a_heading_line_is_not_moved():
+    text = "# Guide\n\n## Part\n\nBody.\n"
+    chunks = chunks_of(md(text), "fixed", chunk_size=4, chunk_overlap=0)
+    assert [(c.text, c.headings) for c in chunks[:2]] == [("# Gu", ("Guide",)), ("ide", ("Guide",))]
+
+
+def test_exports_and_the_cli_carry_it(tmp_path, capsysbinary):
+    chunks = chunks_of(md(GUIDE), "markdown")
+    pod = next(c for c in chunks if "### The pod" in c.text)
+    rows = [json.loads(line) for line in chunks_to_jsonl(chunks).splitlines()]
+    assert rows[pod.index]["headings"] == list(POD)
+    assert " > ".join(POD) in chunks_to_csv(chunks)
+    path = tmp_path / "guide.md"
+    path.write_text(GUIDE, encoding="utf-8")
+    assert main(["chunk", str(path), "--strategy", "markdown"]) == 0
+    out = [json.loads(line) for line in capsysbinary.readouterr()[0].decode().splitlines()]
+    assert out[pod.index]["headings"] == list(POD)
