@@ -8,7 +8,8 @@ blank lines and CJK quotes; nupunkt and syntok miss CJK and French titles. Fixin
 output would mean rules that both merge and split its sentences, i.e. the decisions below
 anyway, plus a runtime dependency and a language code per document. This module is one
 compiled regex that finds candidate ends plus a few context rules; it needs no language code
-(the en/fr/de lists are merged) and segments 1 MB in ~0.2 s of CPU here.
+(the word lists of every language are merged, :mod:`explorer.text.abbreviations`) and segments
+1 MB in ~0.2 s of CPU here.
 
 Rules, in order (all offsets come from the regex matches, never from searching sentence text):
 
@@ -35,24 +36,31 @@ Rules, in order (all offsets come from the regex matches, never from searching s
 6. For a single ``.``, the word before it is checked: a single letter (initials ``J. R. R.``,
    ``M. Dupont``, ``Jean-Paul S. Martin``, ``z. B.``) continues the sentence, unless context
    says it is a label or a unit: a capital letter after a noun that names things by a letter
-   (``vitamine C. Elle``, ``plan B. Il``, ``l'annexe A. Elle``; :data:`LETTER_NOUNS`) or after
-   an article with a sentence-starting word next (``an A. She``, not ``the J. Paul Getty``),
+   (``vitamine C. Elle``, ``plan B. Il``, ``l'annexe A. Elle``; :data:`LETTER_NOUNS`), or after
+   an article or such a noun and its adjective with a sentence-starting word next (``an A.
+   She``, ``zona climatica E. La``; not ``the J. Paul Getty``, ``team captain A. Smith``),
    a unit letter after a number (``à 9 h. Il``, ``3 m. Le``; :data:`UNIT_LETTERS`), and a
    capital unit after a number with a sentence-starting word next (``230 V. Le``), end it. A
-   title (``Dr.``, ``Mr.``, ``MM.``, ``Prof.``), a word that is never final (``e.g.``,
-   ``i.e.``, ``cf.``, ``bzw.``), a word that precedes numbers (``p. 12``, ``No. 5``, ``Fig. 3``,
-   ``Nr. 4``, after an elision too: ``l'art. 3``) when a number or a lettered number
-   (``art. L. 123-4``) follows, a list number at the start of a sentence or after a colon
-   (``1. First``), a section number at the start of a sentence (``1.3. Documentation``), ``et
-   al.`` before a bracketed year or reference (``et al. (2020)``), and a German ordinal before a
-   month (``3. Oktober``) all continue the sentence.
+   title (``Dr.``, ``Mr.``, ``MM.``, ``Prof.``, Italian ``il sig.``, ``l'avv.``), a word that
+   is never final (``e.g.``, ``i.e.``, ``cf.``, ``bzw.``), a word that precedes numbers (``p.
+   12``, ``No. 5``, ``Fig. 3``, ``Nr. 4``, ``aprox. 30``, a street ``Goethestr. 5``, after an
+   elision too: ``l'art. 3``) when a number or a lettered number (``art. L. 123-4``) follows,
+   or a Roman numeral (``sec. XIX``), ``Co.`` before a company form (``Co. KG``), a number word
+   after a number unless a sentence-starting word follows (``3 Mio. Euro``), a doctorate's
+   field (``Dr. med. Weber``), a doubled-letter plural before another (``EE. UU.``), a list
+   number at the start of a sentence or after a colon (``1. First``), a section number at the
+   start of a sentence (``1.3. Documentation``), ``et al.`` before a bracketed year or
+   reference (``et al. (2020)``), and a German ordinal after an article or before a month or an
+   ordinal's noun (``zum 3. Mal``, ``3. Oktober``, ``als 2. Sieger``) all continue the sentence.
 7. An ellipsis right after ``(`` or ``[`` is an elision (``[...]``), not an end.
 
 Known limits (documented, not bugs): a sentence ending in a single capital letter with no
 such context (``signé par Paul S. Il part``: read as an initial), a capital unit before a word
 that is not a function word (``230 V. Tout``) or a title-like word (``Main St.``) is joined to
 the next; ``U.S. Army`` splits after ``U.S.`` when a capital follows; a sentence that starts
-with a lowercase letter is joined to the previous one in text that has capitals.
+with a lowercase letter is joined to the previous one in text that has capitals; a sentence
+ending in a lowercase title or a doctorate's field (``my prof. She``, ``wurde Dr. med. Dann``)
+or a street before a number (``Hauptstr. 5 Leute``) is joined to the next.
 """
 
 from __future__ import annotations
@@ -60,6 +68,25 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from explorer.text.abbreviations import (
+    ABBREV_LOWER,
+    ARTICLES,
+    BEFORE_NUMBER,
+    BEFORE_ROMAN,
+    COMPANY_FORMS,
+    DOCTOR_FIELDS,
+    GERMAN_ORDINAL_BEFORE,
+    GERMAN_ORDINAL_NEXT,
+    LETTER_NOUNS,
+    LINKING_WORDS,
+    NEVER_FINAL,
+    NUMBER_WORDS,
+    SENTENCE_STARTERS,
+    SO_ON,
+    TITLES,
+    UNIT_CAPITALS,
+    UNIT_LETTERS,
+)
 from explorer.text.line_breaks import fence_cuts, line_ends_sentence
 
 # -- paragraph breaks --------------------------------------------------------------------
@@ -94,76 +121,6 @@ _NEXT_WORD = re.compile(r"\s*(\w+)")
 _ELLIPSIS = re.compile(r"\.(?: ?\.){2,}|…")
 
 
-# -- abbreviation lists (en / fr / de); see rule 6 -----------------------------------------
-def _words(spaced: str) -> frozenset[str]:
-    return frozenset(spaced.split())
-
-
-#: Titles before a name, matched exactly (case matters: "MM." is Messieurs, "mm." millimetres).
-TITLES = _words(
-    "Mr Mrs Ms Mx Dr Prof Rev Hon Gen Col Capt Cpt Lt Sgt Gov Sen Rep St Ste Mt Messrs "
-    "MM Mme Mmes Mlle Mlles Mgr Pr Hr Hrn Fr "
-    # Spanish, Italian, Portuguese, Dutch, Polish, Czech, Russian (before a name, a street)
-    "Sr Sra Srta Sres Dña Dra Lic Ud Uds Sig Sigg Dott Avv Geom Ing Profa Exmo Exma Dhr Mevr Mw "
-    "Drs Ir dhr mevr mw hab inż mgr Mgr Bc Проф проф акад Акад доц ул пр пл им тов гр св"
-)
-#: Words that are (almost) never the last word of a sentence, matched in lowercase.
-NEVER_FINAL = _words(
-    "e.g i.e cf viz vs z.b u.a d.h o.ä bzw vgl ggf evtl sog inkl zzgl resp av apr env bd "
-    "p.ej vid m.in np tzn tj tzw např bijv o.a d.w.z m.b.t t.a.v напр ср т.е т.к"
-)
-#: Words before a number ("p. 12", "No. 5", "Nr. 4"), matched in lowercase when a number follows.
-BEFORE_NUMBER = _words(
-    "p pp no nos nr vol vols fig figs art arts ch chap sec sect eq eqs ref refs approx ca env "
-    "abs tab tbl op n s t para par ex ext max min tel tél réf réfs num rev str jan feb mar apr jun jul "
-    "aug sep sept oct nov dec janv févr fév avr juil déc "
-    "pág págs núm cap pag pagg abb kap bd blz hfst str rys poz ust pkt rozdz obr nar стр рис табл гл ст илл"
-)
-#: In text without capitals, these continue a sentence even before a lowercase word.
-ABBREV_LOWER = (
-    frozenset(t.lower() for t in TITLES)
-    | NEVER_FINAL
-    | BEFORE_NUMBER
-    | _words("etc inc ltd co corp jr sr dept est al approx")
-)
-#: Nouns that name a thing by a letter ("vitamine C", "plan B", "annexe A", "class A"): after one,
-#: a single capital letter + "." + a capitalised word ends the sentence (matched in lowercase).
-LETTER_NOUNS = _words(
-    "vitamine vitamines classe classes catégorie catégories type types groupe groupes sanguin plan "
-    "plans annexe annexes option options point points partie parties section sections lettre "
-    "lettres niveau niveaux phase phases étape étapes série séries modèle modèles version versions "
-    "variante variantes zone zones bloc blocs colonne colonnes ligne lignes case cases rangée "
-    "scénario scénarios hypothèse solution méthode programme projet régime permis taille format "
-    "note notes grade grades équipe équipes poule division salle salles bâtiment bâtiments aile "
-    "pavillon escalier entrée porte portes terminal quai voie voies lot lots cas hall tableau "
-    "figure figures liste hépatite "
-    "vitamin vitamins class category categories group groups plan appendix appendices annex part "
-    "parts letter letters level levels step steps series model models variant variants block "
-    "blocks column columns row rows size team teams room rooms building buildings wing floor gate "
-    "gates platform track case table tables exhibit schedule form hepatitis blood "
-    "klasse kategorie typ gruppe anhang punkt teil abschnitt buchstabe stufe schritt serie modell "
-    "spalte zeile fall halle gebäude raum tor gleis bahnsteig anlage"
-)
-#: Articles: "an A. She got a B." -- a letter after an article ends the sentence when a word that
-#: only starts sentences (:data:`SENTENCE_STARTERS`) follows; "the J. Paul Getty Museum" does not.
-ARTICLES = _words("un une le la les du des a an the ein eine einen der die das den dem")
-#: Capitalised function words that start sentences and are not surnames (matched exactly).
-SENTENCE_STARTERS = _words(
-    "Il Ils Elle Elles Je Tu Nous Vous On Ce Cela Ceci Ça Cet Cette Ces Le La Les Un Une Des Du "
-    "Au Aux Mais Et Ou Donc Or Puis Ensuite Alors Enfin Si Quand Lorsque Pour Par Dans En Sur Avec "
-    "Sans Lui Leur Mon Ma Mes Son Sa Ses Notre Nos Votre Vos Voici Voilà "
-    "The A An It He She They We I You This That These Those There Then But And Or So If When While "
-    "In On At For With His Her Its Their Our My Your "
-    "Der Die Das Den Dem Ein Eine Er Sie Es Wir Ich Ihr Dann Aber Und Oder Wenn Im Am"
-)
-#: Single-letter units that end a sentence after a number: "à 9 h.", "3 m.", "5 g.", "2 l.", "10 s.",
-#: and years: Polish "w 2020 r.", Russian "в 1990 г." (and Russian м, л, с, ч, т).
-UNIT_LETTERS = frozenset("hmglstrгмлсчт")
-#: Russian "и т. д.", "и т. п." ("and so on") end a sentence when a capital follows.
-_SO_ON = (("т.", "д"), ("т.", "п"))
-#: Capital letters that are units after a number ("230 V.", "16 A.", "60 W.", "20 C."); when a
-#: sentence-starting word follows they end the sentence. Not M ("en 1990 M. Le Pen") nor J.
-UNIT_CAPITALS = frozenset("AVWNKTHFSLC")
 _PREV_TOKEN = re.compile(r"(\S+)\s+\Z")
 _NUMBER = re.compile(r"\d+(?:[.,\u00a0\u202f]\d+)*")
 #: A year or reference number in brackets after "et al.".
@@ -172,17 +129,19 @@ _CITED_YEAR = re.compile(r"\s*[(\[]\d")
 _LETTER_NUMBER = re.compile(r"\s*[A-Z]\.?[ \u00a0]?\d")
 _INITIAL_NEXT = re.compile(r"\s*[^\W\d_]\.(?=\s|\Z)")
 _ELISION = re.compile(r"\A(?:\w{1,2}|qu|jusqu|lorsqu|puisqu)['’]")
-_GERMAN_ORDINAL_NEXT = _words(
-    "Januar Jänner Februar März April Mai Juni Juli August September Oktober November Dezember "
-    "Jahrhundert Jahrhunderts"
-)
-#: German words before an ordinal ("zum 3. Mal", "die 5. Klasse", "am 2. Tag"), in lowercase.
-_GERMAN_ORDINAL_BEFORE = _words(
-    "zum zur im vom beim dem den der die das jeden jedem jeder jedes seit ihrem ihren seinem seinen"
-)
 _JA_QUOTATIVE = "とっ"
 _LIST_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3}){0,3}\Z")  # "1.", and section numbers "1.3.", "5.1.3."
 _SPACES = re.compile(r"\s*")
+#: A Roman numeral after "sec." or "vol.": two letters or more, or I/V/X before punctuation
+#: ("Wait a sec. I am" goes on as English).
+_NEXT_ROMAN = re.compile(
+    r"\s*(?:(?=[IVXLCDM]{2})M{0,4}(?:C[MD]|D?C{0,3})(?:X[CL]|L?X{0,3})(?:I[XV]|V?I{0,3})(?![\w'’])"
+    r"|[IVX](?=[.,;:)]))"
+)
+_DOUBLED = re.compile(r"([^\W\d_])\1")
+_NEXT_DOUBLED = re.compile(r"\s*([^\W\d_])\1\.")
+#: What precedes a doctorate's field: "Dr. med.", "Dr. rer. nat.", "Dr. h. c. mult.".
+_DOCTOR_BEFORE = frozenset(DOCTOR_FIELDS | {"dr", "dres", "h", "c"})
 
 
 def paragraph_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -274,53 +233,88 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
     tok = text[tok_start:i0].lstrip(_OPENERS)
     if not tok:
         return True
-    low = _ELISION.sub("", tok.lower())  # l'art. 3, d'env. 10: the abbreviation after the elision
     if len(tok) == 1 and tok.isalpha():
         return _letter_ends(text, m.end(), pe, max(sent_start, tok_start - 60), tok_start, tok, nxt)
-    if caseless and low in ABBREV_LOWER:
-        return False
-    if (tok in TITLES and not _name_suffix(text, tok, tok_start, sent_start)) or low in NEVER_FINAL:
-        return False
-    if low == "al" and _CITED_YEAR.match(text, m.end(), pe):
-        return False  # "Dupont et al. (2020) show", "et al. [12]": a citation goes on
-    if (nxt.isdigit() or nxt in "$€£¥§#" or _LETTER_NUMBER.match(text, m.end(), pe)) and low in BEFORE_NUMBER:
-        return False
     if _LIST_NUMBER.match(tok):
-        if _SPACES.fullmatch(text, sent_start, tok_start):
-            return False  # "1. First", "1.3. Documentation" at the start of a sentence
-        if "." not in tok and _after_colon(text, sent_start, tok_start):
-            return False  # "Steps: 1. Open" (but "Version : 2.1. La suite" ends)
-        w = _NEXT_WORD.match(text, m.end(), pe)
-        if w and w.group(1) in _GERMAN_ORDINAL_NEXT:
-            return False  # "am 3. Oktober"
-        p = _PREV_TOKEN.search(text, max(sent_start, tok_start - 40), tok_start)
-        if "." not in tok and p and p.group(1).lower() in _GERMAN_ORDINAL_BEFORE:
-            return False  # "zum 3. Mal", "Die 5. Klasse"
-    return True
+        return not _number_goes_on(text, m.end(), pe, sent_start, tok_start, tok)
+    return not _word_goes_on(text, m.end(), pe, sent_start, tok_start, tok, nxt, caseless)
+
+
+def _word_goes_on(
+    text: str, after: int, pe: int, sent_start: int, tok_start: int, tok: str, nxt: str, caseless: bool
+) -> bool:
+    """Whether the word ``tok`` before "." is an abbreviation that continues the sentence: a
+    title, a word never final, a word before a number, "Co. KG", "3 Mio. Euro", "Dr. med.",
+    "EE. UU."."""
+    bare = _ELISION.sub("", tok)  # l'art. 3, d'env. 10, l'avv. Galli: the word after the elision
+    low = bare.lower()
+    if caseless and low in ABBREV_LOWER:
+        return True
+    if (bare in TITLES and not _name_suffix(text, bare, tok_start, sent_start)) or low in NEVER_FINAL:
+        return True
+    if low == "al" and _CITED_YEAR.match(text, after, pe):
+        return True  # "Dupont et al. (2020) show", "et al. [12]": a citation goes on
+    if low in BEFORE_NUMBER or low.endswith("str"):  # "-str." is a street: "Goethestr. 5"
+        if nxt.isdigit() or nxt in "$€£¥§#" or _LETTER_NUMBER.match(text, after, pe):
+            return True
+        if low in BEFORE_ROMAN and _NEXT_ROMAN.match(text, after, pe):
+            return True  # "sec. XIX", "vol. II"
+    w = _NEXT_WORD.match(text, after, pe)
+    word = w.group(1) if w else ""
+    if bare in ("Co", "Cie"):
+        return word in COMPANY_FORMS  # "GmbH & Co. KG", but "Smith & Co. The firm"
+    p = _PREV_TOKEN.search(text, max(sent_start, tok_start - 40), tok_start)
+    prev = p.group(1) if p else ""
+    if bare in NUMBER_WORDS and _NUMBER.fullmatch(prev):
+        return word not in SENTENCE_STARTERS  # "3 Mio. Euro", but "beträgt 3 Mio. Die Firma"
+    if bare in DOCTOR_FIELDS:
+        return prev.rstrip(".").lower() in _DOCTOR_BEFORE  # "Dr. med. Weber", "Dr. rer. nat."
+    # Spanish plurals by doubled letters: "EE. UU.", "RR. HH.", "CC. OO."
+    return _DOUBLED.fullmatch(bare) is not None and _NEXT_DOUBLED.match(text, after, pe) is not None
+
+
+def _number_goes_on(text: str, after: int, pe: int, sent_start: int, tok_start: int, tok: str) -> bool:
+    """Whether a number before "." continues the sentence: a list or section number ("1. First",
+    "1.3. Documentation"), a German ordinal ("am 3. Oktober", "zum 3. Mal", "als 2. Sieger")."""
+    if _SPACES.fullmatch(text, sent_start, tok_start):
+        return True  # "1. First", "1.3. Documentation" at the start of a sentence
+    if "." not in tok and _after_colon(text, sent_start, tok_start):
+        return True  # "Steps: 1. Open" (but "Version : 2.1. La suite" ends)
+    w = _NEXT_WORD.match(text, after, pe)
+    if w and w.group(1) in GERMAN_ORDINAL_NEXT:
+        return True  # "am 3. Oktober", "als 2. Sieger"
+    p = _PREV_TOKEN.search(text, max(sent_start, tok_start - 40), tok_start)
+    return "." not in tok and p is not None and p.group(1).lower() in GERMAN_ORDINAL_BEFORE
 
 
 def _letter_ends(text: str, after: int, pe: int, lo: int, tok_start: int, tok: str, nxt: str) -> bool:
     """Whether "<letter>." ends the sentence (rule 6): by default it does not (initials
     ``J. R. R. Tolkien``, ``Jean-Paul S. Martin``, ``M. Dupont``, ``z. B.``); it does after a
     number for a unit (``à 9 h. Il``, ``3 m. Le``), after a noun that names things by a letter
-    (``vitamine C. Elle``, ``plan B. Il``), and after an article or a number (a capital unit)
-    when a sentence-starting word follows (``an A. She``, ``230 V. Le``). ``lo`` is where the
-    sentence starts (or 60 characters back)."""
+    (``vitamine C. Elle``, ``plan B. Il``), and after an article, a number (a capital unit) or a
+    letter noun and its adjective when a sentence-starting word follows (``an A. She``,
+    ``230 V. Le``, ``zona climatica E. La``). ``lo`` is where the sentence starts (or 60
+    characters back)."""
     p = _PREV_TOKEN.search(text, lo, tok_start)
     if p is None:
         return False  # first word of the sentence: an initial or M.
     prev = p.group(1).strip(_OPENERS)
     if tok.islower():
-        return (tok in UNIT_LETTERS and _NUMBER.fullmatch(prev) is not None) or (prev, tok) in _SO_ON
+        return (tok in UNIT_LETTERS and _NUMBER.fullmatch(prev) is not None) or (prev, tok) in SO_ON
     if nxt.isdigit() or _INITIAL_NEXT.match(text, after, pe):
         return False  # a chain of initials (J. R. R.), or a number follows (annexe A. 3)
     word = _ELISION.sub("", prev).lower()  # l'annexe -> annexe
     if word in LETTER_NOUNS:
         return True
+    w = _NEXT_WORD.match(text, after, pe)
+    if w is None or w.group(1) not in SENTENCE_STARTERS:
+        return False
     if word in ARTICLES or (tok in UNIT_CAPITALS and _NUMBER.fullmatch(prev)):  # an A. She; 230 V. Le
-        w = _NEXT_WORD.match(text, after, pe)
-        return w is not None and w.group(1) in SENTENCE_STARTERS
-    return False
+        return True
+    if not (prev.isalpha() and prev.islower()) or prev in LINKING_WORDS:
+        return False
+    p2 = _PREV_TOKEN.search(text, lo, p.start())  # "zona climatica E. La", not "team captain A. Smith"
+    return p2 is not None and _ELISION.sub("", p2.group(1)).lower() in LETTER_NOUNS
 
 
 def _name_suffix(text: str, tok: str, tok_start: int, sent_start: int) -> bool:

@@ -93,6 +93,67 @@ OTHER_LANGUAGES = [
 ]
 
 
+#: A tester's German, Spanish, Italian and Dutch documents: each was cut (or joined) wrongly
+#: before. Italian titles are lowercase; letters after a noun and its adjective are labels.
+TESTER_EU = [
+    (
+        "L'amministratore del condominio è il sig. Giuseppe Rossi, nominato ieri. Fine.",
+        ["L'amministratore del condominio è il sig. Giuseppe Rossi, nominato ieri.", "Fine."],
+    ),
+    ("Il sig. Rossi è qui. Parlo con il dott. Verdi.", ["Il sig. Rossi è qui.", "Parlo con il dott. Verdi."]),
+    ("Il prof. Neri insegna. L'avv. Galli parla.", ["Il prof. Neri insegna.", "L'avv. Galli parla."]),
+    ("L'ing. Conti arriva. Fine.", ["L'ing. Conti arriva.", "Fine."]),
+    ("Ho visto il dr. Esposito. Nessuno lo sapeva.", ["Ho visto il dr. Esposito.", "Nessuno lo sapeva."]),
+    ("È nato nel sec. XIX. Poi si trasferì.", ["È nato nel sec. XIX.", "Poi si trasferì."]),
+    ("Vedi il vol. II, cap. IV. Poi basta.", ["Vedi il vol. II, cap. IV.", "Poi basta."]),
+    (
+        "Secondo le norme della zona climatica E. La temperatura negli appartamenti è di 20 gradi.",
+        ["Secondo le norme della zona climatica E.", "La temperatura negli appartamenti è di 20 gradi."],
+    ),
+    ("La casa è in classe energetica A. Il prezzo sale.", ["La casa è in classe energetica A.", "Il prezzo sale."]),
+    ("Vedi l'allegato B. Poi firma.", ["Vedi l'allegato B.", "Poi firma."]),
+    ("Ver el anexo C. Luego firmar.", ["Ver el anexo C.", "Luego firmar."]),
+    ("Zie bijlage A. Het is klaar.", ["Zie bijlage A.", "Het is klaar."]),
+    (
+        "Sie heißt Wärmetechnik GmbH & Co. KG und wird verkauft. Die Müller & Co. KGaA zahlt.",
+        ["Sie heißt Wärmetechnik GmbH & Co. KG und wird verkauft.", "Die Müller & Co. KGaA zahlt."],
+    ),
+    ("Sony Co. Ltd zahlt. Fertig.", ["Sony Co. Ltd zahlt.", "Fertig."]),
+    ("Das kostet 3 Mio. Euro im Jahr. Dazu 2 Mrd. Dollar.", ["Das kostet 3 Mio. Euro im Jahr.", "Dazu 2 Mrd. Dollar."]),
+    ("Frau Prof. Dr. med. Weber operiert. Fertig.", ["Frau Prof. Dr. med. Weber operiert.", "Fertig."]),
+    ("Herr Dr. rer. nat. Schulz kommt. Fertig.", ["Herr Dr. rer. nat. Schulz kommt.", "Fertig."]),
+    ("Wir wohnen in der Goethestr. 5 in Berlin. Fertig.", ["Wir wohnen in der Goethestr. 5 in Berlin.", "Fertig."]),
+    ("Wij wonen in de Dorpsstr. 12 in Ede. Klaar.", ["Wij wonen in de Dorpsstr. 12 in Ede.", "Klaar."]),
+    ("Er kam als 2. Sieger ins Ziel. Sie wurde 3. Siegerin.", ["Er kam als 2. Sieger ins Ziel.", "Sie wurde 3. Siegerin."]),
+    ("Lo vimos en EE. UU. el año pasado. Fin.", ["Lo vimos en EE. UU. el año pasado.", "Fin."]),
+    ("Trabaja en RR. HH. con las CC. OO. Fin.", ["Trabaja en RR. HH. con las CC. OO.", "Fin."]),
+    ("Son aprox. 30 personas. Fin.", ["Son aprox. 30 personas.", "Fin."]),
+]
+
+#: Counter-cases next to those: real ends that must stay cut.
+TESTER_EU_ENDS = [
+    ("Il prezzo è salito del 3 %. Poi è sceso.", ["Il prezzo è salito del 3 %.", "Poi è sceso."]),
+    ("Ich wohne in Berlin. Dort ist es schön.", ["Ich wohne in Berlin.", "Dort ist es schön."]),
+    ("Er wurde 2. Dann kam der Rest.", ["Er wurde 2.", "Dann kam der Rest."]),
+    ("Das ist größer als 2. Danach rechnen wir.", ["Das ist größer als 2.", "Danach rechnen wir."]),
+    ("Der Schaden beträgt 3 Mio. Die Versicherung zahlt.", ["Der Schaden beträgt 3 Mio.", "Die Versicherung zahlt."]),
+    ("Es el libro mio. Luego voy.", ["Es el libro mio.", "Luego voy."]),
+    ("Er arbeitet bei Smith & Co. Die Firma ist alt.", ["Er arbeitet bei Smith & Co.", "Die Firma ist alt."]),
+    ("Lo vimos en EE. UU. La economía crece.", ["Lo vimos en EE. UU.", "La economía crece."]),
+    ("Wait a sec. I am coming.", ["Wait a sec.", "I am coming."]),
+    ("No. I don't think so.", ["No.", "I don't think so."]),
+    ("The team captain A. Smith scored. Fine.", ["The team captain A. Smith scored.", "Fine."]),
+    ("Ne parla la zona di A. Rossi. Fine.", ["Ne parla la zona di A. Rossi.", "Fine."]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), TESTER_EU + TESTER_EU_ENDS)
+def test_german_spanish_italian_dutch_titles_abbreviations_and_labels(text, expected):
+    """Lowercase titles, "sec. XIX", letters after "zona climatica", "Co. KG", "3 Mio. Euro",
+    "Dr. med.", "-str. 5", "als 2. Sieger", "EE. UU.", "aprox. 30"; and the ends next to them."""
+    assert sentences(text) == expected
+
+
 @pytest.mark.parametrize(("text", "expected"), FRENCH_MORE + OTHER_LANGUAGES)
 def test_abbreviations_articles_units_ordinals_and_end_marks(text, expected):
     """French abbreviations, articles and units; other languages' titles, ordinals and marks."""
