@@ -138,7 +138,9 @@ def test_cluster_refuses_a_grouping_over_the_pairs_limit():
 def test_cluster_on_pathological_structure_finishes(doc):
     chunks, emb, took = run("cluster", doc)
     assert chunks and emb.stats.encoded > 0
-    assert took < 10  # measured 1.6 s and 2.0 s here (fake embedder); e5 int8: 3.8 s on the lines
+    # a guard against quadratic work (minutes), not a speed test: the first run in a process took
+    # 8.9-10.3 s on the AVX2 EPYC under a loaded test run (2.7-2.9 s warm), 1.6-2.0 s elsewhere
+    assert took < 30
 
 
 def test_optimal_groups_is_unchanged_by_a_precomputed_reach():
