@@ -103,9 +103,10 @@ class MarkdownParams:
 class MarkdownStrategy(Strategy[MarkdownParams]):
     name = "markdown"
     description = (
-        "Sections cut before Markdown headings (up to a level), each chunk carrying its heading "
-        "path; code fences and tables stay whole unless bigger than chunk_size; long sections "
-        "are packed block by block. Plain text falls back to recursive."
+        "Sections cut before Markdown headings (up to a level), each chunk carrying the path of the deepest "
+        "heading over its content; code fences (also those inside a list item or a quote) and tables stay "
+        "whole unless bigger than chunk_size; long sections are packed block by block. Plain text falls "
+        "back to recursive."
     )
     Params = MarkdownParams
     rules = (OVERLAP_BELOW_SIZE,)
