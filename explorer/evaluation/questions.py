@@ -214,10 +214,11 @@ def unloaded_names(unloaded: Sequence[tuple[str, int]]) -> str:
     return said + (f" and {more} more" if more > 0 else "")
 
 
-def left_out_note(unloaded: Sequence[tuple[str, int]], absent: str = "not loaded") -> str:
+def left_out_note(unloaded: Sequence[tuple[str, int]], absent: str = "not loaded", then: str = "") -> str:
     """What the questions left out are, in sentences: those about documents that are ``absent``,
-    by document, then those whose quoted answer is in no loaded document apart (the answer may
-    be mistyped: a user was told to load more documents for a typo in their gold answer)."""
+    by document (followed by ``then``, what the reader can do about them), then those whose quoted
+    answer is in no loaded document apart (the answer may be mistyped: a user was told to load
+    more documents for a typo in their gold answer)."""
     named = [(n, c) for n, c in unloaded if n != NOWHERE]
     nowhere = sum(c for n, c in unloaded if n == NOWHERE)
     out = []
@@ -225,6 +226,7 @@ def left_out_note(unloaded: Sequence[tuple[str, int]], absent: str = "not loaded
         n = sum(c for _, c in named)
         are = "is" if n == 1 else "are"
         out.append(f"{plural(n, 'question')} about documents {absent} {are} left out: {unloaded_names(named)}.")
+        out += [then] if then else []
     if nowhere:
         are = "is" if nowhere == 1 else "are"
         whose = "whose quoted answer is" if nowhere == 1 else "whose quoted answers are"

@@ -11,7 +11,7 @@ import streamlit as st
 from explorer.documents import uploads
 from explorer.documents.document import Document
 from explorer.errors import ExplorerError
-from explorer.evaluation.questions import NOWHERE, Question, left_out_note, read_questions
+from explorer.evaluation.questions import Question, left_out_note, read_questions
 from explorer.strategies.config import StrategyConfig
 from explorer.text.wording import plural
 from pages.ui.background import changed_inputs
@@ -89,10 +89,7 @@ def file_questions(docs: Sequence[Document]) -> list:
             st.error(md(err_text(problem)), icon=":material/error:")
         elif got is not None and got.left_out:
             st.info(
-                md(
-                    left_out_note(got.unloaded)
-                    + (" Load them on Documents to score those too." if _names_documents(got.unloaded) else "")
-                ),
+                md(left_out_note(got.unloaded, then="Load them on Documents to score those too.")),
                 icon=":material/info:",
             )
     _formats_help()
@@ -206,6 +203,3 @@ def sweep_results(sw: dict, now: dict, not_swept: Sequence[StrategyConfig] = ())
     if sw.get("stopped"):
         st.caption(":material/pause_circle: The sweep was stopped: the lines show the values scored before.")
 
-
-def _names_documents(unloaded: Sequence[tuple[str, int]]) -> bool:
-    return any(name != NOWHERE for name, _ in unloaded)

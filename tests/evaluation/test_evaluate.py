@@ -143,6 +143,10 @@ def test_questions_about_documents_not_loaded_are_left_out_when_asked(doc_a, doc
     both = left_out_note((("gone.txt", 1), (NOWHERE, 2)), "not given")
     assert both.startswith("1 question about documents not given is left out: 'gone.txt' (1). 2 questions ")
     assert "whose quoted answers are in no loaded document are left out: check their answers" in both
+    # what the reader can do about unloaded documents follows their sentence, and only theirs
+    hint = "Load them."
+    assert left_out_note((("gone.txt", 1), (NOWHERE, 2)), then=hint).split(hint)[0].endswith("(1). ")
+    assert hint not in left_out_note(got.unloaded, then=hint)
     with pytest.raises(LoadError, match=r"line 2 .*'zebra' is not an exact substring"):
         load_questions(quotes, [doc_a, doc_b], "q.jsonl")  # the CLI scores every question or none
     # ... but when no answer is found anywhere, that is said as it was (a typo, or the wrong file)
