@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.documents import samples, uploads
-from explorer.limits import MAX_FILE_BYTES, MB
+from explorer.limits import MAX_FILE_BYTES, MAX_MARKDOWN_CHARS, MB
 from explorer.render.html import facts as render_facts
 from explorer.text.measures import LANGUAGE_NAMES
 from pages.ui.compute import summary
@@ -30,6 +30,19 @@ from pages.ui.state import W, session
 from pages.ui.widgets import synced
 
 store = uploads.default_store()
+
+
+def _structure_count(n: int, read: bool) -> tuple[str, str]:
+    """A count of Markdown structure, or "—" where none is read: "Headings 0" on a text whose
+    lines read "1. Introduction" said there were none, when nothing had looked for them."""
+    if read:
+        return f"{n:,}", ""
+    return "—", (
+        f"Headings, code blocks and tables are read from Markdown only (up to {MAX_MARKDOWN_CHARS:,} "
+        "characters): in plain text and PDFs the strategies see none, and chunks carry no heading path."
+    )
+
+
 page_header(
     "Documents",
     "Upload PDF, Markdown or text files, or open a bundled sample. "
@@ -130,9 +143,9 @@ for src in sorted(session.sources, key=lambda s: s["kind"] == "sample"):
             ("Characters", f"{p.chars:,}"),
             ("Tokens", f"{p.tokens:,}"),
             ("Pages", f"{p.pages:,}" if p.pages else "—"),
-            ("Headings", f"{p.n_headings:,}"),
-            ("Code blocks", f"{p.n_code_blocks:,}"),
-            ("Tables", f"{p.n_tables:,}"),
+            ("Headings", *_structure_count(p.n_headings, p.structure_read)),
+            ("Code blocks", *_structure_count(p.n_code_blocks, p.structure_read)),
+            ("Tables", *_structure_count(p.n_tables, p.structure_read)),
             ("Script · language", f"{p.script} · {LANGUAGE_NAMES.get(p.language, p.language)}"),
         ]
         st.html(render_facts(facts))

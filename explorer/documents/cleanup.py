@@ -19,6 +19,8 @@ _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")
 _HYPHEN_BREAK = re.compile(r"(\w)[-\u00ad\u2010][ \t]*\n[ \t]*(?=(\w))")
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
+#: What follows a title's number, not a page counter's: "Chapter 3: Operating", "1. Scope", "2.3 Terms".
+_TITLE_TAIL = re.compile(r"(?:[.:]|(?:\.\d+)+\.?)[ \t]+[^\W\d_]")
 
 #: A header/footer must repeat on at least this share of the pages, and on 3 pages or more.
 HEADER_MIN_SHARE = 0.6
@@ -103,9 +105,52 @@ def _line_key(line: str) -> str:
     return _SPACES.sub(" ", _DIGITS.sub("#", line)).strip().lower()
 
 
+def _running_lines(group: list[tuple[int, str]], need: int) -> set[int]:
+    """Pages (of ``group``: page index and edge line, alike but for their numbers) whose line is
+    a running header/footer: its text repeats on another page once page counters are set aside.
+
+    "Page 3 of 36", "- 12 -" repeat that way, and "Chapitre 3" on every page of chapter 3 repeats
+    as it is; "Chapter 2" opening its chapter, or "Chapter 3: Operating the service" where one
+    chapter fills each page, only share the pattern and stay: they are titles. When ``need``
+    lines repeat, the pattern is a running header and all of it goes (a one-page chapter's too).
+    """
+    counters = _page_counters(group)
+    refined = []
+    for k, (_, line) in enumerate(group):
+        parts = []
+        last = 0
+        for j, m in enumerate(_DIGITS.finditer(line)):
+            counts_pages = (k, j) in counters and not _TITLE_TAIL.match(line, m.end())
+            parts += [line[last : m.start()], "#" if counts_pages else m.group()]
+            last = m.end()
+        refined.append(_SPACES.sub(" ", "".join(parts) + line[last:]).strip().lower())
+    seen = Counter(refined)
+    running = {i for (i, _), key in zip(group, refined, strict=True) if seen[key] >= 2}
+    return running if len(running) < need else {i for i, _ in group}
+
+
+def _page_counters(group: list[tuple[int, str]]) -> set[tuple[int, int]]:
+    """(line, number) positions in ``group`` of the numbers that go up with the page number:
+    as many apart as their pages are, over ``HEADER_MIN_PAGES`` lines in a row or more."""
+    numbers = [[int(d) if len(d) <= 18 else None for d in _DIGITS.findall(line)] for _, line in group]
+    out: set[tuple[int, int]] = set()
+    for j in range(min(map(len, numbers), default=0)):
+        start = 0
+        for k in range(1, len(group) + 1):
+            a, b = numbers[k - 1][j], numbers[k][j] if k < len(group) else None
+            if a is not None and b is not None and b - a == group[k][0] - group[k - 1][0]:
+                continue  # in step with the page: the run goes on
+            if k - start >= HEADER_MIN_PAGES:
+                out.update((r, j) for r in range(start, k))
+            start = k
+    return out
+
+
 def drop_headers_footers(pages: Sequence[str]) -> tuple[list[str], int]:
     """Remove the first/last non-empty line of each page when that line (digits normalised)
-    is the first/last line of at least 60% of the pages with text, and of 3 pages or more.
+    is the first/last line of at least 60% of the pages with text, and of 3 pages or more,
+    and it repeats as it is or with a page counter in it (:func:`_running_lines`): lines alike
+    but for their numbers that each appear once ("Chapter 2", "Chapter 3: Operating") are titles.
 
     At an edge where lines were removed, a second pass removes a short next line (up to
     ``SECOND_LINE_MAX`` characters) that repeats the same way: a title line followed by a
@@ -150,10 +195,15 @@ def _drop_edge(pages: list[str], where: str, max_len: int | None) -> tuple[list[
     repeated = {k for k, c in counts.items() if c >= need}
     if not repeated:
         return pages, 0
+    groups: dict[str, list[tuple[int, str]]] = {k: [] for k in repeated}
+    for i, (edge, key) in enumerate(zip(edges, keys, strict=True)):
+        if edge and key in groups:
+            groups[key].append((i, pages[i][edge[0] : edge[1]]))
+    drop = set().union(*(_running_lines(g, need) for g in groups.values()))
     out = []
     n = 0
-    for page, edge, key in zip(pages, edges, keys, strict=True):
-        if edge and key in repeated:
+    for i, (page, edge) in enumerate(zip(pages, edges, strict=True)):
+        if edge and i in drop:
             s, e = edge
             # remove the line and the line break that separates it from the rest of the page
             if where == "first":

@@ -134,6 +134,7 @@ CSS = """<style>
 .ce-facts{display:flex;gap:0.6rem 2.4rem;flex-wrap:wrap;margin:0.15rem 0 0.35rem 0}
 .ce-fact-l{font-size:0.78rem;opacity:.7;line-height:1.3}
 .ce-fact-v{font-size:1.12rem;font-weight:600;line-height:1.4}
+.ce-fact:not([title=""]) .ce-fact-v{text-decoration:underline dotted;text-underline-offset:3px;cursor:help}
 .ce-term{font-weight:700;text-decoration:underline 2px #0072B2;text-underline-offset:2px}
 .ce-piece{background-color:rgba(0,158,115,.18)}
 .ce-above,.ce-below{display:inline}
@@ -388,11 +389,12 @@ def legend(flags: bool = True, selection: bool = True) -> str:
     return CSS + _legend([first, second], (first, second), flags=flags, selection=selection)
 
 
-def facts(pairs: Sequence[tuple[str, str]]) -> str:
-    """A compact row of labelled values (e.g. a document's summary), every string escaped."""
+def facts(pairs: Sequence[tuple[str, str] | tuple[str, str, str]]) -> str:
+    """A compact row of labelled values (e.g. a document's summary), every string escaped; a
+    third item is shown on hover: why a value is "—"."""
     cells = "".join(
-        f'<div class="ce-fact"><div class="ce-fact-l">{html.escape(label)}</div>'
-        f'<div class="ce-fact-v">{html.escape(value)}</div></div>'
-        for label, value in pairs
+        f'<div class="ce-fact" title="{html.escape("".join(tip))}"><div class="ce-fact-l">{html.escape(label)}'
+        f'</div><div class="ce-fact-v">{html.escape(value)}</div></div>'
+        for label, value, *tip in pairs
     )
     return CSS + f'<div class="ce-facts">{cells}</div>'

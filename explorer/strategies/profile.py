@@ -33,6 +33,10 @@ class DocProfile:
     n_code_blocks: int
     n_tables: int
     n_list_items: int
+    #: Whether headings, code blocks, tables and list items were read: only Markdown's are (up to
+    #: ``limits.MAX_MARKDOWN_CHARS``). Otherwise their counts are 0 because none was looked for, and
+    #: the strategies see none either: no heading paths, no protected blocks.
+    structure_read: bool
     n_paragraphs: int
     mean_line_length: float  # non-empty lines, in characters
     short_line_share: float  # non-empty lines shorter than SHORT_LINE characters
@@ -50,9 +54,8 @@ def profile(doc: Document, model: str | None = None) -> DocProfile:
     text = doc.text
     script, share = dominant_script(text)
     headings = doc.headings
-    n_items = 0
-    if doc.kind == "markdown" and len(text) <= limits.MAX_MARKDOWN_CHARS:
-        n_items = count_list_items(text)
+    structure = doc.kind == "markdown" and len(text) <= limits.MAX_MARKDOWN_CHARS  # as the loader reads it
+    n_items = count_list_items(text) if structure else 0
     mean_line, short_share = line_stats(text)
     routes = tuple(route(doc))
     choice, reason = describe_routes(routes)
@@ -68,6 +71,7 @@ def profile(doc: Document, model: str | None = None) -> DocProfile:
         n_code_blocks=len(doc.blocks_of("code")),
         n_tables=len(doc.blocks_of("table")),
         n_list_items=n_items,
+        structure_read=structure,
         n_paragraphs=len(paragraph_spans(text)),
         mean_line_length=round(mean_line, 1),
         short_line_share=round(short_share, 3),

@@ -570,6 +570,17 @@ def test_a_page_shows_the_chunk_that_starts_on_it_else_the_one_running_into_it()
     assert page_chunk(chunks, 26, 30) == 2
 
 
+def test_documents_structure_counts_say_when_none_is_read():
+    """The page said "Headings 0" for a plain text whose headings are numbered lines: only
+    Markdown's are read, so the text and the PDF show "—" and say why on hover."""
+    at = start("documents")
+    ok(at)
+    cell = re.compile(r'title="([^"]*)"><div class="ce-fact-l">Headings</div><div class="ce-fact-v">([^<]*)<')
+    shown = sorted((m.group(2), m.group(1)) for h in at.html for m in cell.finditer(h.value))
+    assert [value for value, _ in shown] == ["16", "—", "—"]  # guide.md; handbook.pdf, rapport_annuel.txt
+    assert shown[0][1] == "" and all("read from Markdown only" in tip for _, tip in shown[1:])
+
+
 def test_documents_multi_page_pdf_upload(tmp_path):
     fpdf = pytest.importorskip("fpdf")
     pdf = fpdf.FPDF()

@@ -116,6 +116,66 @@ def test_blank_pages_do_not_count():
     assert n == 5 and out[3:] == ["", "   "]
 
 
+def _edges(pages: list[str], header: str | None, footer: str | None) -> list[str]:
+    """``pages`` (bodies) with a header/footer line; ``{n}`` is the page number."""
+    return [
+        "\n".join(x for x in (header, body, footer) if x is not None).format(n=n)
+        for n, body in enumerate(pages, start=1)
+    ]
+
+
+def test_chapter_titles_alike_but_for_their_number_stay():
+    """A manual with a chapter on each page lost "Chapter 2: Operating the service" ... with its
+    running header: the titles differ only by their number, which goes up with the page."""
+    bodies = [f"Chapter {i}: Operating the service\n{BODIES[i]}" for i in range(1, 4)]
+    out, n = drop_headers_footers(_edges(bodies, "Orion Operations Manual", "Page {n}"))
+    assert out == [f"Orion Operations Manual\n{bodies[0]}", *bodies[1:]] and n == 5
+
+
+def test_chapter_openings_that_share_a_pattern_stay():
+    """A chapter's opening line ("Chapter 3") appears once: lines alike but for a number that
+    neither repeat nor count pages are titles, even on 60% of the pages."""
+    tops = ["Chapter 1", "Chapter 2", None, "Chapter 3", "Chapter 4", None]
+    pages = [f"{top}\n{BODIES[i]}" if top else BODIES[i] for i, top in enumerate(tops)]
+    out, n = drop_headers_footers(pages)
+    assert out == pages and n == 0
+
+
+def test_distinct_chapter_titles_stay():
+    titles = ["Installing", "Configuring", "Running", "Upgrading"]
+    bodies = [f"Chapter {i}: {t}\n{BODIES[i]}" for i, t in enumerate(titles, start=1)]
+    out, n = drop_headers_footers(_edges(bodies, "Orion Operations Manual", "- {n} -"))
+    assert out == [f"Orion Operations Manual\n{bodies[0]}", *bodies[1:]] and n == 7
+
+
+@pytest.mark.parametrize(
+    "footer",
+    ["Page {n} of 36", "- {n} -", "Report title \u2014 2024 \u2014 page {n}", "{n}", "Draft 2024-0{n}-01"],
+)
+def test_page_counters_are_dropped(footer):
+    out, n = drop_headers_footers(_edges(BODIES, None, footer))
+    assert out == BODIES and n == 6
+
+
+def test_page_counters_that_restart_are_dropped():
+    """Front matter numbered on its own, chapter-page numbers ("2-1", "2-2"): all counters."""
+    numbers = ["1", "2", "3", "1", "2", "3", "4", "5", "6"]
+    pages = [f"{BODIES[i % 6]} ({i})\nPage {k}" for i, k in enumerate(numbers)]
+    assert drop_headers_footers(pages) == ([f"{BODIES[i % 6]} ({i})" for i in range(9)], 9)
+    numbers = ["1-1", "1-2", "1-3", "2-1", "2-2", "2-3", "2-4"]
+    pages = [f"{BODIES[i % 6]} ({i})\n{k}" for i, k in enumerate(numbers)]
+    assert drop_headers_footers(pages) == ([f"{BODIES[i % 6]} ({i})" for i in range(7)], 7)
+
+
+def test_a_running_header_with_the_chapter_number_is_dropped():
+    """A book's "Chapitre 3" on every page of chapter 3 repeats as it is; a one-page chapter's goes too."""
+    chapters = [1, 1, 1, 2, 3, 3, 3, 3, 4, 4]
+    pages = [f"Chapitre {c}\n{BODIES[i % 6]} ({i})" for i, c in enumerate(chapters)]
+    out, n = drop_headers_footers(pages)
+    assert out == [f"Chapitre 1\n{BODIES[0]} (0)"] + [f"{BODIES[i % 6]} ({i})" for i in range(1, 10)]
+    assert n == 9
+
+
 def test_headers_only_for_pdfs():
     out, report = clean_pages(_pages(4), Cleanup(drop_headers_footers=True), is_pdf=False)
     assert out == _pages(4)
@@ -191,6 +251,18 @@ def test_a_pdf_of_nothing_but_its_header_keeps_it_once():
     assert load_bytes(data, "same.pdf").n_pages == 4
     doc = load_bytes(data, "same.pdf", Cleanup(drop_headers_footers=True))
     assert doc.text.strip() == "Same line on every page" and doc.n_pages == 4
+
+
+def test_pdf_chapter_titles_stay_with_headers_dropped():
+    """The case as a user met it: a PDF whose pages each open a chapter, under a running header."""
+    pages = [[f"Chapter {n}: Operating the service", *numbered_pages(3, 2)[n - 1]] for n in (1, 2, 3)]
+    data = make_pdf(pages, header="Orion Operations Manual - Confidential", footer="Page {n}")
+    doc = load_bytes(data, "manual.pdf", Cleanup(drop_headers_footers=True))
+    assert doc.cleanup == ("drop_headers_footers: removed 5 repeated header/footer lines",)
+    for page in doc.pages:
+        text = doc.text[page.start : page.end].removeprefix("Orion Operations Manual - Confidential\n")
+        assert text.startswith(f"Chapter {page.number}: Operating the service\nPage{page.number}marker")
+        assert "Page " not in text and "Confidential" not in text
 
 
 def test_header_numbers_vary_but_match(hyphen_pdf):

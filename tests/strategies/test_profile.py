@@ -19,7 +19,7 @@ def test_profile_of_the_markdown_sample():
     assert isinstance(p, DocProfile)
     assert (p.name, p.kind, p.chars, p.pages) == ("guide.md", "markdown", len(doc.text), 0)
     assert p.words == len(doc.text.split())
-    assert p.n_headings == 16 and p.max_heading_depth == 3
+    assert p.n_headings == 16 and p.max_heading_depth == 3 and p.structure_read
     assert p.n_code_blocks == 4 and p.n_tables == 2
     assert p.n_list_items == 15  # 3 (+2 nested) + 4 numbered + 3 + 3, at any depth
     assert (p.script, p.language, p.encoding) == ("Latin", "en", "utf-8")
@@ -31,15 +31,46 @@ def test_profile_of_the_markdown_sample():
 def test_profile_of_the_french_report():
     p = profile(load_sample("rapport_annuel.txt"))
     assert (p.kind, p.script, p.language) == ("text", "Latin", "fr")
-    assert p.n_headings == 0 and p.n_code_blocks == 0 and p.n_list_items == 0
+    assert p.n_headings == 0 and p.n_code_blocks == 0 and p.n_list_items == 0 and not p.structure_read
     assert p.hybrid_choice == "recursive" and "paragraph" in p.hybrid_reason
 
 
 def test_profile_of_the_pdf_sample():
     p = profile(load_sample("handbook.pdf"))
-    assert (p.kind, p.pages, p.language) == ("pdf", 6, "en")
+    assert (p.kind, p.pages, p.language, p.structure_read) == ("pdf", 6, "en", False)
     assert p.hybrid_choice == "sentence" and "line breaks are layout" in p.hybrid_reason
     assert 40 < p.mean_line_length < 100
+
+
+NUMBERED = (
+    "1. Introduction\n\nThe plant treats water for the valley.\n\n"
+    "2.3 Scope\n\nIt covers the pumps and the filters.\n\n"
+    "Chapter 2: Configuring\n\nSet the valves before the pumps start.\n"
+)
+
+
+@pytest.mark.parametrize("strategy", ["recursive", "hybrid", "markdown"])
+def test_numbered_lines_of_plain_text_are_not_headings_anywhere(strategy):
+    """The Documents page said "Headings 0" for such a text: no heading is read from plain text, so
+    the profile says none was read (the page shows "—") and no chunk carries a heading path."""
+    from explorer import chunk_document
+
+    doc = load_bytes(NUMBERED.encode(), "numbered.txt")
+    p = profile(doc)
+    assert doc.headings == () and p.n_headings == 0 and p.structure_read is False
+    chunks = chunk_document(doc, strategy, {"chunk_size": 60, "chunk_overlap": 0})
+    assert len(chunks) > 1 and all(c.headings == () for c in chunks)
+    md = load_bytes(NUMBERED.replace("1. Intro", "# 1. Intro").encode(), "numbered.md")
+    assert profile(md).structure_read is True and profile(md).n_headings == 1
+
+
+def test_markdown_too_long_for_its_structure_reads_none(monkeypatch):
+    from explorer import limits
+
+    monkeypatch.setattr(limits, "MAX_MARKDOWN_CHARS", 50)
+    doc = load_bytes(b"# Title\n\n" + b"Some text. " * 10, "long.md")
+    assert doc.headings == () and any("too long for its Markdown structure" in w for w in doc.warnings)
+    assert profile(doc).structure_read is False
 
 
 def test_tokens_match_the_model_tokenizer():
