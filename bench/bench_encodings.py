@@ -14,6 +14,7 @@ Two sets:
 
 from __future__ import annotations
 
+import argparse
 import glob
 import os
 import random
@@ -139,6 +140,7 @@ def man_pages(per_language: int = 20) -> list[list]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     rows = french() + tutors() + man_pages()
     print(table(["texts", "files", "read right", "read wrongly (as)"], rows))
 

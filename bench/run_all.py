@@ -6,6 +6,7 @@ asserted. Pass names to run a subset: ``python bench/run_all.py chunking sentenc
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import time
@@ -16,7 +17,9 @@ ORDER = ["sentences", "loaders", "encodings", "chunking", "embed", "semantic", "
 
 
 def main(argv: list[str]) -> int:
-    names = argv or ORDER
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("names", nargs="*", help=f"benchmarks to run (default, in this order: {', '.join(ORDER)})")
+    names = ap.parse_args(argv).names or ORDER
     failed = []
     for name in names:
         script = HERE / (name if name.endswith(".py") else f"bench_{name}.py")
