@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from typing import Any
 
 from explorer.cli import inputs
@@ -44,12 +45,13 @@ def cmd_models(args: argparse.Namespace) -> int:
     if args.build is not None:
         for name in args.build or [m.name for m in MODELS]:
             spec = get_spec(name)
-            say_line(f"preparing {spec.name} (the first time takes a minute or two)…")
+            say_line(f"preparing {spec.name} (a minute or two where its files are not built yet)…")
+            t0 = time.perf_counter()
             emb = get_embedder(spec.name)
             how = f"{emb.backend}" + (f" (fell back: {emb.fallback})" if emb.fallback else "")
             check = getattr(emb, "check", {})
             cos = f", cosine to float32 min {check['min_cosine']:.5f}" if check.get("min_cosine") else ""
-            say_line(f"{spec.name}: ready, backend {how}{cos}")
+            say_line(f"{spec.name}: ready in {time.perf_counter() - t0:.1f} s, backend {how}{cos}")
         return 0
     rows = [
         {

@@ -205,8 +205,11 @@ def detect_kind(data: bytes, name: str) -> tuple[str, list[str]]:
 
 def _check_size(size: int, name: str) -> None:
     if size > limits.MAX_FILE_BYTES:
+        shown = f"{size / limits.MB:,.1f} MB"
+        if round(size / limits.MB, 1) <= limits.MAX_FILE_BYTES / limits.MB:  # "50.0 MB, over 50 MB"
+            shown = f"{size:,} bytes"
         raise LoadError(
-            f"{name!r} is {size / limits.MB:,.1f} MB, over the upload limit of "
+            f"{name!r} is {shown}, over the upload limit of "
             f"{limits.MAX_FILE_BYTES / limits.MB:,.0f} MB: split it or upload a smaller file"
         )
 

@@ -126,8 +126,15 @@ def test_file_size_limit(monkeypatch, tmp_path):
         load_bytes(b"a" * 1001, "a.txt")
     path = tmp_path / "big.txt"
     path.write_bytes(b"a" * 1001)
-    with pytest.raises(LoadError, match=re.escape("'big.txt' is 0.0 MB, over the upload limit")):
+    with pytest.raises(LoadError, match=re.escape("'big.txt' is 1,001 bytes, over the upload limit")):
         load_path(path)
+    # a size that rounds to the limit is said in bytes: "50.0 MB, over the upload limit of 50 MB" read
+    # as a contradiction; a size clearly over it stays in MB
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 2 * limits.MB)
+    with pytest.raises(LoadError, match=re.escape("is 2,000,001 bytes, over the upload limit of 2 MB")):
+        load_bytes(b"a" * (2 * limits.MB + 1), "a.txt")
+    with pytest.raises(LoadError, match=re.escape("is 2.2 MB, over the upload limit of 2 MB")):
+        load_bytes(b"a" * (22 * limits.MB // 10), "a.txt")
 
 
 _LOAD_DAMAGED = """
