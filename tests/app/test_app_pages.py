@@ -1902,6 +1902,28 @@ def test_sweep_values_that_do_not_parse_are_named_as_the_box_not_as_a_cli_flag()
     assert not any("--vary" in e for e in errors)
 
 
+def test_a_sweep_value_out_of_bounds_is_skipped_with_why_and_values_none_of_which_run_are_an_error():
+    """As in the CLI: a value below the parameter's minimum stopped the whole sweep ("chunk_size=0 is
+    below the minimum 1") where a value in conflict is a skipped step; it is skipped now, saying the
+    value and the range allowed, and values none of which can run are one error, no job."""
+    at = start("evaluate")
+    at.button(key="w.qsample").click().run()
+    at.text_input(key="w.sweep_values").set_value("0,300")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    assert not at.error, [e.value for e in at.error]
+    lines = at.session_state["sweep_results"]["lines"]
+    assert len(lines) == 2 and all([r.value for r in rows] == [0, 300] for rows in lines.values())
+    assert all(rows[0].result is None and rows[1].result is not None for rows in lines.values())
+    said = " ".join(unescaped(c.value).replace("\u2060", "") for c in at.caption)
+    assert "chunk_size=0 is out of range (allowed: 1 to 100000)" in said, said
+    at.text_input(key="w.sweep_values").set_value("-5,0")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    errors = [unescaped(e.value).replace("\u2060", "") for e in at.error]
+    assert any(e.startswith("Values '-5,0': no value can run: chunk_size=-5 is out of range") for e in errors), errors
+
+
 def test_retrieves_table_says_what_its_top_score_is_under_each_retriever():
     """A user read hybrid's 1.000 in one row against 0.93 in another: a fused score is relative
     to each configuration's own candidates, and the table's caption says so."""
