@@ -1829,6 +1829,28 @@ def test_a_sweeps_axis_spans_ten_points_and_a_lone_line_keeps_its_name():
     assert score_range([0.0, 1.0]) == [-2.0, 12.0] and score_range([]) is None
 
 
+def test_a_sweeps_axis_says_the_unit_and_each_lines_where_they_differ():
+    """Lines in characters and in tokens shared an axis named "chunk_size" alone."""
+    from types import SimpleNamespace
+
+    from explorer.strategies.config import StrategyConfig
+    from pages.ui.charts import line_units, sweep_lines
+
+    def line(strategy, params):
+        config = StrategyConfig.make(strategy, params)
+        scores = SimpleNamespace(recall=SimpleNamespace(mean=0.5))
+        return [SimpleNamespace(value=300, result=SimpleNamespace(config=config, scores=scores))]
+
+    chars = {"markdown 1000/0": line("markdown", {"chunk_size": 1000})}
+    units = line_units(chars, "chunk_size")
+    assert sweep_lines(chars, "chunk_size", "recall", "Recall", units).layout.xaxis.title.text == "chunk_size (characters)"
+    both = chars | {"recursive 120/20 tokens": line("recursive", {"chunk_size": 120, "chunk_overlap": 20, "length": "tokens"})}
+    fig = sweep_lines(both, "chunk_size", "recall", "Recall", line_units(both, "chunk_size"))
+    assert fig.layout.xaxis.title.text == "chunk_size (each line in its own unit: characters, model tokens)"
+    assert [t.name for t in fig.data] == ["markdown 1000/0 (characters)", "recursive 120/20 tokens (model tokens)"]
+    assert line_units(chars, "max_heading_level") == {}  # not counted in a unit
+
+
 def test_a_sweep_names_the_configurations_it_leaves_out():
     """A semantic configuration has no chunk_size: its line was missing with nothing to say why."""
     semantic = json.dumps({"s": "semantic", "p": {}})
