@@ -388,6 +388,32 @@ def test_a_sweep_says_what_else_each_value_changed(capsysbinary, txt, tmp_path, 
     assert rows[0]["error"] and rows[1]["config"]["params"]["chunk_overlap"] == 200 and "adjusted" not in rows[1]
 
 
+def test_compare_echoes_window_embedding_only_where_it_applied_or_was_set(capsysbinary, txt, monkeypatch):
+    """With the onnx backend (no contextual pass) semantic's windows are pooled from sentence
+    vectors, and compare still echoed ``"window_embedding": "contextual"``, a default the user
+    never set: it is left out there, kept where it ran, and kept as set when the user set it."""
+
+    class NoContext(FakeEmbedder):
+        def __init__(self, dim: int) -> None:
+            super().__init__(dim)
+            self.model_id += "-pooled"  # the curves' cache is per model: not the contextual ones
+
+        def contextual_sums(self, sentences, band, progress=None):
+            return None  # as the onnx backend: the semantic strategy pools sentence vectors
+
+    def params(emb: FakeEmbedder, *sets: str) -> dict:
+        monkeypatch.setattr(cli_inputs, "make_context", lambda model, progress=None, quantize=False, backend="auto": Context(model=model, embedder=emb, progress=progress))
+        rc, out, err = run_main(capsysbinary, "compare", str(txt), "--question", "second", "--strategy", "semantic", *sets, "--k", "1", "-q")
+        assert rc == 0, err
+        return json.loads(out)[0]["config"]["params"]
+
+    assert params(FakeEmbedder(dim=64))["window_embedding"] == "contextual"  # it ran contextual
+    pooled = params(NoContext(dim=64))
+    assert "window_embedding" not in pooled and pooled["buffer_size"] == 1
+    assert params(NoContext(dim=64), "--set", "window_embedding=contextual")["window_embedding"] == "contextual"
+    assert params(NoContext(dim=64), "--set", "window_embedding=pooled")["window_embedding"] == "pooled"
+
+
 def test_embedding_options_under_bm25_are_said_to_change_nothing(capsysbinary, txt, tmp_path, fake_ctx):
     rc, _, err = run_main(capsysbinary, "compare", str(txt), "--question", "second", "--retriever", "bm25", "--piece-chars", "300", "-q")
     assert rc == 0 and "note: --retriever bm25 embeds nothing: --piece-chars changes nothing here" in err.splitlines()
