@@ -857,6 +857,7 @@ def test_retrieve_top_k_per_configuration_with_expected_answer():
     # its figures formatted as the cost table's: three decimals, thousands separators
     columns = json.loads(at.dataframe[-1].proto.columns)
     assert [columns[c]["type_config"]["format"] for c in ("top score", "LLM tokens")] == ["%.3f", "localized"]
+    assert at.dataframe[-1].proto.placeholder == "—"  # a miss's first hit: "—", not "None"
 
 
 PIECE_LINE = re.compile(
@@ -1145,6 +1146,30 @@ def test_evaluate_question_file_runs_every_configuration():
     ok(at)
     lines = at.session_state["sweep_results"]["lines"]
     assert len(lines) == 2 and all(len(rows) == 2 for rows in lines.values())
+
+
+def test_a_missed_question_reads_a_dash_not_none_in_the_per_question_table():
+    """A question no chunk in the top k answers showed "None" as its first hit (and the caption
+    explained "None: ..."): the table shows "—" there, and the column stays numbers."""
+    from explorer.documents.samples import load_sample
+
+    at = start("evaluate")
+    doc = load_sample("Rapport annuel (French report, text)")
+    lines = [
+        json.dumps({"question": "Quel est le chiffre d'affaires ?", "answer": doc.text[200:320]}),
+        json.dumps({"question": "zzz qqq", "references": [{"document": doc.name, "start": 1500, "end": 1520}]}),
+    ]
+    at.file_uploader[0].set_value(("q.jsonl", "\n".join(lines).encode(), "application/jsonl")).run()
+    at.slider(key="w.k").set_value(1).run()
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    per_q = at.dataframe[2]  # after the scores' table and the cost's
+    firsts = [c for c in per_q.value.columns if c.endswith(" · first hit")]
+    assert firsts and per_q.proto.placeholder == "—"
+    assert any(per_q.value[c].isna().any() for c in firsts), per_q.value  # a miss: a missing value, shown "—"
+    assert all(float(x) >= 1 for c in firsts for x in per_q.value[c].dropna())  # ranks: numbers, not "#1" text
+    (said,) = [c.value for c in at.caption if "Questions missed:" in c.value]
+    assert "(—: no chunk in the top k does)" in said and "None" not in said
 
 
 def test_a_picked_question_reads_whole_and_is_asked_on_retrieve_with_its_answer():
