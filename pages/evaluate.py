@@ -106,7 +106,7 @@ else:
         key=W.SWEEP_RUN,
         help="Runs in the background: the progress and a Stop button show at the top of the page.",
     )
-    plans = eval_jobs.sweep_plans(pairs, param, spec) if go_sweep else []
+    plans = eval_jobs.sweep_plans(pairs, param, spec, user_sets=run.user_sets) if go_sweep else []
     if plans and (emb := _embedder()) is not None:
         session.eval_source = "file" if source == "Question file" else "kept"
         run.start_sweep(plans, param, spec, emb)

@@ -194,6 +194,6 @@ else:
     if phase == jobs.DONE:
         session.ret_batch = score_tables.batch_records(*result, docs)
     if session.ret_batch:
-        st.dataframe(sheet_safe(pd.DataFrame(session.ret_batch)), hide_index=True, column_config=score_tables.batch_columns(), key=W.Q_TABLE)
+        st.dataframe(sheet_safe(pd.DataFrame(session.ret_batch)), hide_index=True, column_config=score_tables.batch_columns(), placeholder="—", key=W.Q_TABLE)
 
 job_bar()

@@ -135,6 +135,22 @@ def _hits_json(hits: list, question: str, texts: dict[str, str], index: Any, qv:
     return out
 
 
+def _echoed(config: Any, set_names: set[str], docs: list, ctx: Any) -> dict[str, Any]:
+    """``config`` as compare's output echoes it: every parameter in effect, but for semantic's
+    ``window_embedding`` where the user did not set it and the model could not run it. Why: the
+    onnx backend has no contextual pass, so windows were pooled from sentence vectors while the
+    output said ``"window_embedding": "contextual"``; one the user set stays as they set it."""
+    d = config.to_dict()
+    if config.strategy != "semantic" or "window_embedding" in set_names or not docs:
+        return d
+    from explorer.strategies.semantic import semantic_curve
+
+    used = semantic_curve(docs[0], config.param_dict, ctx).window_embedding  # cached by the chunking
+    if used != d["params"].get("window_embedding"):
+        d["params"].pop("window_embedding", None)
+    return d
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from explorer.retrieval.ranking import retrieve
     from explorer.retrieval.search import build_index
@@ -151,14 +167,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     qv = None if args.retriever == "bm25" else ctx.get_embedder().encode_queries([args.question])
     texts = {d.id: d.text for d in docs}
     out = []
-    for config in configs:
+    for config, set_names in zip(configs, inputs.user_sets(args), strict=True):
         progress.step(config.display)
         index = build_index(docs, config, ctx, options, progress, retriever=args.retriever)
         hits = retrieve(index, [args.question], args.k, args.retriever, qv)[0]
         out.append(
             {
                 "strategy": config.display,
-                "config": config.to_dict(),
+                "config": _echoed(config, set_names, docs, ctx),
                 "retriever": args.retriever,
                 "chunks": len(index.chunks),
                 "hits": _hits_json(hits, args.question, texts, index, qv),

@@ -186,7 +186,8 @@ def _keep(box: list) -> Any:
 def sweep_rows(args: argparse.Namespace, base: Any, param: str, values: Sequence[Any]) -> tuple[list, list]:
     """:func:`explorer.evaluation.evaluate.sweep` on the corpus runner: every value's configuration
     in one pass over the documents (rows, questions)."""
-    from explorer.evaluation.evaluate import SweepRow, sweep_steps
+    from explorer.evaluation.evaluate import SweepRow
+    from explorer.evaluation.sweep_plan import sweep_steps
 
     steps = sweep_steps(base, param, values, inputs.user_set_names(args))
     configs = [s.config for s in steps if s.config is not None]

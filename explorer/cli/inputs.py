@@ -94,9 +94,15 @@ def configs_from_args(args: argparse.Namespace, many: bool) -> list:
 
 def user_set_names(args: argparse.Namespace) -> set[str]:
     """The parameters the user set with ``--set`` (every group, loose ones included)."""
-    groups = list(getattr(args, "groups", None) or [])
-    items = list(getattr(args, "loose_sets", None) or []) + [item for _, sets in groups for item in sets]
-    return {parse_set(item)[0] for item in items}
+    return set().union(*user_sets(args))
+
+
+def user_sets(args: argparse.Namespace) -> list[set[str]]:
+    """Per ``--strategy`` group, in the order of :func:`configs_from_args`'s configurations, the
+    parameters the user set with ``--set`` (the loose ones belong to the first group)."""
+    groups = list(getattr(args, "groups", None) or []) or [(DEFAULT_STRATEGY, [])]
+    loose = list(getattr(args, "loose_sets", None) or [])
+    return [{parse_set(item)[0] for item in (loose if i == 0 else []) + list(sets)} for i, (_, sets) in enumerate(groups)]
 
 
 def adapted_config(name: str, params: dict[str, Any], label: str = ""):

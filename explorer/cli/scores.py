@@ -75,13 +75,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from explorer.evaluation.evaluate import parse_values, sweep
+    from explorer.evaluation.evaluate import sweep
+    from explorer.evaluation.sweep_plan import check_runnable, parse_values, sweep_steps
 
     (base,) = inputs.configs_from_args(args, many=False)
     if len(args.vary) > 1:  # a second one silently replaced the first
         raise ParamError(f"give one --vary: a sweep varies one parameter (got {', '.join(map(repr, args.vary))})")
     (vary,) = args.vary
     param, values = _vary(vary, base) if "=" not in vary else parse_values(vary, base.strategy)
+    # before the model and the documents: values out of bounds or in conflict, all of them
+    check_runnable(sweep_steps(base, param, values, inputs.user_set_names(args)), f"--vary {vary!r}")
     if corpus.use_runner(args):
         rows, questions = corpus.sweep_rows(args, base, param, values)
     else:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.documents.document import Document
-from explorer.errors import LimitError, ParamError
+from explorer.errors import ParamError
 from explorer.evaluation.cost import Cost, cost_of
 from explorer.evaluation.intervals import ChunkSpans
 from explorer.evaluation.questions import Question, check_questions
@@ -32,19 +32,15 @@ from explorer.evaluation.retrieval_metrics import (
     precision_omega,
     retrieval_scores,
 )
-from explorer.evaluation.sweep_values import overlap_share
+from explorer.evaluation.sweep_plan import sweep_steps
 from explorer.retrieval.ranking import DEFAULT_RETRIEVER, Hit, check_retriever, ranked_hits, retrieve
 from explorer.retrieval.search import StrategyIndex, build_index
 from explorer.retrieval.vectors import EmbedOptions, check_mode, check_preview_mode, preview_vectors
-from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.context import Context
-from explorer.strategies.params import FLOAT, INT
-from explorer.text.wording import plural, quoted
+from explorer.text.wording import plural
 
 Progress = Callable[[int, int], Any]
-#: Most values one sweep may try (each one chunks and embeds the whole corpus).
-MAX_SWEEP_VALUES = 50
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,88 +270,6 @@ class SweepRow:
         return d
 
 
-@dataclass(frozen=True)
-class SweepStep:
-    """One value of a sweep before it runs: its configuration, or why it cannot run, and what
-    else the value changed."""
-
-    value: Any
-    config: StrategyConfig | None
-    error: str = ""
-    adjusted: tuple[str, ...] = ()
-
-
-def sweep_steps(base: StrategyConfig, param: str, values: Sequence[Any], user_set: Collection[str] | None) -> list[SweepStep]:
-    """Each value's configuration: ``base`` with ``param`` set to it, the parameters the user did
-    not set (``user_set``; None: all of ``base``'s) following as :meth:`Strategy.adapt` has them,
-    and the notes of what they became (a curve over one parameter that quietly moved another
-    read as that parameter's effect)."""
-    strategy = get_strategy(base.strategy)
-    strategy.param(param)  # unknown parameter -> ParamError now
-    if len(values) > MAX_SWEEP_VALUES:
-        raise LimitError(f"a sweep of {len(values)} values is over the limit of {MAX_SWEEP_VALUES}")
-    chosen = set(base.param_dict if user_set is None else user_set) | {param}
-    steps = []
-    for v in values:
-        share, said = overlap_share(base, param, v, chosen)
-        got = strategy.adapt({**base.param_dict, param: v, **share}, chosen | share.keys())
-        if got.ok:
-            others = tuple(n for n in got.notes if not n.startswith(f"{param} ")) + said
-            steps.append(SweepStep(v, StrategyConfig.make(base.strategy, got.values), "", others))
-        else:
-            steps.append(SweepStep(v, None, next(iter(got.conflicts.values()))))
-    return steps
-
-
-def parse_values(spec: str, strategy: str, label: str = "") -> tuple[str, list[Any]]:
-    """``"chunk_size=100:800:100"`` (inclusive range) or ``"threshold=0.2,0.4,0.6"`` → name, values.
-
-    Values are checked against the parameter's type and bounds (ParamError naming the value).
-    Messages name the values as ``label`` says (the app's "Values '…'"), else as the CLI's
-    ``--vary 'spec'``.
-    """
-    said_spec = label or f"--vary {spec!r}"
-    name, sep, rest = spec.partition("=")
-    name = name.strip()
-    if not sep or not name or not rest.strip():
-        raise ParamError(f"{said_spec}: expected PARAM=START:STOP:STEP or PARAM=V1,V2,...")
-    param = get_strategy(strategy).param(name)
-    rest = rest.strip()
-    if ":" in rest:
-        if param.kind not in (INT, FLOAT):
-            raise ParamError(f"{said_spec}: a range needs a number parameter; {name} is {param.kind.name}")
-        parts = rest.split(":")
-        if len(parts) != 3:
-            raise ParamError(f"{said_spec}: a range is START:STOP:STEP")
-        try:
-            start, stop, step = (float(p) for p in parts)
-        except ValueError:
-            raise ParamError(f"{said_spec}: START, STOP and STEP must be numbers") from None
-        endless = [p.strip() for p, x in zip(parts, (start, stop, step), strict=True) if not math.isfinite(x)]
-        if endless:  # "1e999" is a number to float(), but an infinite one
-            raise ParamError(f"{said_spec}: {quoted(endless[0])} is not a finite number")
-        if step <= 0 or stop < start:
-            raise ParamError(f"{said_spec}: need START <= STOP and STEP > 0")
-        steps = (stop - start) / step  # infinite for 0:1:1e-320 (and 1e308 over a tiny step)
-        count = math.floor(steps + 1e-9) + 1 if steps < 10**9 else 0
-        if not count or count > MAX_SWEEP_VALUES:  # 1e308 as a stop gave a 300-digit count
-            said = f"{count:,}" if count else "over a billion"
-            raise LimitError(f"{said_spec} gives {said} values; at most {MAX_SWEEP_VALUES}")
-        digits = max(0, -math.floor(math.log10(step))) + 3 if param.kind is FLOAT else 0
-        raw = [round(start + i * step, digits) for i in range(count)]
-    else:
-        raw = [p.strip() for p in rest.split(",") if p.strip()]
-        if len(raw) > MAX_SWEEP_VALUES:
-            raise LimitError(f"{said_spec} gives {len(raw)} values; at most {MAX_SWEEP_VALUES}")
-    values: list[Any] = []
-    for v in map(param.coerce, raw):
-        if v not in values:  # an integer range with a fractional step rounds twice to one value
-            values.append(v)
-    if not values:
-        raise ParamError(f"{said_spec}: no values")
-    return name, values
-
-
 def sweep(
     docs: Sequence[Document],
     base: StrategyConfig,
@@ -378,8 +292,9 @@ def sweep(
 
     ``user_set`` names the parameters the user set (None: all of ``base``'s): the others follow
     each value as in :meth:`Strategy.adapt` (a size swept below the default overlap lowers the
-    overlap). A value that still makes an invalid combination (e.g. below an overlap the user
-    set) gives a row with the error instead of stopping the whole sweep.
+    overlap). A value out of the parameter's bounds, or one that still makes an invalid
+    combination (e.g. below an overlap the user set), gives a row with the error instead of
+    stopping the whole sweep (:func:`explorer.evaluation.sweep_plan.sweep_steps`).
     """
     check_retriever(retriever)
     steps = sweep_steps(base, param, values, user_set)

@@ -15,6 +15,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from explorer.errors import ExplorerError
+from explorer.strategies.adapt import unit_of
 from explorer.strategies.config import StrategyConfig
 from explorer.strategies.params import FLOAT, INT
 from explorer.strategies.registry import get_strategy
@@ -29,12 +30,12 @@ MAX_OWN_VALUES = 3
 
 def suggested_values(configs: Sequence[StrategyConfig], param: str) -> list[Any]:
     """A few values of ``param`` (five, and up to three more): the median of the configurations' values (those whose
-    strategy has it) times :data:`WIDE_FACTORS` (whole numbers) or :data:`FINE_FACTORS`, in
-    its bounds, rounded to two significant digits (the median itself kept exact), plus each
-    configuration's own value when they hold at most :data:`MAX_OWN_VALUES` (a curve without
-    a point at recursive's 300 could not say where its setting stands), each valid for every
-    one of those configurations (cross-parameter checks included). Empty when no configuration
-    has a numeric ``param``."""
+    strategy has it, counted as :func:`_own_values` says) times :data:`WIDE_FACTORS` (whole
+    numbers) or :data:`FINE_FACTORS`, in its bounds, rounded to two significant digits (the
+    median itself kept exact), plus each configuration's own value when they hold at most
+    :data:`MAX_OWN_VALUES` (a curve without a point at recursive's 300 could not say where its
+    setting stands), each valid for every one of those configurations (cross-parameter checks
+    included). Empty when no configuration has a numeric ``param``."""
     strategies = [(c, get_strategy(c.strategy)) for c in dict.fromkeys(configs)]
     having = [(c, s) for c, s in strategies if param in s.param_names()]
     if not having:
@@ -42,8 +43,9 @@ def suggested_values(configs: Sequence[StrategyConfig], param: str) -> list[Any]
     spec = having[0][1].param(param)
     if spec.kind not in (INT, FLOAT):
         return []
-    current = sorted(float(s.validate(c.param_dict)[param]) for c, s in having)
-    value = current[len(current) // 2]
+    current = _own_values(having, param)
+    counted = [v for v in current if v or not spec.measured]  # a size of 0: no cap, not a size
+    value = counted[len(counted) // 2] if counted else 0.0
     base = value or float(spec.default or 0) or 100.0  # 0 (no overlap): around the default
     factors = WIDE_FACTORS if spec.kind is INT else FINE_FACTORS
     low = -math.inf if spec.min is None else spec.min
@@ -56,6 +58,18 @@ def suggested_values(configs: Sequence[StrategyConfig], param: str) -> list[Any]
         if v not in out and _valid_everywhere(having, param, v):
             out.append(v)
     return sorted(out)
+
+
+def _own_values(having: Sequence[tuple[StrategyConfig, Any]], param: str) -> list[float]:
+    """The configurations' values of ``param``, sorted; for a size or an overlap (counted in a
+    length unit) only those of the configurations in the first one's unit, the unit of the
+    sweep's first line. Why: a 1000-character size beside 120-token ones made a median of
+    120 and offered 30–240 characters; every configuration is swept with the same values."""
+    first, strategy = having[0]
+    if strategy.param(param).measured:
+        unit = unit_of(strategy, first.param_dict)
+        having = [(c, s) for c, s in having if unit_of(s, c.param_dict) == unit]
+    return sorted(float(s.validate(c.param_dict)[param]) for c, s in having)
 
 
 def format_values(values: Sequence[Any]) -> str:

@@ -130,12 +130,38 @@ _SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star")
 _DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
-def sweep_lines(lines: dict[str, list], param: str, metric: str, title: str) -> go.Figure:
+#: A length unit as a sweep's axis names it.
+UNIT_WORDS = {"chars": "characters", "tokens": "model tokens", "cl100k": "cl100k tokens", "o200k": "o200k tokens"}
+
+
+def line_units(lines: dict[str, list], param: str) -> dict[str, str]:
+    """Each line's length unit (label → words) where ``param`` is a size or an overlap, counted in
+    it: a sweep's axis said "chunk_size" over lines in characters and in tokens alike."""
+    from explorer.strategies import get_strategy
+    from explorer.strategies.adapt import unit_of
+
+    units = {}
+    for label, rows in lines.items():
+        config = next((r.result.config for r in rows if r.result is not None), None)
+        strategy = get_strategy(config.strategy) if config is not None else None
+        if strategy is not None and param in strategy.param_names() and strategy.param(param).measured:
+            unit = unit_of(strategy, config.param_dict)
+            units[label] = UNIT_WORDS.get(unit, unit)
+    return units
+
+
+def sweep_lines(
+    lines: dict[str, list], param: str, metric: str, title: str, units: dict[str, str] | None = None
+) -> go.Figure:
     """One line per configuration: the mean score (in %) at each value of the swept parameter.
     Lines that score alike lie on each other, so each has its own marker and dash, and the first
-    the widest: the ones below still show around the ones drawn over them."""
+    the widest: the ones below still show around the ones drawn over them. ``units`` (label →
+    unit, :func:`line_units`) names the axis's unit, and each line's where they differ."""
     fig = go.Figure()
     n = len(lines)
+    units = units or {}
+    kinds = sorted(set(units.values()))
+    mixed = len(kinds) > 1
     ys: list[float] = []
     for i, (label, rows) in enumerate(lines.items()):
         ok = [r for r in rows if r.result is not None]
@@ -145,13 +171,14 @@ def sweep_lines(lines: dict[str, list], param: str, metric: str, title: str) -> 
                 x=[r.value for r in ok],
                 y=[100 * getattr(r.result.scores, metric).mean for r in ok],
                 mode="lines+markers",
-                name=label,
+                name=f"{label} ({units[label]})" if mixed and label in units else label,
                 line={"color": color(i), "width": 2 + 2 * (n - 1 - i), "dash": _DASHES[i % len(_DASHES)]},
                 marker={"symbol": _SYMBOLS[i % len(_SYMBOLS)], "size": 8 + 4 * (n - 1 - i)},
             )
         )
+    shown = f" ({kinds[0]})" if len(kinds) == 1 else f" (each line in its own unit: {', '.join(kinds)})" if mixed else ""
     fig.update_layout(
-        xaxis_title=param,
+        xaxis_title=param + shown,
         yaxis_title=f"{title} (%)",
         height=360,
         margin=MARGIN,

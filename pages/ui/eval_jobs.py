@@ -11,6 +11,7 @@ import streamlit as st
 from explorer.documents.document import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation import evaluate as evaluate_mod
+from explorer.evaluation import sweep_plan
 from explorer.evaluation.sweep_values import format_values, suggested_values
 from explorer.strategies import get_strategy
 from explorer.strategies.config import StrategyConfig
@@ -170,25 +171,31 @@ def suggest_sweep_values(configs: Sequence[StrategyConfig], param: str, *, force
 
 
 def sweep_plans(
-    configs: Sequence[StrategyConfig], param: str, spec: str, complain: Callable[[str], None] | None = None
+    configs: Sequence[StrategyConfig],
+    param: str,
+    spec: str,
+    complain: Callable[[str], None] | None = None,
+    user_sets: Mapping[StrategyConfig, frozenset[str]] | None = None,
 ) -> list[tuple]:
     """``(config, parameter, values)`` for each configuration whose strategy has ``param``; none
     (after ``complain``, by default an error where the page is) when ``spec`` is not a range or
-    list of valid values."""
+    list of values of its kind, or when no value can run for any configuration (``user_sets``: as
+    :class:`Run` has them). A value out of bounds for some runs: the sweep skips it, with why."""
+    said = f"Values {clip(spec, 60)!r}"
     plans = []
-    for config in dict.fromkeys(configs):
-        if param not in get_strategy(config.strategy).param_names():
-            continue
-        try:
-            plans.append(
-                (config, *evaluate_mod.parse_values(f"{param}={spec}", config.strategy, f"Values {clip(spec, 60)!r}"))
-            )
-        except ExplorerError as err:
-            if complain is None:
-                st.error(md(err_text(err)), icon=":material/error:")
-            else:
-                complain(err_text(err))
-            return []
+    try:
+        for config in dict.fromkeys(configs):
+            if param in get_strategy(config.strategy).param_names():
+                plans.append((config, *sweep_plan.parse_values(f"{param}={spec}", config.strategy, said)))
+        user_sets = user_sets or {}
+        steps = [s for c, name, values in plans for s in sweep_plan.sweep_steps(c, name, values, user_sets.get(c))]
+        sweep_plan.check_runnable(steps, said)
+    except ExplorerError as err:
+        if complain is None:
+            st.error(md(err_text(err)), icon=":material/error:")
+        else:
+            complain(err_text(err))
+        return []
     return plans
 
 
@@ -224,7 +231,11 @@ def run_linked(run: Run, pairs: list[StrategyConfig], questions: list, get_emb: 
     if not any(param in get_strategy(c.strategy).param_names() for c in pairs):
         _link_problem(f"The link's sweep of {clip(param, 40)} is not run: no configuration here has it.")
     plans = sweep_plans(
-        pairs, param, spec, lambda why: _link_problem(f"The link's sweep of {clip(param, 40)} is not run: {why}")
+        pairs,
+        param,
+        spec,
+        lambda why: _link_problem(f"The link's sweep of {clip(param, 40)} is not run: {why}"),
+        run.user_sets,
     )
     if plans:
         session.seed(W.SWEEP_PARAM, param)  # drawn below: the boxes say what the curves are of

@@ -15,7 +15,7 @@ from explorer.evaluation.questions import Question, left_out_note, read_question
 from explorer.strategies.config import StrategyConfig
 from explorer.text.wording import plural
 from pages.ui.background import changed_inputs
-from pages.ui.charts import score_bars, sweep_lines
+from pages.ui.charts import line_units, score_bars, sweep_lines
 from pages.ui.configs import labels_for
 from pages.ui.gold import answer_ref
 from pages.ui.per_question import per_question
@@ -182,9 +182,10 @@ def sweep_results(sw: dict, now: dict, not_swept: Sequence[StrategyConfig] = ())
             f"in {'its strategy' if len(not_swept) == 1 else 'their strategies'})."
         )
     charts = st.columns(2)
+    units = line_units(sw["lines"], sw["param"])
     for col, metric in zip(charts, ("recall", "iou"), strict=True):
         col.plotly_chart(
-            sweep_lines(sw["lines"], sw["param"], metric, METRICS[metric]), key=W.SWEEP_CHART(metric)
+            sweep_lines(sw["lines"], sw["param"], metric, METRICS[metric], units), key=W.SWEEP_CHART(metric)
         )
     embedded = f", {md(sw['embedded'])}" if sw.get("embedded") else ""
     k = sw.get("k", "k")  # the sweep's own: the sidebar's may have moved since

@@ -19,6 +19,9 @@ from pages.ui.state import W
 
 #: References a picked question lists; Chroma's questions hold up to a dozen.
 SHOWN_REFERENCES = 3
+#: What a table shows for a missing value: a question's first hit where no chunk in the top k
+#: overlaps its answer (the number column stays a number column, sortable).
+MISSED = "—"
 
 
 def per_question(results: list, questions: Sequence[Question], names: list[str], docs: Sequence[Document]) -> None:
@@ -30,7 +33,7 @@ def per_question(results: list, questions: Sequence[Question], names: list[str],
     missed = " · ".join(f"{md(n)}: {sum(r[f'{n} · first hit'] is None for r in rows)} of {len(rows)}" for n in names)
     st.caption(
         "**first hit**: the rank of the first chunk in the top k that overlaps the expected "
-        f"answer (None: no chunk in the top k does). Questions missed: {missed}. Select a row to "
+        f"answer ({MISSED}: no chunk in the top k does). Questions missed: {missed}. Select a row to "
         "read its question whole and ask it on Retrieve."
     )
     columns: dict[str, Any] = {f"{n} · first hit": st.column_config.NumberColumn(format="#%d") for n in names}
@@ -40,6 +43,7 @@ def per_question(results: list, questions: Sequence[Question], names: list[str],
         sheet_safe(pd.DataFrame(rows)),
         hide_index=True,
         column_config=columns,
+        placeholder=MISSED,  # a miss's rank: the cell read "None"
         key=W.EVAL_QUESTIONS,
         on_select="rerun",
         selection_mode="single-row",

@@ -868,6 +868,7 @@ def test_retrieve_top_k_per_configuration_with_expected_answer():
     # its figures formatted as the cost table's: three decimals, thousands separators
     columns = json.loads(at.dataframe[-1].proto.columns)
     assert [columns[c]["type_config"]["format"] for c in ("top score", "LLM tokens")] == ["%.3f", "localized"]
+    assert at.dataframe[-1].proto.placeholder == "—"  # a miss's first hit: "—", not "None"
 
 
 PIECE_LINE = re.compile(
@@ -1156,6 +1157,30 @@ def test_evaluate_question_file_runs_every_configuration():
     ok(at)
     lines = at.session_state["sweep_results"]["lines"]
     assert len(lines) == 2 and all(len(rows) == 2 for rows in lines.values())
+
+
+def test_a_missed_question_reads_a_dash_not_none_in_the_per_question_table():
+    """A question no chunk in the top k answers showed "None" as its first hit (and the caption
+    explained "None: ..."): the table shows "—" there, and the column stays numbers."""
+    from explorer.documents.samples import load_sample
+
+    at = start("evaluate")
+    doc = load_sample("Rapport annuel (French report, text)")
+    lines = [
+        json.dumps({"question": "Quel est le chiffre d'affaires ?", "answer": doc.text[200:320]}),
+        json.dumps({"question": "zzz qqq", "references": [{"document": doc.name, "start": 1500, "end": 1520}]}),
+    ]
+    at.file_uploader[0].set_value(("q.jsonl", "\n".join(lines).encode(), "application/jsonl")).run()
+    at.slider(key="w.k").set_value(1).run()
+    at.button(key="w.eval_run").click().run()
+    ok(at)
+    per_q = at.dataframe[2]  # after the scores' table and the cost's
+    firsts = [c for c in per_q.value.columns if c.endswith(" · first hit")]
+    assert firsts and per_q.proto.placeholder == "—"
+    assert any(per_q.value[c].isna().any() for c in firsts), per_q.value  # a miss: a missing value, shown "—"
+    assert all(float(x) >= 1 for c in firsts for x in per_q.value[c].dropna())  # ranks: numbers, not "#1" text
+    (said,) = [c.value for c in at.caption if "Questions missed:" in c.value]
+    assert "(—: no chunk in the top k does)" in said and "None" not in said
 
 
 def test_a_picked_question_reads_whole_and_is_asked_on_retrieve_with_its_answer():
@@ -1840,6 +1865,28 @@ def test_a_sweeps_axis_spans_ten_points_and_a_lone_line_keeps_its_name():
     assert score_range([0.0, 1.0]) == [-2.0, 12.0] and score_range([]) is None
 
 
+def test_a_sweeps_axis_says_the_unit_and_each_lines_where_they_differ():
+    """Lines in characters and in tokens shared an axis named "chunk_size" alone."""
+    from types import SimpleNamespace
+
+    from explorer.strategies.config import StrategyConfig
+    from pages.ui.charts import line_units, sweep_lines
+
+    def line(strategy, params):
+        config = StrategyConfig.make(strategy, params)
+        scores = SimpleNamespace(recall=SimpleNamespace(mean=0.5))
+        return [SimpleNamespace(value=300, result=SimpleNamespace(config=config, scores=scores))]
+
+    chars = {"markdown 1000/0": line("markdown", {"chunk_size": 1000})}
+    units = line_units(chars, "chunk_size")
+    assert sweep_lines(chars, "chunk_size", "recall", "Recall", units).layout.xaxis.title.text == "chunk_size (characters)"
+    both = chars | {"recursive 120/20 tokens": line("recursive", {"chunk_size": 120, "chunk_overlap": 20, "length": "tokens"})}
+    fig = sweep_lines(both, "chunk_size", "recall", "Recall", line_units(both, "chunk_size"))
+    assert fig.layout.xaxis.title.text == "chunk_size (each line in its own unit: characters, model tokens)"
+    assert [t.name for t in fig.data] == ["markdown 1000/0 (characters)", "recursive 120/20 tokens (model tokens)"]
+    assert line_units(chars, "max_heading_level") == {}  # not counted in a unit
+
+
 def test_a_sweep_names_the_configurations_it_leaves_out():
     """A semantic configuration has no chunk_size: its line was missing with nothing to say why."""
     semantic = json.dumps({"s": "semantic", "p": {}})
@@ -1911,6 +1958,28 @@ def test_sweep_values_that_do_not_parse_are_named_as_the_box_not_as_a_cli_flag()
     errors = [unescaped(e.value).replace("\u2060", "") for e in at.error]  # md's word joiners
     assert any(e.startswith("Values '10:1:1': need START <= STOP") for e in errors), errors
     assert not any("--vary" in e for e in errors)
+
+
+def test_a_sweep_value_out_of_bounds_is_skipped_with_why_and_values_none_of_which_run_are_an_error():
+    """As in the CLI: a value below the parameter's minimum stopped the whole sweep ("chunk_size=0 is
+    below the minimum 1") where a value in conflict is a skipped step; it is skipped now, saying the
+    value and the range allowed, and values none of which can run are one error, no job."""
+    at = start("evaluate")
+    at.button(key="w.qsample").click().run()
+    at.text_input(key="w.sweep_values").set_value("0,300")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    assert not at.error, [e.value for e in at.error]
+    lines = at.session_state["sweep_results"]["lines"]
+    assert len(lines) == 2 and all([r.value for r in rows] == [0, 300] for rows in lines.values())
+    assert all(rows[0].result is None and rows[1].result is not None for rows in lines.values())
+    said = " ".join(unescaped(c.value).replace("\u2060", "") for c in at.caption)
+    assert "chunk_size=0 is out of range (allowed: 1 to 100000)" in said, said
+    at.text_input(key="w.sweep_values").set_value("-5,0")
+    at.button(key="w.sweep_run").click().run()
+    ok(at)
+    errors = [unescaped(e.value).replace("\u2060", "") for e in at.error]
+    assert any(e.startswith("Values '-5,0': no value can run: chunk_size=-5 is out of range") for e in errors), errors
 
 
 def test_retrieves_table_says_what_its_top_score_is_under_each_retriever():

@@ -332,6 +332,34 @@ def test_sweep_table_and_json(capsysbinary, txt, tmp_path, fake_ctx):
     assert "error" in rows[0] and rows[1]["chunks"] > rows[2]["chunks"]
 
 
+def test_a_sweep_value_out_of_bounds_is_a_skipped_row_and_all_of_them_one_error(capsysbinary, txt, tmp_path, fake_ctx):
+    """``--vary max_heading_level=0:3:1`` stopped the whole run on its 0 (below the minimum 1),
+    where a value in conflict with another setting is a skipped row: now it is one too, naming the
+    value and the range allowed. Values none of which can run are one ``error:`` line (exit 2);
+    values that are not numbers still are."""
+    q = _questions(tmp_path)
+
+    def sweep(vary: str, *rest: str) -> tuple[int, str, str]:
+        args = _scoring("sweep", txt, q, *rest, "--vary", vary, "--k", "1", "-q", "--retriever", "bm25")
+        return run_main(capsysbinary, *[a.replace("recursive", "markdown") for a in args])
+
+    rc, out, err = sweep("max_heading_level=0:3:1")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[2].startswith("| 0 ") and "skipped: max_heading_level=0 is out of range (allowed: 1 to 6)" in lines[2]
+    assert [line.split("|")[1].strip() for line in lines[3:6]] == ["1", "2", "3"] and "skipped" not in "".join(lines[3:6])
+    for vary, said in (
+        ("max_heading_level=7,8", "no value can run: max_heading_level=7 is out of range (allowed: 1 to 6); max_heading_level=8"),
+        ("max_heading_level=a:b:c", "START, STOP and STEP must be numbers"),
+        ("max_heading_level=1,x", "max_heading_level='x' is not a valid int"),
+    ):
+        rc, out, err = sweep(vary)
+        assert rc == 2 and out == "" and err.count("\n") == 1 and err.startswith("error: "), err
+        assert said in err, err
+    rc, out, err = sweep("chunk_size=100,200", "--set", "chunk_overlap=300")  # conflicts alone, too
+    assert rc == 2 and err.count("\n") == 1 and "no value can run: chunk_overlap=300 must be smaller" in err
+
+
 def test_sweep_of_a_parameter_alone_tries_values_around_the_configurations_own(capsysbinary, txt, tmp_path, fake_ctx):
     q = _questions(tmp_path)
     args = _scoring("sweep", txt, q, "--set", "chunk_size=40", "--set", "chunk_overlap=10")
@@ -358,6 +386,32 @@ def test_a_sweep_says_what_else_each_value_changed(capsysbinary, txt, tmp_path, 
     rc, out, _ = run_main(capsysbinary, *args, "--set", "chunk_overlap=200", "--format", "json")
     rows = json.loads(out)
     assert rows[0]["error"] and rows[1]["config"]["params"]["chunk_overlap"] == 200 and "adjusted" not in rows[1]
+
+
+def test_compare_echoes_window_embedding_only_where_it_applied_or_was_set(capsysbinary, txt, monkeypatch):
+    """With the onnx backend (no contextual pass) semantic's windows are pooled from sentence
+    vectors, and compare still echoed ``"window_embedding": "contextual"``, a default the user
+    never set: it is left out there, kept where it ran, and kept as set when the user set it."""
+
+    class NoContext(FakeEmbedder):
+        def __init__(self, dim: int) -> None:
+            super().__init__(dim)
+            self.model_id += "-pooled"  # the curves' cache is per model: not the contextual ones
+
+        def contextual_sums(self, sentences, band, progress=None):
+            return None  # as the onnx backend: the semantic strategy pools sentence vectors
+
+    def params(emb: FakeEmbedder, *sets: str) -> dict:
+        monkeypatch.setattr(cli_inputs, "make_context", lambda model, progress=None, quantize=False, backend="auto": Context(model=model, embedder=emb, progress=progress))
+        rc, out, err = run_main(capsysbinary, "compare", str(txt), "--question", "second", "--strategy", "semantic", *sets, "--k", "1", "-q")
+        assert rc == 0, err
+        return json.loads(out)[0]["config"]["params"]
+
+    assert params(FakeEmbedder(dim=64))["window_embedding"] == "contextual"  # it ran contextual
+    pooled = params(NoContext(dim=64))
+    assert "window_embedding" not in pooled and pooled["buffer_size"] == 1
+    assert params(NoContext(dim=64), "--set", "window_embedding=contextual")["window_embedding"] == "contextual"
+    assert params(NoContext(dim=64), "--set", "window_embedding=pooled")["window_embedding"] == "pooled"
 
 
 def test_embedding_options_under_bm25_are_said_to_change_nothing(capsysbinary, txt, tmp_path, fake_ctx):

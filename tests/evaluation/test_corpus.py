@@ -384,6 +384,34 @@ def test_cli_refuses_to_mix_runs(capsysbinary, corpus, tmp_path, fake_cli):
     assert rc == 2 and "other settings" in err
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("documents", "30", "documents='30', not a whole number >= 0"),
+        ("format", None, "format=None, not a whole number >= 0"),
+        ("strategies", [["recursive"]], "strategies=[['recursive']], not a list of names"),
+        ("retriever", ["bm25"], "retriever=['bm25'], not text"),
+        ("documents", True, "documents=True, not a whole number >= 0"),
+        ("extra", {"a": [1]}, "extra={'a': [1]}, not text or a number"),
+        ("key", None, "key=None, not text"),
+    ],
+)  # fmt: skip
+def test_cli_resume_refuses_a_header_of_the_wrong_types(capsysbinary, corpus, tmp_path, fake_cli, field, value, said):
+    """``--resume`` read the results file's first line for its key alone: a header holding a
+    string where a number goes, a null or nested lists was taken as this program's."""
+    out = tmp_path / "r.jsonl"
+    args = _cli(corpus, "--retriever", "bm25", "--out", str(out), "-q")
+    assert run_main(capsysbinary, "evaluate", *args)[0] == 0
+    lines = out.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert {"documents", "format", "strategies", "retriever", "key"} <= header.keys()
+    lines[0] = json.dumps(header | {field: value})
+    out.write_text("\n".join(lines) + "\n")
+    rc, stdout, err = run_main(capsysbinary, "evaluate", *args, "--resume")
+    assert rc == 2 and stdout == "" and err.count("\n") == 1 and err.startswith("error: "), err
+    assert f"--out {str(out)!r}: line 1, the run's header, has {said}; the file is damaged" in err, err
+
+
 def test_cli_without_ray_says_how_to_install_it(capsysbinary, corpus, monkeypatch, fake_cli):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
     rc, _, err = run_main(capsysbinary, "evaluate", *_cli(corpus, "--engine", "ray"))

@@ -9,7 +9,7 @@ import pytest
 from explorer import Context, Document, LoadError, ParamError
 from explorer.embedding.fake import FakeEmbedder
 from explorer.evaluation.answers import locate_answer
-from explorer.evaluation.evaluate import evaluate, parse_values, sweep
+from explorer.evaluation.evaluate import evaluate, sweep
 from explorer.evaluation.questions import (
     NOWHERE,
     Question,
@@ -19,6 +19,7 @@ from explorer.evaluation.questions import (
     read_questions,
     unloaded_names,
 )
+from explorer.evaluation.sweep_plan import check_runnable, parse_values, sweep_steps
 from explorer.strategies.config import StrategyConfig
 
 #             0         1         2         3         4         5         6
@@ -269,7 +270,6 @@ def test_parse_values():
         ("chunk_size=10:1:1", "START <= STOP"),
         ("chunk_size=1:1000:1", "at most 50"),
         ("chunk_size=a:b:c", "must be numbers"),
-        ("chunk_size=0:10:5", "below the minimum"),
         # a step so small the count overflows: OverflowError crashed Evaluate (a link's swv=)
         ("chunk_size=0:1:1e-320", "over a billion values; at most 50"),
         ("chunk_size=1:1e300:1e-10", "over a billion values; at most 50"),
@@ -284,6 +284,27 @@ def test_parse_values():
     # an integer range with a fractional step, or a list naming a value twice: each value once
     assert parse_values("chunk_size=100:101:0.5", "recursive") == ("chunk_size", [100, 101])
     assert parse_values("chunk_size=300,300,600", "recursive") == ("chunk_size", [300, 600])
+
+
+def test_a_value_out_of_bounds_is_a_skipped_step_and_values_none_of_which_run_are_refused():
+    """``max_heading_level=0:3:1`` was refused whole for its 0 (below the minimum 1), where a
+    value in conflict with another setting was a skipped row: the bounds are checked per step
+    now, and the step says the value and the range allowed. Not a number is still refused."""
+    assert parse_values("max_heading_level=0:3:1", "markdown") == ("max_heading_level", [0, 1, 2, 3])
+    assert parse_values("chunk_size=0:10:5", "recursive") == ("chunk_size", [0, 5, 10])
+    base = StrategyConfig.make("markdown", {})
+    steps = sweep_steps(base, "max_heading_level", [0, 2, 7], None)
+    assert [s.config is None for s in steps] == [True, False, True]
+    assert steps[0].error == "max_heading_level=0 is out of range (allowed: 1 to 6)"
+    assert steps[2].error == "max_heading_level=7 is out of range (allowed: 1 to 6)"
+    check_runnable(steps, "Values '0,2,7'")  # one runs: no error
+    check_runnable([], "Values ''")
+    with pytest.raises(ParamError, match=r"^Values '7:9:1': no value can run: max_heading_level=7 is out of range"):
+        check_runnable(sweep_steps(base, "max_heading_level", [7, 8, 9], None), "Values '7:9:1'")
+    with pytest.raises(ParamError, match="must be numbers"):
+        parse_values("max_heading_level=a:b:c", "markdown")
+    with pytest.raises(ParamError, match="'x' is not a valid int"):
+        parse_values("max_heading_level=1,x", "markdown")
 
 
 def test_sweep_rows_and_invalid_values(doc_a):

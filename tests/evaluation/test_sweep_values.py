@@ -58,3 +58,23 @@ def test_an_own_value_outside_the_first_strategys_bounds_is_left_out():
     """sentence's chunk_size 0 ("no cap") beside recursive's (at least 1): not offered, no error."""
     sentence = StrategyConfig.make("sentence", {})
     assert suggested_values([RECURSIVE, sentence], "chunk_size") == [250, 500, 1000, 1500, 2000]
+
+
+def test_sizes_come_from_the_configurations_in_the_first_ones_unit():
+    """A 1000-character markdown beside sizes in tokens made a median of 120 and offered 30–240
+    (characters, for the markdown line): the values come from the configurations counted in
+    the unit of the first one (the sweep's first line), and are still valid for every one."""
+    markdown = StrategyConfig.make("markdown", {"chunk_size": 1000})
+    tokens = StrategyConfig.make("recursive", {"chunk_size": 120, "chunk_overlap": 20, "length": "tokens"})
+    fixed_tokens = StrategyConfig.make("fixed", {"chunk_size": 100, "length": "tokens"})
+    assert suggested_values([markdown, tokens, fixed_tokens], "chunk_size") == [250, 500, 1000, 1500, 2000]
+    assert suggested_values([tokens, markdown, fixed_tokens], "chunk_size") == [30, 60, 100, 120, 180, 240]
+
+
+def test_a_size_of_zero_is_no_cap_and_not_counted_as_a_size():
+    """sentence's chunk_size 0 ("no cap") counted as a size: two of them beside fixed's 500 made
+    the median 0 and the values 50–200; the median is of the sizes there are."""
+    sentence = StrategyConfig.make("sentence", {})
+    threes = StrategyConfig.make("sentence", {"sentences_per_chunk": 3, "overlap_sentences": 0})
+    assert suggested_values([sentence, threes, FIXED], "chunk_size") == [120, 250, 500, 750, 1000]
+    assert suggested_values([sentence], "chunk_size") == [0, 50, 100, 150, 200]  # its own 0: no cap

@@ -26,6 +26,7 @@ import numpy as np
 from explorer import untrusted
 from explorer.errors import LoadError, ParamError
 from explorer.evaluation.corpus.work import DocWork, Part, WorkSpec
+from explorer.text.wording import quoted
 from explorer.untrusted import dumps
 
 #: Bumped when what a line or a cache file holds changes (older files are then refused). 2: BM25
@@ -95,6 +96,12 @@ class ResultsFile:
                 raise LoadError(
                     f"--out {str(self.path)!r}: line {i + 1} is not a record this program wrote; it is damaged"
                 ) from None
+            bad = _header_problem(rec) if i == 0 else ""
+            if bad:
+                raise LoadError(
+                    f"--out {str(self.path)!r}: line 1, the run's header, {bad}; the file is damaged: "
+                    "give another --out to start a new run"
+                )
             if i == 0 and (rec.get("kind") != "run" or rec.get("key") != self.key):
                 raise ParamError(
                     f"--out {str(self.path)!r} holds a run with other settings (configurations, options, "
@@ -113,6 +120,34 @@ class ResultsFile:
 
     def close(self) -> None:
         self._fh.close()
+
+
+#: The results file's first line: its fields and their types, as :class:`ResultsFile` writes them
+#: (the CLI's header; the first four are always there).
+_HEADER = {"kind": str, "format": int, "key": str, "documents": int, "command": str, "engine": str,
+           "strategies": list, "retriever": str, "mode": str, "questions_file": str}  # fmt: skip
+_HEADER_NEEDS = ("kind", "format", "key", "documents")
+
+
+def _header_problem(rec: Mapping[str, Any]) -> str:
+    """What is wrong with a header line's fields ('' if nothing). Why: ``--resume`` took a header
+    of ``"documents": "30"``, ``null`` or nested lists as long as its key matched."""
+    for name in _HEADER_NEEDS:
+        if name not in rec:
+            return f"has no {name!r}"
+    for name, value in rec.items():
+        want = _HEADER.get(name)
+        if want is int:
+            ok, what = isinstance(value, int) and not isinstance(value, bool) and value >= 0, "a whole number >= 0"
+        elif want is list:
+            ok, what = isinstance(value, list) and all(isinstance(v, str) for v in value), "a list of names"
+        elif want is str:
+            ok, what = isinstance(value, str), "text"
+        else:  # a field of another caller's header: a plain value
+            ok, what = isinstance(value, str | int | float), "text or a number"
+        if not ok:
+            return f"has {name}={quoted(value)}, not {what}"
+    return ""
 
 
 #: A finished document's line: its fields and their types, as :func:`document_line` writes them.
