@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from explorer.documents.document import Document
 from explorer.documents.loaders import load_bytes
-from explorer.documents.markdown_blocks import block_at, count_list_items, front_matter_lines, markdown_blocks
+from explorer.documents.markdown_blocks import block_at, count_list_items, markdown_blocks
+from explorer.text.markdown_parse import front_matter_lines
 
 
 def blocks(text: str) -> list[tuple[str, int, str, str]]:
@@ -106,6 +107,17 @@ def test_nested_code_blocks_follow_their_container():
     bs = markdown_blocks(text)
     assert block_at(bs, text.index("x")).kind == "code"
     assert block_at(bs, text.index("- b")).kind == "list"  # after the nested code, still the list
+
+
+def test_a_line_of_tildes_under_text_is_an_underline_not_a_fence():
+    """The one departure from CommonMark: "Install" over "~~~~~~~" (reStructuredText, vimtutor's
+    rules) made the rest of the text one code block, "# Usage" included. The sentence splitter
+    reads its fences from the same parse, so plain text needs it too."""
+    text = "Install\n~~~~~~~\nRun it.\n\n# Usage\n\nCall it.\n"
+    assert [k for k, *_ in blocks(text)] == ["paragraph", "heading", "paragraph"]
+    # shorter than the text, after a blank line, or with an info string: a fence as before
+    for text in ("A long title\n~~~\nx\n~~~", "Text.\n\n~~~~~~~~\nx\n~~~~~~~~", "Intro\n~~~~~~~~ py\nx\n~~~~~~~~"):
+        assert [k for k, *_ in blocks(text)][-1] == "code", text
 
 
 def test_html_and_script_are_blocks_not_executed():

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from explorer import Document, chunk_document
+from explorer import Context, Document, chunk_document
 from explorer.documents.markdown_blocks import block_at, markdown_blocks
+from explorer.embedding.fake import FakeEmbedder
 from explorer.strategies.invariants import invariant_errors
 from explorer.strategies.profile import profile
+from explorer.strategies.semantic import semantic_curve
 
 LIST_FENCE = """# Setup
 
@@ -130,3 +132,51 @@ def test_a_fence_on_the_list_marker_line_is_code_and_the_rest_is_the_list():
     chunks = chunks_of(md(text), chunk_size=75)
     code = next(c for c in chunks if c.start <= s < c.end)
     assert code.reason == "size limit: next block is a list"
+
+
+#: Steps whose commands sit in a fence indented under the item (4 spaces: the sentence splitter's
+#: own fence regex allowed 3) and in a quote inside an item; full stops and "#" lines in both.
+STEPS = """## Deploy
+
+1. Build the image and tag it with the release number that the changelog gives.
+
+    ```bash
+    make image. Then
+    # push it to the registry
+    docker push registry/app:1.2
+    ```
+
+2. Restart the service. Watch the logs until it says it is ready.
+   > ```
+   > journalctl -u app. Now
+   > systemctl status app
+   > ```
+3. Check the health page. It should say ok.
+"""
+
+
+def nested_fences(doc: Document) -> list[tuple[int, int]]:
+    code = [(b.start, b.end) for b in doc.blocks if b.kind == "code"]
+    assert [doc.text[s : s + 7] for s, _ in code] == ["```bash", "> ```\n "]
+    return code
+
+
+@pytest.mark.parametrize(
+    ("strategy", "params"),
+    [("sentence", {"sentences_per_chunk": 1, "overlap_sentences": 0}), ("paragraph", {"chunk_size": 100})],
+)
+def test_sentence_strategies_keep_a_nested_fence_whole(strategy, params):
+    """The sentence splitter cut "make image." off its fence and each quoted line apart."""
+    doc = md(STEPS)
+    chunks = chunks_of(doc, strategy, **params)
+    for s, e in nested_fences(doc):
+        assert not cut_inside(chunks, s, e), (strategy, doc.text[s:e])
+    if strategy == "sentence":  # one sentence a chunk: each fence is one
+        assert {(c.start, c.end) for c in chunks} >= set(nested_fences(doc))
+
+
+def test_semantic_sentences_keep_a_nested_fence_whole():
+    doc = md(STEPS)
+    curve = semantic_curve(doc, {"buffer_size": 0}, Context(embedder=FakeEmbedder(dim=16)))
+    for s, e in nested_fences(doc):
+        assert (s, e) in curve.sentences
