@@ -3,8 +3,8 @@
 The parse itself is :mod:`explorer.text.markdown_parse`, shared with the sentence splitter's
 fences so both read one structure. Top-level blocks are listed: a heading inside a list or a
 quote is part of that block, and a ``#`` line inside a code fence is code, not a heading. Code
-blocks nested in a list or a quote are listed too, right after their container and inside it: a
-strategy must not cut them any more than top-level ones, and the profile counts them.
+blocks and tables nested in a list or a quote are listed too, right after their container and
+inside it: a strategy must not cut them any more than top-level ones, and the profile counts them.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from bisect import bisect_right
 from functools import lru_cache
 
 from explorer.documents.document import Block
-from explorer.text.markdown_parse import structure
+from explorer.text.markdown_parse import NESTED_KINDS, structure
 
 
 @lru_cache(maxsize=2)
 def markdown_blocks(text: str) -> tuple[Block, ...]:
-    """Blocks of ``text`` sorted by start, containers before the code blocks nested in them
+    """Blocks of ``text`` sorted by start, containers before the code blocks and tables nested in them
     (see the module docstring)."""
     return tuple(Block(*b) for b in structure(text).blocks)
 
@@ -30,12 +30,12 @@ def count_list_items(text: str) -> int:
 
 def block_at(blocks: tuple[Block, ...], pos: int) -> Block | None:
     """The innermost block containing character ``pos``, if any (blocks sorted by start; top-level
-    ones disjoint, nested code blocks inside their container and after it)."""
+    ones disjoint, nested code blocks and tables inside their container and after it)."""
     i = bisect_right([b.start for b in blocks], pos) - 1
     while i >= 0:
         if pos < blocks[i].end:
             return blocks[i]
-        if blocks[i].kind != "code":
+        if blocks[i].kind not in NESTED_KINDS:
             return None  # a top-level block ends before pos: nothing earlier reaches it
-        i -= 1  # a code block (maybe nested) ends before pos: its container may hold pos
+        i -= 1  # a code block or table (maybe nested) ends before pos: its container may hold pos
     return None

@@ -8,8 +8,8 @@ sentence splitter does.
 markdown-it reports each block as a range of source lines; we turn those into character
 ranges of the text (which uses ``\\n`` line ends only, so line ``i`` starts right after the
 ``i``-th ``\\n``). Top-level blocks are listed: a heading inside a list or a quote is part of
-that block, and a ``#`` line inside a code fence is code, not a heading. Code blocks nested in a
-list or a quote are listed too, right after their container and inside it.
+that block, and a ``#`` line inside a code fence is code, not a heading. Code blocks and tables
+nested in a list or a quote are listed too, right after their container and inside it.
 YAML front matter (``---`` on the first line up to a closing ``---`` or ``...`` line) is a
 ``front_matter`` block; markdown-it would otherwise read it as a rule and a setext heading.
 One departure from CommonMark: a line of tildes alone right under a line of text at least as
@@ -33,8 +33,10 @@ _OPEN_KINDS = {
     "blockquote_open": "blockquote",
 }
 _LEAF_KINDS = {"fence": "code", "code_block": "code", "html_block": "html", "hr": "hr"}
-#: Token types listed at any depth (the others only at the top level).
-_NESTED_TYPES = ("fence", "code_block")
+#: Token types listed at any depth (the others only at the top level): what no strategy may cut.
+_NESTED_TYPES = ("fence", "code_block", "table_open")
+#: The kinds of block that may lie inside a list or a quote listed before them.
+NESTED_KINDS = ("code", "table")
 #: A block as (kind, start, end, level, info); :class:`explorer.documents.document.Block` fields.
 RawBlock = tuple[str, int, int, int, str]
 

@@ -94,8 +94,11 @@ def test_nested_headings_are_not_top_level():
     assert [k for k, *_ in blocks("- # in a list\n\n> ## in a quote\n")] == ["list", "blockquote"]
 
 
-def test_nested_code_blocks_follow_their_container():
-    text = "- a\n  ```py\n  x\n  ```\n- b\n\n> ~~~\n> y\n> ~~~\n\n1. c\n\n       indented\n"
+def test_nested_code_blocks_and_tables_follow_their_container():
+    text = (
+        "- a\n  ```py\n  x\n  ```\n- b\n\n> ~~~\n> y\n> ~~~\n\n1. c\n\n       indented\n\n"
+        "- d\n  | k | v |\n  |---|---|\n  | 1 | 2 |\n- e\n\n> | k |\n> |---|\n> | 3 |\n"
+    )
     assert blocks(text) == [
         ("list", 0, "bullet", "- a\n  ```py\n  x\n  ```\n- b"),
         ("code", 0, "py", "```py\n  x\n  ```"),
@@ -103,10 +106,16 @@ def test_nested_code_blocks_follow_their_container():
         ("code", 0, "", "> ~~~\n> y\n> ~~~"),
         ("list", 0, "ordered", "1. c\n\n       indented"),
         ("code", 0, "", "indented"),
+        ("list", 0, "bullet", "- d\n  | k | v |\n  |---|---|\n  | 1 | 2 |\n- e"),
+        ("table", 0, "", "| k | v |\n  |---|---|\n  | 1 | 2 |"),
+        ("blockquote", 0, "", "> | k |\n> |---|\n> | 3 |"),
+        ("table", 0, "", "> | k |\n> |---|\n> | 3 |"),
     ]
     bs = markdown_blocks(text)
     assert block_at(bs, text.index("x")).kind == "code"
     assert block_at(bs, text.index("- b")).kind == "list"  # after the nested code, still the list
+    assert block_at(bs, text.index("| 1")).kind == "table"
+    assert block_at(bs, text.index("- e")).kind == "list"
 
 
 def test_a_line_of_tildes_under_text_is_an_underline_not_a_fence():
@@ -161,6 +170,10 @@ _LINES = st.sampled_from(
         "  - nested",
         "  ```",
         "> ```",
+        "  | a | b |",
+        "  |---|---|",
+        "> | c |",
+        "> |---|",
         "1. one",
         "> quote",
         "    code",
@@ -179,13 +192,14 @@ _LINES = st.sampled_from(
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_LINES, max_size=40))
 def test_blocks_are_sorted_disjoint_trimmed_slices(lines):
-    """Top-level blocks are disjoint; a nested code block lies inside the container before it."""
+    """Top-level blocks are disjoint; a nested code block or table lies inside the container before it."""
     text = "\n".join(lines)
     bs = markdown_blocks(text)
     prev_end = 0
     container = None
     for b in bs:
-        if container is not None and b.kind == "code" and container.start <= b.start < container.end:
+        nested = b.kind in ("code", "table")
+        if container is not None and nested and container.start <= b.start < container.end:
             assert b.end <= container.end and b.start < b.end, (b, container)
             assert block_at(bs, b.start) == b
             continue

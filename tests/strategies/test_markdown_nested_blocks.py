@@ -1,7 +1,8 @@
-"""Code blocks nested in list items and quotes are kept whole, as top-level ones are.
+"""Code blocks and tables nested in list items and quotes are kept whole, as top-level ones are.
 
-The block list held only top-level blocks, so a list holding a fence was one prose block and
-the recursive splitter cut through the fence (a chunk ended on its opening line).
+The block list held only top-level blocks, so a list holding a fence or a table was one prose
+block and the recursive splitter cut through it (a chunk ended on a fence's opening line, or
+between a table's rows).
 """
 
 from __future__ import annotations
@@ -180,3 +181,67 @@ def test_semantic_sentences_keep_a_nested_fence_whole():
     curve = semantic_curve(doc, {"buffer_size": 0}, Context(embedder=FakeEmbedder(dim=16)))
     for s, e in nested_fences(doc):
         assert (s, e) in curve.sentences
+
+
+#: A pipe table in a tight list item (no blank line around it: the prose splitter's "\n\n" does
+#: not fall around it, so its "\n" fell between the rows).
+LIST_TABLE = """# Setup
+
+## Ports
+
+- Open the ports below in the firewall before the first start, one rule for each of them:
+  | port | service |
+  |------|---------|
+  | 80   | http    |
+  | 443  | https   |
+  | 5432 | db      |
+- Then reload the firewall and check with a scan from outside that only these ports answer.
+"""
+
+QUOTE_TABLE = """# Notes
+
+> The ports that the firewall lets through, as the operator listed them after the audit:
+> | port | service |
+> |------|---------|
+> | 80   | http    |
+> | 443  | https   |
+>
+> Nothing else should answer from outside, and a scan every week checks that it stays so.
+"""
+
+
+def table(text: str, first: str, last: str) -> tuple[int, int]:
+    s, e = fence(text, first, last)
+    assert [(b.start, b.end) for b in md(text).blocks_of("table")] == [(s, e)]
+    return s, e
+
+
+@pytest.mark.parametrize("strategy", ["markdown", "hybrid"])
+def test_a_table_in_a_list_item_is_not_cut(strategy):
+    s, e = fence(LIST_TABLE, "| port", "| db      |")
+    for size in (110, 130, 150, 200):  # the table is 102 characters
+        chunks = chunks_of(md(LIST_TABLE), strategy, chunk_size=size)
+        assert not cut_inside(chunks, s, e), (strategy, size)
+    chunks = chunks_of(md(LIST_TABLE), strategy, chunk_size=130)
+    before, inside = (next(c for c in chunks if c.start <= s < c.end) for s in (0, s))
+    assert before.reason == "size limit: next block is a table"
+    assert inside.text.startswith("| port") and inside.reason == "size limit: next block is a list"
+
+
+def test_a_table_in_a_quote_is_not_cut():
+    s, e = table(QUOTE_TABLE, "> | port", "| https   |")
+    for size in (85, 100, 120):  # the table is 83 characters
+        assert not cut_inside(chunks_of(md(QUOTE_TABLE), chunk_size=size), s, e), size
+
+
+def test_a_nested_table_bigger_than_the_size_is_cut_between_rows_and_says_so():
+    s, e = table(LIST_TABLE, "| port", "| db      |")
+    chunks = chunks_of(md(LIST_TABLE), chunk_size=50)
+    inside = [c for c in chunks if s <= c.start and c.end <= e]
+    assert len(inside) >= 2 and all(c.text.endswith("|") for c in inside)
+    assert all("inside a table larger than chunk_size" in c.reason for c in inside[:-1])
+
+
+def test_the_profile_counts_nested_tables():
+    assert profile(md(LIST_TABLE + "\n" + QUOTE_TABLE)).n_tables == 2
+
