@@ -10,6 +10,7 @@ inside it: a strategy must not cut them any more than top-level ones, and the pr
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Sequence
 from functools import lru_cache
 
 from explorer.documents.document import Block
@@ -26,6 +27,20 @@ def markdown_blocks(text: str) -> tuple[Block, ...]:
 def count_list_items(text: str) -> int:
     """List items at any depth (the document profile shows it)."""
     return structure(text).n_items
+
+
+def top_level(blocks: Sequence[Block]) -> list[Block]:
+    """``blocks`` (sorted as :func:`markdown_blocks` lists them) less those nested in a list or
+    quote: what a text is made of, its lists' code and tables being part of the lists."""
+    out: list[Block] = []
+    reach = 0  # the end of the last list or quote
+    for b in blocks:
+        if b.start < reach and b.kind in NESTED_KINDS:
+            continue
+        out.append(b)
+        if b.kind in ("list", "blockquote"):
+            reach = b.end
+    return out
 
 
 def block_at(blocks: tuple[Block, ...], pos: int) -> Block | None:

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from explorer.documents.document import Document
 from explorer.documents.loaders import load_bytes
-from explorer.documents.markdown_blocks import block_at, count_list_items, markdown_blocks
+from explorer.documents.markdown_blocks import block_at, count_list_items, markdown_blocks, top_level
 from explorer.text.markdown_parse import front_matter_lines
 
 
@@ -116,6 +116,7 @@ def test_nested_code_blocks_and_tables_follow_their_container():
     assert block_at(bs, text.index("- b")).kind == "list"  # after the nested code, still the list
     assert block_at(bs, text.index("| 1")).kind == "table"
     assert block_at(bs, text.index("- e")).kind == "list"
+    assert [b.kind for b in top_level(bs)] == ["list", "blockquote", "list", "list", "blockquote"]
 
 
 def test_a_line_of_tildes_under_text_is_an_underline_not_a_fence():
