@@ -53,9 +53,11 @@ class Structure:
 
 def _underline(state, line: int) -> bool:
     """Whether ``line`` is tildes alone, right under a non-blank line no longer than it."""
-    src = state.src
-    row = src[state.bMarks[line] + state.tShift[line] : state.eMarks[line]].rstrip()
-    if line == 0 or len(row) < 3 or row.strip("~"):
+    src, pos = state.src, state.bMarks[line] + state.tShift[line]
+    if line == 0 or not src.startswith("~~~", pos):  # most lines: no slice made
+        return False
+    row = src[pos : state.eMarks[line]].rstrip()
+    if row.strip("~"):
         return False
     above = src[state.bMarks[line - 1] + state.tShift[line - 1] : state.eMarks[line - 1]].strip()
     return 0 < len(above) <= len(row)
