@@ -27,7 +27,7 @@ class Block:
     ``kind`` is one of ``heading``, ``code``, ``table``, ``list``, ``paragraph``, ``html``,
     ``blockquote``, ``front_matter``, ``hr``. ``level`` is the heading level (0 otherwise);
     ``info`` is the heading title or the code fence's language. Top-level blocks are disjoint; a
-    ``code`` block nested in a list or quote follows its container and lies inside it.
+    ``code`` block or ``table`` nested in a list or quote follows its container and lies inside it.
     """
 
     kind: str

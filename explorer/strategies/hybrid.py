@@ -12,7 +12,8 @@ dominant script. Rules, first match wins:
 2. CJK text (half the letters or more are Han, kana or Hangul) → ``recursive`` with CJK
    sentence ends (``。！？；``) as separators, kept at the end of their sentence; Thai, written
    without sentence marks → ``recursive`` (paragraphs, lines, then the spaces between phrases).
-3. Code-heavy (code blocks or code-like lines make up 40% of the text or more) → ``recursive``.
+3. Code-heavy (code blocks or code-like lines make up 40% of the text or more; not code inside a
+   list or quote, which belongs to the list) → ``recursive``.
 4. Line-structured text (60% or more of the lines are short: lists, logs, verse, tables) →
    ``recursive``, which cuts at line breaks.
 5. Prose whose paragraphs are mostly longer than ``chunk_size`` (including hard-wrapped PDF
@@ -34,6 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from explorer.documents.document import Block, Document, Page, heading_title
+from explorer.documents.markdown_blocks import top_level
 from explorer.strategies.base import OVERLAP_BELOW_SIZE, Strategy, check_size_overlap
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import get_strategy, register
@@ -131,8 +133,9 @@ def _facts(
     lo = bisect_left(starts, start)
     hi = bisect_left(starts, end, lo)
     blocks = doc.blocks[lo:hi]
-    code_blocks = [b for b in blocks if b.kind == "code"]
-    code_chars = sum(b.end - b.start for b in code_blocks)
+    # code in a list or quote is the list's: steps, each with its command, are a procedure that
+    # recursive (which knows no fences) would cut inside, not a listing
+    code_chars = sum(b.end - b.start for b in top_level(blocks) if b.kind == "code")
     lines = [ln for ln in piece.split("\n") if ln.strip()]
     if doc.kind == "markdown":
         code_share = code_chars / max(len(piece.strip()), 1)

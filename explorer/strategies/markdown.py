@@ -2,15 +2,15 @@
 
 1. The document is cut into sections before every heading of level <= ``max_heading_level``
    (headings come from ``doc.blocks``, which the loader fills from markdown-it-py, so a ``#``
-   inside a code fence is not a heading; code blocks nested in lists and quotes are there too).
-   Each chunk's heading path comes from the same blocks.
+   inside a code fence is not a heading; code blocks and tables nested in lists and quotes are
+   there too). Each chunk's heading path comes from the same blocks.
 2. A section that fits in ``chunk_size`` is one chunk. A section holding only its heading is
    joined to the next one when that is a sub-section (a heading alone is a poor chunk). With
    ``merge_small_sections``, runs of consecutive sections that fit together become one chunk
    (never with overlap across a heading).
 3. A bigger section is packed block by block (paragraphs, lists, code, tables...): blocks are
    added to a chunk while the whole chunk, measured as one text, still fits, so a code fence
-   (one in a list or quote too) or a table is never cut inside. A block bigger than ``chunk_size``
+   or a table (one in a list or quote too) is never cut inside. A block bigger than ``chunk_size``
    on its own is split by ``recursive``'s splitter with separators suited to it (lines for code
    and tables; paragraphs, lines, sentences, words for prose). Headings stick to what follows them: when the next
    block does not fit beside its heading, the block (unless it is code or a table) is split so
@@ -104,7 +104,7 @@ class MarkdownStrategy(Strategy[MarkdownParams]):
     name = "markdown"
     description = (
         "Sections cut before Markdown headings (up to a level), each chunk carrying the path of the deepest "
-        "heading over its content; code fences (also those inside a list item or a quote) and tables stay "
+        "heading over its content; code fences and tables (also those inside a list item or a quote) stay "
         "whole unless bigger than chunk_size; long sections are packed block by block. Plain text falls "
         "back to recursive."
     )
@@ -242,7 +242,7 @@ class _Packer:
         inside = inside_any([(b.start, b.end) for b in blocks if b.kind in PROTECTED])
         cuts = {s, e}
         kind_at: dict[int, str] = {}
-        outer: Block | None = None  # the last block that may hold a nested code block
+        outer: Block | None = None  # the last block that may hold a nested code block or table
         for b in blocks:
             for c in (b.start, b.end):
                 if s < c < e and not inside(c):

@@ -2,16 +2,18 @@
 fenced code blocks that are one unit.
 
 Kept apart from :mod:`explorer.text.sentences`, which handles end marks: these rules look at
-whole lines (list items, headings, table rows, short heading-like lines, code fences).
+whole lines (list items, headings, table rows, short heading-like lines, code fences). The fences
+are the Markdown parse's (:func:`explorer.text.markdown_parse.fenced_code`), the blocks the
+markdown strategy keeps whole: a regex of its own missed those nested in a list item or a quote.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from functools import lru_cache
 
 from explorer.text.chunk import inside_any
+from explorer.text.markdown_parse import fenced_code
 
 _BLOCK_START = re.compile(r"[^\S\n]*(?:[-*+•–—][ \t]|\d{1,3}[.)][ \t]|#{1,6}[ \t]|\||>|```|~~~)")
 _LINE_START_CAPITAL = re.compile(r"[^\S\n]*[\"'“‘«(\[]?(?:\d|[^\W\d_])")
@@ -20,8 +22,6 @@ _LINE_START_CAPITAL = re.compile(r"[^\S\n]*[\"'“‘«(\[]?(?:\d|[^\W\d_])")
 SHORT_LINE = 35
 #: A table's delimiter row: "|---|:---:|", "--- | ---".
 _DELIMITER_ROW = re.compile(r"[^\S\n]*\|?[^\S\n]*:?-{3,}:?[^\S\n]*(?:\|[^\S\n]*:?-{3,}:?[^\S\n]*)+\|?[^\S\n]*\Z")
-#: A code fence line (CommonMark: up to 3 spaces, then 3 or more backticks or tildes).
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})([^\n]*)$", re.M)
 
 
 def line_ends_sentence(text: str, i: int, ps: int, pe: int) -> bool:
@@ -68,7 +68,7 @@ def fence_cuts(text: str, ps: int, pe: int, cuts: list[int]) -> list[int]:
     """``cuts`` of the paragraph ``text[ps:pe]`` with the fenced code blocks made whole: no
     cut inside one, a cut before and after it. A block that spans paragraphs (blank lines in
     the code) is still cut at the paragraph breaks, like every sentence."""
-    blocks = _fenced_blocks(text)
+    blocks = fenced_code(text)
     if not blocks:
         return cuts
     first = bisect.bisect_right(blocks, (pe,)) - 1
@@ -83,39 +83,3 @@ def fence_cuts(text: str, ps: int, pe: int, cuts: list[int]) -> list[int]:
     kept = {c for c in cuts if not within(c)}
     kept.update(c for s, e in inside for c in (s, e) if ps < c < pe)
     return sorted(kept)
-
-
-def _opens(text: str, m: re.Match) -> bool:
-    """Whether the fence line ``m`` can open a block: not a backtick fence whose info string
-    holds a backtick (CommonMark: "```js``` is inline code"), and not a line of tildes alone
-    at least as long as the line of text right above it (a reStructuredText or plain-text
-    heading's underline: "Install" over "~~~~~~~")."""
-    fence, info = m.group(1), m.group(2)
-    if fence[0] == "`":
-        return "`" not in info
-    if info.strip() or m.start() == 0:
-        return True
-    before = text.rfind("\n", 0, m.start() - 1)
-    title = text[before + 1 : m.start() - 1].strip()
-    return not title or len(fence) < len(title)
-
-
-@lru_cache(maxsize=8)
-def _fenced_blocks(text: str) -> tuple[tuple[int, int], ...]:
-    """Fenced code blocks of the whole text, from the opening fence line's start to the
-    closing fence line's end (or the text's end when unclosed), increasing."""
-    if "```" not in text and "~~~" not in text:
-        return ()
-    blocks: list[tuple[int, int]] = []
-    opening: re.Match | None = None
-    for m in _FENCE.finditer(text):
-        fence = m.group(1)
-        if opening is None:
-            if _opens(text, m):
-                opening = m
-        elif fence[0] == opening.group(1)[0] and len(fence) >= len(opening.group(1)) and not m.group(2).strip():
-            blocks.append((opening.start(), m.end()))
-            opening = None
-    if opening is not None:
-        blocks.append((opening.start(), len(text)))
-    return tuple(blocks)

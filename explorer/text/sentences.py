@@ -20,8 +20,8 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    one or to a line with as many bars); after a Markdown heading line; and after a short line
    (at most ``SHORT_LINE`` characters, not ending in ``,;:-(`` ...) when the next line starts
    with a capital or a digit (headings and fields of PDFs and plain text). A fenced code block
-   is one unit: no cut inside it within a paragraph, a cut before and after it
-   (:mod:`explorer.text.line_breaks`).
+   (one in a list item or a quote too) is one unit: no cut inside it within a paragraph, a cut
+   before and after it (:mod:`explorer.text.line_breaks`).
 3. CJK end marks ``。｡！？`` end a sentence with no space needed, together with closing
    brackets/quotes that follow them (``「…。」``), except before the Japanese quotative
    particle と/っ (``「行きます。」と言った``). ASCII ``!``/``?`` right before a CJK character too.

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from explorer.documents.document import Document
 from explorer.documents.loaders import load_bytes
-from explorer.documents.markdown_blocks import block_at, count_list_items, front_matter_lines, markdown_blocks
+from explorer.documents.markdown_blocks import block_at, count_list_items, markdown_blocks, top_level
+from explorer.text.markdown_parse import front_matter_lines
 
 
 def blocks(text: str) -> list[tuple[str, int, str, str]]:
@@ -93,8 +94,11 @@ def test_nested_headings_are_not_top_level():
     assert [k for k, *_ in blocks("- # in a list\n\n> ## in a quote\n")] == ["list", "blockquote"]
 
 
-def test_nested_code_blocks_follow_their_container():
-    text = "- a\n  ```py\n  x\n  ```\n- b\n\n> ~~~\n> y\n> ~~~\n\n1. c\n\n       indented\n"
+def test_nested_code_blocks_and_tables_follow_their_container():
+    text = (
+        "- a\n  ```py\n  x\n  ```\n- b\n\n> ~~~\n> y\n> ~~~\n\n1. c\n\n       indented\n\n"
+        "- d\n  | k | v |\n  |---|---|\n  | 1 | 2 |\n- e\n\n> | k |\n> |---|\n> | 3 |\n"
+    )
     assert blocks(text) == [
         ("list", 0, "bullet", "- a\n  ```py\n  x\n  ```\n- b"),
         ("code", 0, "py", "```py\n  x\n  ```"),
@@ -102,10 +106,28 @@ def test_nested_code_blocks_follow_their_container():
         ("code", 0, "", "> ~~~\n> y\n> ~~~"),
         ("list", 0, "ordered", "1. c\n\n       indented"),
         ("code", 0, "", "indented"),
+        ("list", 0, "bullet", "- d\n  | k | v |\n  |---|---|\n  | 1 | 2 |\n- e"),
+        ("table", 0, "", "| k | v |\n  |---|---|\n  | 1 | 2 |"),
+        ("blockquote", 0, "", "> | k |\n> |---|\n> | 3 |"),
+        ("table", 0, "", "> | k |\n> |---|\n> | 3 |"),
     ]
     bs = markdown_blocks(text)
     assert block_at(bs, text.index("x")).kind == "code"
     assert block_at(bs, text.index("- b")).kind == "list"  # after the nested code, still the list
+    assert block_at(bs, text.index("| 1")).kind == "table"
+    assert block_at(bs, text.index("- e")).kind == "list"
+    assert [b.kind for b in top_level(bs)] == ["list", "blockquote", "list", "list", "blockquote"]
+
+
+def test_a_line_of_tildes_under_text_is_an_underline_not_a_fence():
+    """The one departure from CommonMark: "Install" over "~~~~~~~" (reStructuredText, vimtutor's
+    rules) made the rest of the text one code block, "# Usage" included. The sentence splitter
+    reads its fences from the same parse, so plain text needs it too."""
+    text = "Install\n~~~~~~~\nRun it.\n\n# Usage\n\nCall it.\n"
+    assert [k for k, *_ in blocks(text)] == ["paragraph", "heading", "paragraph"]
+    # shorter than the text, after a blank line, or with an info string: a fence as before
+    for text in ("A long title\n~~~\nx\n~~~", "Text.\n\n~~~~~~~~\nx\n~~~~~~~~", "Intro\n~~~~~~~~ py\nx\n~~~~~~~~"):
+        assert [k for k, *_ in blocks(text)][-1] == "code", text
 
 
 def test_html_and_script_are_blocks_not_executed():
@@ -149,6 +171,10 @@ _LINES = st.sampled_from(
         "  - nested",
         "  ```",
         "> ```",
+        "  | a | b |",
+        "  |---|---|",
+        "> | c |",
+        "> |---|",
         "1. one",
         "> quote",
         "    code",
@@ -167,13 +193,14 @@ _LINES = st.sampled_from(
 @settings(max_examples=150, deadline=None)
 @given(st.lists(_LINES, max_size=40))
 def test_blocks_are_sorted_disjoint_trimmed_slices(lines):
-    """Top-level blocks are disjoint; a nested code block lies inside the container before it."""
+    """Top-level blocks are disjoint; a nested code block or table lies inside the container before it."""
     text = "\n".join(lines)
     bs = markdown_blocks(text)
     prev_end = 0
     container = None
     for b in bs:
-        if container is not None and b.kind == "code" and container.start <= b.start < container.end:
+        nested = b.kind in ("code", "table")
+        if container is not None and nested and container.start <= b.start < container.end:
             assert b.end <= container.end and b.start < b.end, (b, container)
             assert block_at(bs, b.start) == b
             continue

@@ -89,6 +89,47 @@ def test_code_heavy_text_goes_to_recursive():
     assert {choice(c) for c in cs} == {"recursive"}
 
 
+#: An install section: numbered steps, each with its command in a fence nested in the item.
+COMMANDS = (
+    ("Clone the repository and enter it", "git clone https://example.org/acme/orion.git\ncd orion"),
+    (
+        "Create a virtual environment and install the requirements",
+        "python -m venv .venv\n.venv/bin/pip install -r requirements.txt",
+    ),
+    (
+        "Copy the sample settings and set the database address in them",
+        "cp settings.sample.toml settings.toml\n$EDITOR settings.toml",
+    ),
+    ("Run the migrations, then start the server", ".venv/bin/python -m orion migrate\n.venv/bin/orion serve"),
+)
+STEPS = (
+    "# Guide\n\n## Install\n\n"
+    + "".join(
+        f"{i}. {step}:\n   ```bash\n   " + cmd.replace("\n", "\n   ") + "\n   ```\n"
+        for i, (step, cmd) in enumerate(COMMANDS, 1)
+    )
+    + "\n## Use\n\nOpen the page in a browser. It lists the jobs.\n"
+)
+
+
+def test_code_in_a_list_does_not_make_a_section_code_heavy():
+    """Steps each with a command block are more than half code by characters, but they are a
+    procedure: counted as code (a03872d listed nested fences, and the share summed them), the
+    section went to recursive, which knows no fences and ended chunks on "```bash" at 200 and 250.
+    Code standing on its own still counts: the same commands as top-level fences are a listing."""
+    doc = doc_of(STEPS, "steps.md")
+    fences = [(b.start, b.end) for b in doc.blocks_of("code")]
+    assert len(fences) == 4 and sum(e - s for s, e in fences) > 0.5 * len(STEPS)
+    for size in (150, 200, 250, 300):
+        (r,) = [r for r in route(doc, size) if STEPS[r.start :].startswith("## Install")]
+        assert not r.reason.startswith("code-heavy"), (size, r.reason)
+        cs = chunks_of(doc, chunk_size=size)
+        assert not [c for c in cs for s, e in fences if s < c.start < e or s < c.end < e], size
+    listing = "## Install\n\n" + "".join(f"{step}:\n\n```bash\n{cmd}\n```\n\n" for step, cmd in COMMANDS)
+    (r,) = route(doc_of(listing, "listing.md"), 200)
+    assert r.strategy == "recursive" and r.reason.startswith("code-heavy"), r.reason
+
+
 #: A manual page as text: option lines and their indented French descriptions, and a text table.
 MAN_PAGE = (
     "NOM\n       grep - affiche les lignes correspondant à un motif\n\n"

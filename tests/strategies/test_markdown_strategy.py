@@ -291,6 +291,8 @@ LINES = [
     "  ```",
     "   ~~~yaml",
     "  nested: code",
+    "  | nested | table |",
+    "  |---|---|",
     "1. first",
     "> quote",
     "Some sentence of prose. Another one here!",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -224,15 +226,34 @@ def test_fenced_code_with_blank_lines_pairs_its_fences_across_paragraphs():
     assert sentences(text) == ["```\nfirst. Part", "second. Part\n```", "Prose after.", "More."]
 
 
+def test_a_fence_nested_in_a_list_item_or_a_quote_is_one_unit():
+    """The fences are the Markdown parse's: a regex of its own saw fences indented up to 3
+    spaces only, so it cut inside one under a list item ("make. Now" ended a sentence) and at
+    every line of one in a quote."""
+    text = "1. Build it. Then run it.\n\n    ```bash\n    make. Now\n    # a comment\n    ```\n"
+    assert sentences(text) == ["1. Build it.", "Then run it.", "```bash\n    make. Now\n    # a comment\n    ```"]
+    text = "- Configure it:\n  ```ini\n  a = 1. B\n  ```\n- Start it. Done."
+    assert sentences(text) == ["- Configure it:", "```ini\n  a = 1. B\n  ```", "- Start it.", "Done."]
+    text = "Notes:\n> ```\n> code. More\n> # x\n> ```\n> After it. Yes."
+    assert sentences(text) == ["Notes:", "> ```\n> code. More\n> # x\n> ```", "> After it.", "Yes."]
+
+
+def test_an_unclosed_fence_in_a_list_item_ends_with_the_item():
+    text = "1. Write it:\n   ```\n   a = 1. B\n2. Run it. Done."
+    assert sentences(text) == ["1. Write it:", "```\n   a = 1. B", "2. Run it.", "Done."]
+
+
+_MD_LINES = ["```\n", "~~~\n", "```py\n", "Text. More text.\n", "x = 1\n", "\n", "- a. B\n"]
+_NESTED_LINES = ["  ```\n", "    ```\n", "> ```\n", "> x. Y\n", "1. a. B\n", "   c. D\n", "~~~~~~~~\n"]
+
+
 @settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.sampled_from(["```\n", "~~~\n", "```py\n", "Text. More text.\n", "x = 1\n", "\n", "- a. B\n"]), max_size=60),
-    st.data(),
-)
+@given(st.lists(st.sampled_from(_MD_LINES + _NESTED_LINES), max_size=60), st.data())
 def test_fence_cuts_match_the_pairwise_rule(lines, data):
     """fence_cuts looks each cut up among the paragraph's blocks by bisection (a paragraph of
     25,000 blocks took a minute pair by pair); it keeps and adds the same cuts as the pairwise rule."""
-    from explorer.text.line_breaks import _fenced_blocks, fence_cuts
+    from explorer.text.line_breaks import fence_cuts
+    from explorer.text.markdown_parse import fenced_code as _fenced_blocks
 
     text = "".join(lines)
     ps = data.draw(st.integers(0, len(text)))
@@ -245,6 +266,23 @@ def test_fence_cuts_match_the_pairwise_rule(lines, data):
     kept = {c for c in cuts if not any(s < c < e for s, e in inside)}
     kept.update(c for s, e in inside for c in (s, e) if ps < c < pe)
     assert fence_cuts(text, ps, pe, cuts) == sorted(kept)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_MD_LINES + _NESTED_LINES), max_size=40))
+def test_no_sentence_ends_inside_a_fence_but_at_a_blank_line(lines):
+    """Every fenced block the markdown strategy keeps whole, nested ones too, is cut only where
+    a blank line in it ends a paragraph."""
+    from explorer.documents.markdown_blocks import markdown_blocks
+    from explorer.text.markdown_parse import structure
+
+    text = "".join(lines)
+    fences = structure(text).fences
+    assert set(fences) <= {(b.start, b.end) for b in markdown_blocks(text) if b.kind == "code"}
+    spans = sentence_spans(text)
+    for (_, end), (nxt, _) in pairwise(spans):
+        for s, e in fences:
+            assert not (s < end < e and text[end:nxt].count("\n") < 2), (text[s:e], text[end:nxt])
 
 
 def test_sub_range_offsets_are_absolute_and_bounded():
