@@ -15,6 +15,7 @@ from typing import Any
 from explorer.cli import corpus, inputs
 from explorer.cli.output import SKIP_HINT, markdown_table, progress_line, say_left_out, write
 from explorer.errors import LoadError, ParamError
+from explorer.evaluation.sweep_values import adjustments_said
 from explorer.text.wording import plural
 
 
@@ -194,5 +195,5 @@ def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int, embedd
     how += _mode_note(row.result.mode for row in rows if row.result is not None)
     how += f", {embedded}" if embedded else ""
     note = f"\n{base.display}, {plural(n_questions, 'question')}, top {k}{how}; mean ± standard deviation over questions, in %.\n"
-    moved = "".join(f"{r.param}={r.value}: {'; '.join(r.adjusted)}\n" for r in rows if r.adjusted)
+    moved = "".join(f"{said}\n" for said in adjustments_said(rows))
     return markdown_table(header, body) + note + (f"Adjusted with the value:\n{moved}" if moved else "")

@@ -11,6 +11,7 @@ Also the overlap that goes with each value of a chunk_size sweep (:func:`overlap
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -108,3 +109,28 @@ def overlap_share(base: StrategyConfig, param: str, value: Any, chosen: Collecti
     share = min(round(overlap * value / size), max(value - 1, 0))
     said = f"chunk_overlap {share} ({100 * overlap / size:.3g} % of chunk_size, as the configuration's {overlap} of {size})"
     return {"chunk_overlap": share}, (said,)
+
+
+_NOTE_NUMBER = re.compile(r"(\w+) (-?\d+(?:\.\d+)?)((?: .*)?)\Z", re.S)
+
+
+def adjustments_said(rows: Sequence[Any]) -> list[str]:
+    """What a sweep's steps (``SweepRow``: ``param``, ``value``, ``adjusted``) moved besides the
+    swept value, one line per kind of move: "chunk_size=250, 500, 1000: chunk_overlap 50, 100,
+    200 (20 % of chunk_size…)". Why: a line per step repeated the same sentence five times
+    under the curves, with only its numbers changed."""
+    groups: dict[tuple[str, str], list[tuple[Any, str]]] = {}
+    for r in rows:
+        for note in r.adjusted:
+            m = _NOTE_NUMBER.match(note)
+            key, number = ((m[1], m[3]), m[2]) if m else ((note, ""), "")
+            groups.setdefault(key, []).append((r, number))
+    out = []
+    for (head, tail), members in groups.items():
+        param = members[0][0].param
+        if len(members) == 1 or not members[0][1]:
+            out += [f"{r.param}={r.value}: {head}{f' {n}' if n else ''}{tail}" for r, n in members]
+            continue
+        values = ", ".join(str(r.value) for r, _ in members)
+        out.append(f"{param}={values}: {head} {', '.join(n for _, n in members)}{tail}")
+    return out

@@ -12,6 +12,7 @@ from explorer.documents import uploads
 from explorer.documents.document import Document
 from explorer.errors import ExplorerError
 from explorer.evaluation.questions import Question, left_out_note, read_questions
+from explorer.evaluation.sweep_values import adjustments_said
 from explorer.strategies.config import StrategyConfig
 from explorer.text.wording import plural
 from pages.ui.background import changed_inputs
@@ -198,7 +199,7 @@ def sweep_results(sw: dict, now: dict, not_swept: Sequence[StrategyConfig] = ())
     ]
     for e in errors[:5]:
         st.caption(f":material/warning: {md(e)}")
-    moved = [f"{label}: {r.param}={r.value}: {'; '.join(r.adjusted)}" for label, rows in sw["lines"].items() for r in rows if r.adjusted]
+    moved = [f"{label}: {said}" for label, rows in sw["lines"].items() for said in adjustments_said(rows)]
     for m in moved[:5]:  # a curve over one parameter that moved another is not that parameter's alone
         st.caption(f":material/tune: {md(m)}")
     if sw.get("stopped"):

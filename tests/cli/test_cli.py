@@ -378,8 +378,8 @@ def test_a_sweep_says_what_else_each_value_changed(capsysbinary, txt, tmp_path, 
     args = _scoring("sweep", txt, q, "--vary", "chunk_size=100,300", "--k", "1", "-q")
     rc, out, _ = run_main(capsysbinary, *args)
     assert rc == 0
-    assert "Adjusted with the value:\nchunk_size=100: chunk_overlap 20 (20 % of chunk_size" in out
-    assert "chunk_size=300: chunk_overlap 60 (20 % of chunk_size" in out
+    # one line for the move all steps made, its numbers listed (a line per step repeated it)
+    assert "Adjusted with the value:\nchunk_size=100, 300: chunk_overlap 20, 60 (20 % of chunk_size" in out
     rows = json.loads(run_main(capsysbinary, *args, "--format", "json")[1])
     assert [r["config"]["params"]["chunk_overlap"] for r in rows] == [20, 60], rows
     assert rows[0]["adjusted"][0].startswith("chunk_overlap 20 (20 %")

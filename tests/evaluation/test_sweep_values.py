@@ -78,3 +78,22 @@ def test_a_size_of_zero_is_no_cap_and_not_counted_as_a_size():
     threes = StrategyConfig.make("sentence", {"sentences_per_chunk": 3, "overlap_sentences": 0})
     assert suggested_values([sentence, threes, FIXED], "chunk_size") == [120, 250, 500, 750, 1000]
     assert suggested_values([sentence], "chunk_size") == [0, 50, 100, 150, 200]  # its own 0: no cap
+
+
+def test_adjustments_are_said_once_per_kind_with_each_steps_numbers():
+    """Five steps that each kept the overlap's share read as one line, not five alike; a move
+    made by one step, or a note without a leading number, stays on its own line."""
+    from types import SimpleNamespace as Row
+
+    from explorer.evaluation.sweep_values import adjustments_said
+
+    note = "({} % of chunk_size, as the configuration's 200 of 1000)"
+    rows = [Row(param="chunk_size", value=v, adjusted=(f"chunk_overlap {v // 5} {note.format(20)}",)) for v in (250, 500)]
+    rows.append(Row(param="chunk_size", value=750, adjusted=()))
+    rows.append(Row(param="chunk_size", value=1000, adjusted=("length chars (kept)", f"chunk_overlap 200 {note.format(20)}")))
+    assert adjustments_said(rows) == [
+        f"chunk_size=250, 500, 1000: chunk_overlap 50, 100, 200 {note.format(20)}",
+        "chunk_size=1000: length chars (kept)",
+    ]
+    assert adjustments_said(rows[:1]) == [f"chunk_size=250: chunk_overlap 50 {note.format(20)}"]
+    assert adjustments_said([]) == []
