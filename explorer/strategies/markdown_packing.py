@@ -217,7 +217,7 @@ class SectionPacker:
         that piece does not fit with them but is ``splittable`` (prose, not a code block or a
         table), it is split to take them (``lead`` = where the headings start). With overlap,
         a new chunk starts with the previous chunk's last pieces that fit in ``overlap`` and
-        leave room for the next piece.
+        leave room for the next piece (and for the piece a sticky one goes with).
         """
         size, measure, out = self.size, self.measure, self.out
         n = len(pieces)
@@ -244,7 +244,7 @@ class SectionPacker:
                     lead = pieces[t][0] if t < k else None
                     i = None
                 else:
-                    j = self._overlap_start(pieces, i, t, e, overlap)
+                    j = self._overlap_start(pieces, i, t, self._reach(pieces, sticky, t, k), overlap)
                     i = j if j < k else None
             if big:
                 n0 = len(out)
@@ -256,12 +256,25 @@ class SectionPacker:
         if i is not None:
             self._emit(pieces[i][0], pieces[n - 1][1], between[n - 1])
 
-    def _overlap_start(self, pieces: list[tuple[int, int]], i: int, t: int, e: int, overlap: int) -> int:
+    def _reach(self, pieces: list[tuple[int, int]], sticky: list[bool], t: int, k: int) -> int | None:
+        """End of what the next chunk (pieces t..k) must hold besides its overlap: up to piece k and, when
+        k is sticky, the piece it sticks to; None when they do not fit together (then no overlap: it
+        would be closed before that piece, a chunk of repeated text alone)."""
+        m = k
+        while m + 1 < len(pieces) and sticky[m]:
+            m += 1
+        end = pieces[m][1]
+        return end if m == k or self.measure(pieces[t][0], end) <= self.size else None
+
+    def _overlap_start(
+        self, pieces: list[tuple[int, int]], i: int, t: int, e: int | None, overlap: int
+    ) -> int:
         """First piece of the next chunk: the closed chunk's (pieces i..t-1) last pieces that fit
-        in ``overlap`` and leave room for the piece ending at ``e``."""
+        in ``overlap`` and leave room for what ends at ``e`` (None: no overlap)."""
         j = t
         while (
             overlap
+            and e is not None
             and j - 1 > i
             and self.measure(pieces[j - 1][0], pieces[t - 1][1]) <= overlap
             and self.measure(pieces[j - 1][0], e) <= self.size
