@@ -14,11 +14,18 @@
    on its own is split by ``recursive``'s splitter with separators suited to it (lines for code
    and tables; paragraphs, lines, sentences, words for prose). Headings stick to what follows them: when the next
    block does not fit beside its heading, the block (unless it is code or a table) is split so
-   that its first part opens with the heading. ``chunk_overlap`` repeats whole trailing blocks
-   and overlaps the pieces of a split block. (In token units a piece of a long block can come
-   out a token over, as with ``recursive``, whose size bookkeeping it uses; its reason says so.)
+   that its first part opens with the heading. A lead-in sticks to the code block or table right
+   after it: a paragraph, list item or quoted paragraph of at most 200 characters ending in ":"
+   ("Run the installer:", "Lancez l'installateur :", a list item's "1. Create the file:" over
+   its nested fence) opens the block's chunk rather than ending the previous one, when the two
+   fit in one chunk (otherwise, or when headings over the lead-in do not fit with them too, the
+   cut is where it would be without the rule). ``chunk_overlap`` repeats whole trailing blocks
+   (leaving room for a heading or lead-in and the block it goes with) and overlaps the pieces of
+   a split block. (In token units a piece of a long block can come out a token over, as with
+   ``recursive``, whose size bookkeeping it uses; its reason says so.)
 
-Reasons: ``next heading: ## Title``, ``size limit: next block is a code block``, the recursive splitter's
+Reasons: ``next heading: ## Title``, ``size limit: next block is a code block`` (``..., with its
+lead-in`` when the chunk ends before the block's lead-in), the recursive splitter's
 reasons inside a long block (``separator '\\n': inside a code block larger than chunk_size``), ``end of text``.
 
 A document without block structure (plain text, PDF) is split exactly as ``recursive`` with its
@@ -71,8 +78,9 @@ class MarkdownStrategy(Strategy[MarkdownParams]):
     description = (
         "Sections cut before Markdown headings (up to a level), each chunk carrying the path of the deepest "
         "heading over its content; code fences and tables (also those inside a list item or a quote) stay "
-        "whole unless bigger than chunk_size; long sections are packed block by block. Plain text falls "
-        "back to recursive."
+        "whole unless bigger than chunk_size; long sections are packed block by block, a short lead-in "
+        "ending in ':' (\"Run the installer:\") going with the code block or table after it. Plain text "
+        "falls back to recursive."
     )
     Params = MarkdownParams
     rules = (OVERLAP_BELOW_SIZE,)

@@ -6,6 +6,7 @@ greedily and measured as whole texts, so sizes are exact in any length unit.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable
 from itertools import accumulate, pairwise
@@ -36,6 +37,33 @@ LABELS = {
     "front_matter": "front matter",
     "text": "text",
 }
+
+
+#: The longest lead-in ("Run the installer:") that moves on to the code block or table after it.
+LEAD_IN_MAX_CHARS = 200
+_LEAD_IN_KINDS = ("paragraph", "list", "blockquote")
+_ITEM = re.compile(r"[ \t>]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def lead_in_start(text: str, s: int, e: int, kind: str) -> int | None:
+    """Where the lead-in that ends ``text[s:e]`` (trimmed) starts: the last paragraph, list item or
+    quoted paragraph, if it ends in ":" (" :" in French, "**Example:**") within
+    ``LEAD_IN_MAX_CHARS``; None when the piece ends otherwise."""
+    if kind not in _LEAD_IN_KINDS or not text[max(s, e - 3) : e].rstrip("*_").endswith((":", "：")):
+        return None
+    start = pos = e
+    while True:
+        nl = text.rfind("\n", s, pos)
+        ls = nl + 1 if nl >= 0 else s
+        line = text[ls:pos]
+        if not line.strip(" \t>"):
+            return start  # a blank line (in a quote too): the lead-in is the paragraph below it
+        start = ls + len(line) - len(line.lstrip())
+        if e - start > LEAD_IN_MAX_CHARS:
+            return None
+        if nl < 0 or (kind != "paragraph" and _ITEM.match(line)):
+            return start
+        pos = nl
 
 
 def label(kind: str) -> str:
@@ -134,16 +162,47 @@ class SectionPacker:
             if ps < pe:
                 pieces.append((ps, pe))
                 kinds.append(kind_at.get(ps) or kind_at.get(a, "text"))
-        between: list[str | None] = [f"{SIZE_LIMIT}: next block is {label(k)}" for k in kinds[1:]]
+        pieces, kinds, leads = self._lead_ins(pieces, kinds)
+        between: list[str | None] = [
+            f"{SIZE_LIMIT}: next block is {label(kinds[k + 2])}, with its lead-in"
+            if leads[k + 1]
+            else f"{SIZE_LIMIT}: next block is {label(kinds[k + 1])}"
+            for k in range(len(pieces) - 1)
+        ]
         between.append(None)
         self.pack(
             pieces,
             between,
             self.overlap,
             lambda k, a, b, lead: self.split_block(a, b, kinds[k], lead),
-            [k == "heading" for k in kinds],
+            [lead or kind == "heading" for lead, kind in zip(leads, kinds, strict=True)],
             [k not in PROTECTED and k != "heading" for k in kinds],
         )
+
+    def _lead_ins(
+        self, pieces: list[tuple[int, int]], kinds: list[str]
+    ) -> tuple[list[tuple[int, int]], list[str], list[bool]]:
+        """The pieces with each lead-in cut off the piece it ends (a list's last item), their kinds,
+        and which are lead-ins that stick to the code block or table right after them: those that
+        fit in one chunk with it (one that does not stays where it is)."""
+        out: list[tuple[int, int]] = []
+        out_kinds: list[str] = []
+        leads: list[bool] = []
+        for k, (ps, pe) in enumerate(pieces):
+            ls = None
+            if k + 1 < len(pieces) and kinds[k + 1] in PROTECTED:
+                ls = lead_in_start(self.text, ps, pe, kinds[k])
+                if ls is not None and self.measure(ls, pieces[k + 1][1]) > self.size:
+                    ls = None
+            if ls is not None and ls > ps:
+                out.append(self.trim(ps, ls))
+                out_kinds.append(kinds[k])
+                leads.append(False)
+                ps = ls
+            out.append((ps, pe))
+            out_kinds.append(kinds[k])
+            leads.append(ls is not None)
+        return out, out_kinds, leads
 
     def split_block(self, s: int, e: int, kind: str, lead: int | None = None) -> None:
         """One block bigger than size: the recursive splitter inside it.
@@ -213,9 +272,9 @@ class SectionPacker:
 
         ``between[i]`` is the reason of a chunk ending after piece i (None: the caller's
         boundary). A piece over size goes to ``on_big(k, start, end, lead)``. ``sticky`` pieces
-        (headings) open the next chunk rather than end one: they go with the next piece, and if
-        that piece does not fit with them but is ``splittable`` (prose, not a code block or a
-        table), it is split to take them (``lead`` = where the headings start). With overlap,
+        (headings, lead-ins) open the next chunk rather than end one: they go with the next piece,
+        and if that piece does not fit with them but is ``splittable`` (prose, not a code block or
+        a table), it is split to take them (``lead`` = where the headings start). With overlap,
         a new chunk starts with the previous chunk's last pieces that fit in ``overlap`` and
         leave room for the next piece (and for the piece a sticky one goes with).
         """

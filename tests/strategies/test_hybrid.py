@@ -16,6 +16,7 @@ from explorer.strategies.hybrid import CJK_SEPARATORS, route
 from explorer.strategies.invariants import invariant_errors
 from explorer.text.chunk import END_OF_TEXT, HEADING
 from tests.support.hostile_inputs import loadable_cases
+from tests.support.install_steps import COMMANDS
 
 PROSE = (
     "The committee met on Tuesday to review the budget. Several members raised concerns about "
@@ -90,18 +91,6 @@ def test_code_heavy_text_goes_to_recursive():
 
 
 #: An install section: numbered steps, each with its command in a fence nested in the item.
-COMMANDS = (
-    ("Clone the repository and enter it", "git clone https://example.org/acme/orion.git\ncd orion"),
-    (
-        "Create a virtual environment and install the requirements",
-        "python -m venv .venv\n.venv/bin/pip install -r requirements.txt",
-    ),
-    (
-        "Copy the sample settings and set the database address in them",
-        "cp settings.sample.toml settings.toml\n$EDITOR settings.toml",
-    ),
-    ("Run the migrations, then start the server", ".venv/bin/python -m orion migrate\n.venv/bin/orion serve"),
-)
 STEPS = (
     "# Guide\n\n## Install\n\n"
     + "".join(

@@ -310,6 +310,8 @@ LINES = [
     "1. first",
     "> quote",
     "Some sentence of prose. Another one here!",
+    "Run the installer:",
+    "- Create the file :",
     "averyveryverylongwordwithoutanyspacesatalltosplitinside",
     "",
     "",
