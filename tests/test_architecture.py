@@ -41,6 +41,7 @@ STRATEGY_SUPPORT = {
     "scanning",
     "separators",
     "packing",
+    "markdown_packing",
     "curve",
     "adapt",
     "profile",

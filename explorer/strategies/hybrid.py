@@ -13,7 +13,8 @@ dominant script. Rules, first match wins:
    sentence ends (``。！？；``) as separators, kept at the end of their sentence; Thai, written
    without sentence marks → ``recursive`` (paragraphs, lines, then the spaces between phrases).
 3. Code-heavy (code blocks or code-like lines make up 40% of the text or more; not code inside a
-   list or quote, which belongs to the list) → ``recursive``.
+   list or quote, which belongs to the list): Markdown code blocks → ``markdown``, which keeps
+   each whole (``recursive`` knows no fences); plain text's code-like lines → ``recursive``.
 4. Line-structured text (60% or more of the lines are short: lists, logs, verse, tables) →
    ``recursive``, which cuts at line breaks.
 5. Prose whose paragraphs are mostly longer than ``chunk_size`` (including hard-wrapped PDF
@@ -111,6 +112,7 @@ class _Facts(NamedTuple):
     script: str
     has_subheadings: bool
     n_tables: int
+    code_in_blocks: bool  # code_share counts code blocks (Markdown), not code-like lines
 
 
 def _size_in_chars(doc: Document, chunk_size: int, unit: str, ctx: Context | None) -> float:
@@ -162,6 +164,7 @@ def _facts(
         script=script,
         has_subheadings=any(b.kind == "heading" and b.level > level for b in blocks),
         n_tables=sum(1 for b in blocks if b.kind == "table"),
+        code_in_blocks=doc.kind == "markdown",
     )
 
 
@@ -181,6 +184,8 @@ def _outside(spans: list[tuple[int, int]], skip: list[tuple[int, int]]) -> list[
 def _route_prose(f: _Facts, size_chars: float, fallback: str | None) -> tuple[str, str]:
     """Rules 3–6 for one range (``fallback`` replaces rule 6, for Markdown sections)."""
     if f.code_share >= CODE_SHARE:
+        if f.code_in_blocks:
+            return "markdown", f"code-heavy ({f.code_share:.0%} in code blocks): markdown keeps code blocks whole"
         return "recursive", f"code-heavy ({f.code_share:.0%} code): recursive cuts at blank lines, then lines"
     if f.short_share >= SHORT_LINES_SHARE and fallback is None:  # Markdown lists: markdown handles them
         return (
@@ -360,10 +365,10 @@ class HybridStrategy(Strategy[HybridParams]):
     description = (
         "Looks at the document (headings, code, tables, line and paragraph lengths, script) and hands "
         "it, or each top-level section of a Markdown document, to the strategy that fits: markdown for "
-        "structured sections, recursive for code, line-structured or short-paragraph prose (with "
-        "。！？ as sentence ends for CJK), recursive for Thai (no sentence marks), sentence groups for "
-        "prose with long paragraphs. Each chunk "
-        "says what was chosen and why."
+        "structured sections and for code blocks (kept whole), recursive for code-like plain text, "
+        "line-structured or short-paragraph prose (with 。！？ as sentence ends for CJK), recursive for "
+        "Thai (no sentence marks), sentence groups for prose with long paragraphs. Each chunk says what "
+        "was chosen and why."
     )
     Params = HybridParams
     rules = (OVERLAP_BELOW_SIZE,)

@@ -16,6 +16,7 @@ from explorer.strategies.hybrid import CJK_SEPARATORS, route
 from explorer.strategies.invariants import invariant_errors
 from explorer.text.chunk import END_OF_TEXT, HEADING
 from tests.support.hostile_inputs import loadable_cases
+from tests.support.install_steps import COMMANDS
 
 PROSE = (
     "The committee met on Tuesday to review the budget. Several members raised concerns about "
@@ -90,18 +91,6 @@ def test_code_heavy_text_goes_to_recursive():
 
 
 #: An install section: numbered steps, each with its command in a fence nested in the item.
-COMMANDS = (
-    ("Clone the repository and enter it", "git clone https://example.org/acme/orion.git\ncd orion"),
-    (
-        "Create a virtual environment and install the requirements",
-        "python -m venv .venv\n.venv/bin/pip install -r requirements.txt",
-    ),
-    (
-        "Copy the sample settings and set the database address in them",
-        "cp settings.sample.toml settings.toml\n$EDITOR settings.toml",
-    ),
-    ("Run the migrations, then start the server", ".venv/bin/python -m orion migrate\n.venv/bin/orion serve"),
-)
 STEPS = (
     "# Guide\n\n## Install\n\n"
     + "".join(
@@ -127,7 +116,67 @@ def test_code_in_a_list_does_not_make_a_section_code_heavy():
         assert not [c for c in cs for s, e in fences if s < c.start < e or s < c.end < e], size
     listing = "## Install\n\n" + "".join(f"{step}:\n\n```bash\n{cmd}\n```\n\n" for step, cmd in COMMANDS)
     (r,) = route(doc_of(listing, "listing.md"), 200)
-    assert r.strategy == "recursive" and r.reason.startswith("code-heavy"), r.reason
+    assert r.strategy == "markdown" and r.reason.startswith("code-heavy"), r.reason
+
+
+#: Top-level fences with blank lines inside: a script, then another.
+SCRIPTS = """# Orion
+
+## Install
+
+```bash
+git clone https://example.org/acme/orion.git
+cd orion
+
+python -m venv .venv
+.venv/bin/pip install -r requirements.txt
+```
+
+```bash
+cp settings.sample.toml settings.toml
+
+.venv/bin/python -m orion migrate
+.venv/bin/orion serve --port 8080
+```
+
+## Use
+
+Open the page in a browser.
+"""
+
+
+def test_code_blocks_of_a_markdown_section_go_to_markdown_whole():
+    """A section of top-level fences is code-heavy; it went to recursive, which knows no fences:
+    at 200 and 250 a chunk ended on "```bash\ncp settings.sample.toml settings.toml" and the next
+    began mid-script. markdown keeps each block whole (and splits one over the size at lines)."""
+    doc = doc_of(SCRIPTS, "scripts.md")
+    first, second = (SCRIPTS[b.start : b.end] for b in doc.blocks_of("code"))
+    for size in (200, 250):
+        (r,) = [r for r in route(doc, size) if SCRIPTS[r.start :].startswith("## Install")]
+        assert (r.strategy, r.reason) == (
+            "markdown",
+            "code-heavy (95% in code blocks): markdown keeps code blocks whole",
+        ), size
+        assert [c.text for c in chunks_of(doc, chunk_size=size)] == [
+            "# Orion",
+            f"## Install\n\n{first}",
+            second,
+            "## Use\n\nOpen the page in a browser.",
+        ], size
+    heads = [c for c in chunks_of(doc, chunk_size=100) if "```bash" in c.text]  # over the size: at lines
+    first_part, second_part = (block.split("\n\n")[0] for block in (first, second))
+    assert [c.text for c in heads] == [f"## Install\n\n{first_part}", second_part]
+    assert all(c.reason.endswith("inside a code block larger than chunk_size") for c in heads)
+
+
+def test_code_blocks_of_markdown_without_headings_go_to_markdown_and_lead_ins_stay_with_them():
+    listing = "".join(f"{step}:\n\n```bash\n{cmd}\n```\n\n" for step, cmd in COMMANDS)
+    doc = doc_of(listing, "listing.md")
+    (r,) = route(doc, 200)
+    assert r.strategy == "markdown" and r.reason.startswith("code-heavy"), r.reason
+    assert [c.text for c in chunks_of(doc, chunk_size=200)] == [
+        f"{step}:\n\n```bash\n{cmd}\n```" for step, cmd in COMMANDS
+    ]
 
 
 #: A manual page as text: option lines and their indented French descriptions, and a text table.
@@ -230,7 +279,7 @@ def test_markdown_sections_are_routed_one_by_one():
     assert got == [
         ("# Project notes", "markdown", "section fits in one chunk"),
         ("## Data", "markdown", "section with tables"),
-        ("## Listing", "recursive", "code-heavy (99% code)"),
+        ("## Listing", "markdown", "code-heavy (99% in code blocks)"),
         ("## Story", "sentence", "prose with long paragraphs (99% of it in paragraphs over chunk_size)"),
         ("## Short", "markdown", "section fits in one chunk"),
     ]
@@ -251,7 +300,7 @@ def test_markdown_chunks_stay_in_their_section_and_say_why():
     ends = [c for c in cs if c.reason.startswith(END_OF_TEXT)]
     assert ends == [cs[-1]]
     assert any(c.reason == f"{HEADING}: ## Story" for c in cs)
-    assert {choice(c) for c in cs} == {"markdown", "recursive", "sentence"}
+    assert {choice(c) for c in cs} == {"markdown", "sentence"}
     assert all(c.headings[0] == "Project notes" for c in cs)
 
 

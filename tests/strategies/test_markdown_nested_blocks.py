@@ -80,7 +80,8 @@ def test_a_fence_in_a_list_item_is_not_cut(strategy):
     assert not cut_inside(chunks, s, e)
     assert any(c.start <= s and e <= c.end for c in chunks)
     code = next(c for c in chunks if c.start <= s < c.end)
-    assert code.text.startswith("```yaml") and code.text.endswith("```")
+    # with its lead-in, the item that announces it (which ended the chunk before)
+    assert code.text.startswith("- Create the configuration file:\n  ```yaml") and code.text.endswith("```")
 
 
 def test_a_fence_in_a_quote_is_not_cut():

@@ -181,6 +181,20 @@ def test_overlap_repeats_blocks_inside_a_section_only():
     assert all(b.start >= a.end for a, b in pairwise(no_overlap))
 
 
+def test_overlap_never_makes_a_chunk_of_repeated_text_alone():
+    """The overlap before a heading left room for the heading only: the next block did not fit
+    beside overlap + heading, so the chunk closed before the heading, holding the overlap alone
+    (a repeat of the previous chunk's end). It now leaves room for the heading and its block, or
+    none when those two fill a chunk."""
+    p1, p2, p3 = "Alpha " * 24 + "end.", "Beta words here, short one. x x x x x x", "Gamma " * 24 + "end."
+    text = f"# Doc\n\n{p1}\n\n{p2}\n\n### Next part\n\n{p3}\n"
+    chunks = chunks_of(md_doc(text), chunk_size=200, chunk_overlap=50, max_heading_level=1)
+    assert [c.text for c in chunks] == [f"# Doc\n\n{p1}\n\n{p2}", f"### Next part\n\n{p3}"]
+    short = "Gamma " * 20 + "end."  # room for overlap + heading + block: the overlap is kept
+    chunks = chunks_of(md_doc(text.replace(p3, short)), chunk_size=200, chunk_overlap=50, max_heading_level=1)
+    assert [c.text for c in chunks] == [f"# Doc\n\n{p1}\n\n{p2}", f"{p2}\n\n### Next part\n\n{short}"]
+
+
 def test_plain_text_falls_back_to_recursive():
     text = ("Plain text without any structure. " * 30 + "\n\n") * 3
     doc = Document("p.txt", "text", text)
@@ -296,6 +310,8 @@ LINES = [
     "1. first",
     "> quote",
     "Some sentence of prose. Another one here!",
+    "Run the installer:",
+    "- Create the file :",
     "averyveryverylongwordwithoutanyspacesatalltosplitinside",
     "",
     "",

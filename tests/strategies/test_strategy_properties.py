@@ -45,6 +45,8 @@ MD_LINES = [
     "<div>html</div>",
     "---",
     "A paragraph line with words. And a second sentence!",
+    "Run the installer:",
+    "2. Create the file :",
     "",
     "",
 ]
