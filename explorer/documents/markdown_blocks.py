@@ -54,3 +54,16 @@ def block_at(blocks: tuple[Block, ...], pos: int) -> Block | None:
             return None  # a top-level block ends before pos: nothing earlier reaches it
         i -= 1  # a code block or table (maybe nested) ends before pos: its container may hold pos
     return None
+
+
+def only_headings(text: str, blocks: Sequence[Block], end: int) -> bool:
+    """Whether ``text[:end]`` holds nothing but headings (and blank space): a document's title
+    alone before its first section, which is not a section of its own (a chunk "# Orion")."""
+    pos = 0
+    for b in blocks:
+        if b.start >= end:
+            break
+        if b.kind != "heading" or text[pos : b.start].strip():
+            return False
+        pos = b.end
+    return not text[pos:end].strip()

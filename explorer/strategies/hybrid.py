@@ -6,7 +6,7 @@ dominant script. Rules, first match wins:
 
 1. A Markdown document with headings is cut into top-level sections (at the shallowest heading
    level used twice or more, so a lone H1 title over H2 sections cuts at the H2s; text before
-   the first cut is a section too) and each is routed on its own:
+   the first cut is a section too, and a title alone there opens the first section) and each is routed on its own:
    sub-headings or tables → ``markdown``; fits in one chunk → ``markdown``; otherwise rules 2,
    3 and 5 on the section; anything else (lists, short paragraphs) → ``markdown``.
 2. CJK text (half the letters or more are Han, kana or Hangul) → ``recursive`` with CJK
@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from explorer.documents.document import Block, Document, Page, heading_title
-from explorer.documents.markdown_blocks import top_level
+from explorer.documents.markdown_blocks import only_headings, top_level
 from explorer.strategies.base import OVERLAP_BELOW_SIZE, Strategy, check_size_overlap
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import get_strategy, register
@@ -246,10 +246,7 @@ def _route_sections(doc: Document, headings: tuple[Block, ...], size_chars: floa
     # the shallowest level with 2+ headings: a lone H1 title over H2 sections cuts at the H2s
     top = next((lv for lv in levels if sum(1 for h in headings if h.level == lv) > 1), levels[0])
     cuts = [h.start for h in headings if h.level == top]
-    if text[: cuts[0]].strip():
-        cuts = [0, *cuts]
-    else:
-        cuts[0] = 0
+    cuts[:1] = [0] if only_headings(text, top_level(doc.blocks), cuts[0]) else [0, cuts[0]]
     routes = []
     block_starts = [b.start for b in doc.blocks]
     for i, start in enumerate(cuts):
