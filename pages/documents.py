@@ -36,7 +36,7 @@ store = uploads.default_store()
 PDF_HEADINGS = (
     "Read from the PDF's fonts: short lines set larger than the body text or in bold (at the body size, "
     "only when numbered); a line in doubt is left out. They give chunks their heading paths, and markdown "
-    "cuts at them."
+    "and hybrid cut at them."
 )
 
 

@@ -103,6 +103,21 @@ def report_pdf() -> Document:
     return load_bytes(styled_pdf(REPORT, header=("Rapport 2024 - usage interne", 8, ""), footer="Page {n}"), "r.pdf")
 
 
+@pytest.mark.parametrize("size", [1000, 300])
+def test_markdown_and_hybrid_cut_a_pdf_at_its_sections(report_pdf, size):
+    """A PDF's blocks are its headings only: ``markdown`` cuts before each (up to its level), the
+    text between two split as prose; ``hybrid`` routes each top-level section (the chapters)."""
+    doc = report_pdf
+    for strategy, levels in (("markdown", (1, 2, 3)), ("hybrid", (2,))):  # hybrid: the level used twice
+        chunks = chunks_of(doc, strategy, chunk_size=size)
+        starts = {c.start: c for c in chunks}
+        cuts = [h for h in doc.headings if h.level in levels and h.start > 0]
+        assert cuts and all(h.start in starts for h in cuts), strategy
+        ends = {c.end: c for c in chunks}
+        before = [ends[doc.text.rindex("\n", 0, h.start)].reason for h in cuts if h.level > 1]
+        assert all(r.startswith("next heading: ") for r in before), before
+
+
 @pytest.mark.parametrize("strategy", strategy_names())
 def test_every_strategy_gives_pdf_chunks_their_heading_path(report_pdf, strategy):
     doc = report_pdf

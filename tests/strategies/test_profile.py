@@ -36,11 +36,13 @@ def test_profile_of_the_french_report():
 
 
 def test_profile_of_the_pdf_sample():
-    """A PDF's headings are read from its fonts, its code blocks and tables are not."""
+    """A PDF's headings are read from its fonts, its code blocks and tables are not; hybrid
+    routes each of its sections."""
     p = profile(load_sample("handbook.pdf"))
     assert (p.kind, p.pages, p.language, p.structure_read, p.headings_read) == ("pdf", 6, "en", False, True)
     assert (p.n_headings, p.max_heading_depth, p.n_code_blocks, p.n_tables) == (13, 2, 0, 0)
-    assert p.hybrid_choice == "sentence" and "line breaks are layout" in p.hybrid_reason
+    assert p.hybrid_choice == "markdown + recursive"
+    assert p.hybrid_reason.startswith("routes each top-level section on its own: markdown for 11 sections")
     assert 40 < p.mean_line_length < 100
 
 
