@@ -32,14 +32,28 @@ from pages.ui.widgets import synced
 store = uploads.default_store()
 
 
-def _structure_count(n: int, read: bool) -> tuple[str, str]:
-    """A count of Markdown structure, or "—" where none is read: "Headings 0" on a text whose
-    lines read "1. Introduction" said there were none, when nothing had looked for them."""
+#: What a PDF's heading count counts (shown on hover).
+PDF_HEADINGS = (
+    "Read from the PDF's fonts: short lines set larger than the body text or in bold (at the body size, "
+    "only when numbered); a line in doubt is left out. They give chunks their heading paths, and markdown "
+    "and hybrid cut at them."
+)
+
+
+def _structure_count(n: int, read: bool, kind: str) -> tuple[str, str]:
+    """A count of structure, or "—" where none is read: "Headings 0" on a text whose lines read
+    "1. Introduction" said there were none, when nothing had looked for them. A PDF's headings
+    are read from its fonts, its code blocks and tables are not, and the hover says so."""
     if read:
-        return f"{n:,}", ""
+        return f"{n:,}", PDF_HEADINGS if kind == "pdf" else ""
+    if kind == "pdf":
+        return "—", (
+            "Only headings are read from a PDF (from its font sizes); its code blocks and tables are not: "
+            "the strategies see none, and cut through them as through any text."
+        )
     return "—", (
-        f"Headings, code blocks and tables are read from Markdown only (up to {MAX_MARKDOWN_CHARS:,} "
-        "characters): in plain text and PDFs the strategies see none, and chunks carry no heading path."
+        f"Headings, code blocks and tables are read from Markdown (up to {MAX_MARKDOWN_CHARS:,} characters) "
+        "and headings from PDFs: here the strategies see none, and chunks carry no heading path."
     )
 
 
@@ -143,9 +157,9 @@ for src in sorted(session.sources, key=lambda s: s["kind"] == "sample"):
             ("Characters", f"{p.chars:,}"),
             ("Tokens", f"{p.tokens:,}"),
             ("Pages", f"{p.pages:,}" if p.pages else "—"),
-            ("Headings", *_structure_count(p.n_headings, p.structure_read)),
-            ("Code blocks", *_structure_count(p.n_code_blocks, p.structure_read)),
-            ("Tables", *_structure_count(p.n_tables, p.structure_read)),
+            ("Headings", *_structure_count(p.n_headings, p.headings_read, p.kind)),
+            ("Code blocks", *_structure_count(p.n_code_blocks, p.structure_read, p.kind)),
+            ("Tables", *_structure_count(p.n_tables, p.structure_read, p.kind)),
             ("Script · language", f"{p.script} · {LANGUAGE_NAMES.get(p.language, p.language)}"),
         ]
         st.html(render_facts(facts))

@@ -22,12 +22,14 @@ class Page:
 
 @dataclass(frozen=True, slots=True)
 class Block:
-    """A structural block of a Markdown document (``text[start:end]``).
+    """A structural block of a Markdown document, or a PDF's heading (``text[start:end]``).
 
     ``kind`` is one of ``heading``, ``code``, ``table``, ``list``, ``paragraph``, ``html``,
     ``blockquote``, ``front_matter``, ``hr``. ``level`` is the heading level (0 otherwise);
     ``info`` is the heading title or the code fence's language. Top-level blocks are disjoint; a
     ``code`` block or ``table`` nested in a list or quote follows its container and lies inside it.
+    A PDF's blocks are its headings only (:mod:`explorer.documents.pdf_headings`): its heading
+    line, or two for a title wrapped over two lines (``info`` then joins them with a space).
     """
 
     kind: str

@@ -8,7 +8,8 @@ Text is decoded and normalised by :mod:`explorer.documents.decoding` (the normal
 offset counts on), PDF pages extracted by :mod:`explorer.documents.pdf`; each PDF page is
 stripped of surrounding whitespace and pages are joined with one blank line (``\\n\\n``).
 ``Document.pages`` maps each page to its range of the final text (a page without text is an
-empty range where it would be).
+empty range where it would be). ``Document.blocks`` holds a Markdown file's blocks
+(:mod:`.markdown_blocks`) or a PDF's headings, read from its fonts (:mod:`.pdf_headings`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from explorer import limits
 from explorer.documents.cleanup import Cleanup, clean_pages
 from explorer.documents.decoding import decode_text, normalise_counting
 from explorer.documents.document import Block, Document, Page
-from explorer.documents.pdf import pdf_pages
+from explorer.documents.pdf import PdfPages, pdf_pages
 from explorer.errors import LoadError
 from explorer.text.wording import plural
 
@@ -77,7 +78,8 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
     if not data:
         raise LoadError(f"{name!r} is empty (0 bytes)")
     kind, warnings = detect_kind(data, name)
-    pages, encoding, dropped = _read_pages(data, name, kind, warnings)
+    pdf = pdf_pages(data, name) if kind == "pdf" else None
+    pages, encoding, dropped = _read_pages(data, name, pdf, warnings)
     if kind != "pdf":  # (a PDF stops extracting at the limit: explorer.documents.pdf)
         _check_chars_before_cleanup(pages[0], name, cleanup)
     pages, steps = clean_pages(pages, cleanup, is_pdf=kind == "pdf")
@@ -90,7 +92,10 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
         raise LoadError(f"{name!r} is empty after clean-up; switch clean-up off")
     if len(text) > limits.MAX_TEXT_CHARS:
         raise LoadError(_too_long(name, len(text)))
-    blocks = _blocks(kind, text, name, warnings)
+    if pdf is not None:
+        blocks = _pdf_blocks(pdf, text, page_map, name, warnings)
+    else:
+        blocks = _blocks(kind, text, name, warnings)
     return Document(
         name=name,
         kind=kind,
@@ -128,12 +133,15 @@ def _check_chars_before_cleanup(text: str, name: str, cleanup: Cleanup) -> None:
     raise LoadError(_too_long(name, n))
 
 
-def _read_pages(data: bytes, name: str, kind: str, warnings: list[str]) -> tuple[list[str], str, int]:
-    """The normalised pages (one for text and Markdown), the encoding label ("" for a PDF) and
-    the control characters of a text file dropped or made line ends."""
+def _read_pages(
+    data: bytes, name: str, pdf: PdfPages | None, warnings: list[str]
+) -> tuple[list[str], str, int]:
+    """The normalised pages (one for text and Markdown; ``pdf``: a PDF's, as read), the encoding
+    label ("" for a PDF) and the control characters of a text file dropped or made line ends."""
     encoding = ""
-    if kind == "pdf":
-        raw_pages, more = pdf_pages(data, name)
+    kind = "pdf" if pdf is not None else "text"
+    if pdf is not None:
+        raw_pages, more = pdf.texts, pdf.warnings
     else:
         text, encoding, more = decode_text(data, name)
         raw_pages = [text]
@@ -166,6 +174,19 @@ def _shows_anything(text: str) -> bool:
     a page that looks blank and chunks into invisible chunks. A regex, not a loop over
     ``unicodedata.category``: 48 MB of zero-width spaces took 2.3 s that way."""
     return _VISIBLE.search(text) is not None
+
+
+def _pdf_blocks(
+    pdf: PdfPages, text: str, page_map: tuple[Page, ...], name: str, warnings: list[str]
+) -> tuple[Block, ...]:
+    """A PDF's headings, read from its fonts and placed in the final text (after clean-up); a
+    warning when no page's fonts could be read (then none was looked for)."""
+    from explorer.documents.pdf_headings import heading_blocks
+
+    if not any(style is not None for style, page in zip(pdf.styles, pdf.texts, strict=True) if page.strip()):
+        warnings.append(f"the fonts of {name!r} could not be read: its headings are not detected")
+        return ()
+    return heading_blocks(pdf.texts, pdf.styles, text, page_map)
 
 
 def _blocks(kind: str, text: str, name: str, warnings: list[str]) -> tuple[Block, ...]:

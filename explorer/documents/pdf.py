@@ -10,6 +10,10 @@ Each page's text is extracted as it is (normalised like any text: see
 read as one character "ﬁchier" is not the word "fichier" to a reader, to BM25 or to MiniLM's
 tokenizer ("aﬀecte" was [UNK]). The loader strips the pages and joins them with one blank line,
 and ``Document.pages`` maps each page to its range of the final text.
+
+The same pass notes how each page's lines are set (font sizes, bold), for the headings that
+:mod:`explorer.documents.pdf_headings` reads from them: pypdf reports each run of text to a
+visitor as it extracts it, so the fonts cost no second extraction.
 """
 
 from __future__ import annotations
@@ -23,10 +27,12 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from explorer import limits
 from explorer.documents.decoding import normalise
+from explorer.documents.pdf_headings import PageStyles, StyleReader
 from explorer.errors import LoadError
 from explorer.text.wording import plural
 
@@ -85,12 +91,29 @@ def _damaged(name: str, err: BaseException) -> LoadError:
     return LoadError(f"{name!r} is a damaged or truncated PDF that cannot be read ({what})")
 
 
-def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[str]]:
-    """Text of each page (as extracted), and warnings. Raises LoadError when nothing is usable."""
+@dataclass(frozen=True)
+class PdfPages:
+    """A PDF as read: each page's text, how its lines are set (None where that was not read),
+    and the warnings of the read."""
+
+    texts: list[str]
+    styles: list[PageStyles | None]
+    warnings: list[str]
+
+
+def page_text(raw: str) -> str:
+    """A page's text as extracted made the loader's: normalised, ligatures written as letters."""
+    return normalise(raw).translate(LIGATURES)
+
+
+def pdf_pages(data: bytes, name: str) -> PdfPages:
+    """Each page's text (as extracted) and styles, and warnings. Raises LoadError when nothing is
+    usable."""
     warnings: list[str] = []
+    styles: list[PageStyles | None] = []
     with collect_pypdf_logs() as logs:
         reader, n_pages = _open(data, name)
-        texts, failed, first_error, oversized = _extract(reader, n_pages, name, warnings)
+        texts, failed, first_error, oversized = _extract(reader, n_pages, name, warnings, styles)
     _check_pages(texts, failed, first_error, name, warnings, oversized)
     if logs:
         first = logs[0].strip().splitlines()[0][:120] if logs[0].strip() else "?"
@@ -98,7 +121,7 @@ def pdf_pages(data: bytes, name: str) -> tuple[list[str], list[str]]:
             f"pypdf reported {plural(len(logs), 'problem')} reading {name!r} "
             f"(first: {first}); some text may be missing"
         )
-    return texts, warnings
+    return PdfPages(texts, styles, warnings)
 
 
 def _open(data: bytes, name: str) -> tuple[Any, int]:
@@ -133,11 +156,12 @@ def _open(data: bytes, name: str) -> tuple[Any, int]:
 
 
 def _extract(
-    reader: Any, n_pages: int, name: str, warnings: list[str]
+    reader: Any, n_pages: int, name: str, warnings: list[str], styles: list[PageStyles | None]
 ) -> tuple[list[str], list[int], BaseException | None, list[int]]:
     """Each page's text within the page, time and size limits (a warning says where reading
     stopped); pages that fail are empty, listed in ``failed`` (1-based), the first error kept;
-    pages too costly to read are empty, listed in ``oversized``."""
+    pages too costly to read are empty, listed in ``oversized``. Each page's styles go to
+    ``styles``, one per text."""
     todo = n_pages
     if n_pages > limits.MAX_PDF_PAGES:
         todo = limits.MAX_PDF_PAGES
@@ -158,6 +182,7 @@ def _extract(
                 f"{limits.PDF_TIME_BUDGET_S:g} s (time budget)"
             )
             break
+        visitor = StyleReader(page_text)
         try:
             page = reader.pages[i]
             too_big = _too_big_to_read(page)
@@ -166,12 +191,12 @@ def _extract(
                 warnings.append(f"page {i + 1} of {name!r} has {too_big}: its text was not read")
                 text = ""
             else:
-                text = page.extract_text() or ""
+                text = page.extract_text(visitor_text=visitor) or ""
         except Exception as err:  # one bad page must not lose the others
             failed.append(i + 1)
             first_error = first_error or err
             text = ""
-        text = normalise(text).translate(LIGATURES)  # a page of control characters: no text
+        raw, text = text, page_text(text)  # a page of control characters: no text
         chars += len(text)
         if chars > limits.MAX_TEXT_CHARS and not texts:  # nothing to keep: "no text layer" was wrong
             raise LoadError(
@@ -185,6 +210,7 @@ def _extract(
             )
             break
         texts.append(text)
+        styles.append(visitor.styles(raw, text) if text else None)
     return texts, failed, first_error, oversized
 
 

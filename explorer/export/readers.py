@@ -81,10 +81,12 @@ def sample_note(name: str) -> list[str]:
     ]
 
 
-#: Said above a peer's reading of a PDF: its text is the PDF library's, not explorer's.
+#: Said above a peer's reading of a PDF: its text is the PDF library's, not explorer's, and it
+#: reads no headings from the fonts (explorer's markdown and hybrid cut at them).
 PDF_NOTE = (
     "# this PDF library's text can differ from explorer's (which expands ligatures and drops "
-    "control characters), and so can the chunks"
+    "control characters), and so can the chunks; explorer also reads the PDF's headings from its "
+    "fonts (markdown and hybrid cut at them, chunks carry their path), which this does not"
 )
 
 

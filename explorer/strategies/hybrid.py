@@ -1,14 +1,16 @@
 """Hybrid: look at the document, then hand it (or each top-level section) to the strategy that fits.
 
-The router reads cheap facts about a range of text: Markdown headings, code blocks and tables,
+The router reads cheap facts about a range of text: headings, Markdown code blocks and tables,
 the share of code-like lines, line lengths, paragraph lengths against ``chunk_size`` and the
 dominant script. Rules, first match wins:
 
-1. A Markdown document with headings is cut into top-level sections (at the shallowest heading
-   level used twice or more, so a lone H1 title over H2 sections cuts at the H2s; text before
-   the first cut is a section too, and a title alone there opens the first section) and each is routed on its own:
-   sub-headings or tables → ``markdown``; fits in one chunk → ``markdown``; otherwise rules 2,
-   3 and 5 on the section; anything else (lists, short paragraphs) → ``markdown``.
+1. A document with headings (Markdown's, or a PDF's read from its fonts) is cut into top-level
+   sections (at the shallowest heading level used twice or more, so a lone H1 title over H2
+   sections cuts at the H2s; text before the first cut is a section too, and a title alone there
+   opens the first section) and each is routed on its own: sub-headings or tables → ``markdown``;
+   fits in one chunk → ``markdown``; otherwise rules 2, 3 and 5 on the section; anything else
+   (lists, short paragraphs) → ``markdown`` in a Markdown document, rules 4 and 6 in a PDF (its
+   lists and paragraphs are not blocks that ``markdown`` could keep whole).
 2. CJK text (half the letters or more are Han, kana or Hangul) → ``recursive`` with CJK
    sentence ends (``。！？；``) as separators, kept at the end of their sentence; Thai, written
    without sentence marks → ``recursive`` (paragraphs, lines, then the spaces between phrases).
@@ -222,7 +224,7 @@ def route(
         return []
     size_chars = _size_in_chars(doc, chunk_size, length, ctx)
     headings = doc.headings
-    if doc.kind == "markdown" and headings:
+    if headings:
         return _route_sections(doc, headings, size_chars)
     f = _facts(doc, 0, len(text), size_chars, 0)
     name, why = _route_script(f) or _route_prose(f, size_chars, None)
@@ -249,6 +251,7 @@ def _route_sections(doc: Document, headings: tuple[Block, ...], size_chars: floa
     cuts[:1] = [0] if only_headings(text, top_level(doc.blocks), cuts[0]) else [0, cuts[0]]
     routes = []
     block_starts = [b.start for b in doc.blocks]
+    fallback = "markdown" if doc.kind == "markdown" else None  # a PDF's blocks are its headings only
     for i, start in enumerate(cuts):
         end = cuts[i + 1] if i + 1 < len(cuts) else len(text)
         f = _facts(doc, start, end, size_chars, top, block_starts)
@@ -260,7 +263,7 @@ def _route_sections(doc: Document, headings: tuple[Block, ...], size_chars: floa
         elif len(text[start:end].strip()) <= size_chars:
             routes.append(Route(start, end, "markdown", "section fits in one chunk: markdown keeps it whole"))
         else:
-            routes.append(Route(start, end, *(_route_script(f) or _route_prose(f, size_chars, "markdown"))))
+            routes.append(Route(start, end, *(_route_script(f) or _route_prose(f, size_chars, fallback))))
     return routes
 
 
@@ -361,11 +364,11 @@ class HybridStrategy(Strategy[HybridParams]):
     name = "hybrid"
     description = (
         "Looks at the document (headings, code, tables, line and paragraph lengths, script) and hands "
-        "it, or each top-level section of a Markdown document, to the strategy that fits: markdown for "
-        "structured sections and for code blocks (kept whole), recursive for code-like plain text, "
-        "line-structured or short-paragraph prose (with 。！？ as sentence ends for CJK), recursive for "
-        "Thai (no sentence marks), sentence groups for prose with long paragraphs. Each chunk says what "
-        "was chosen and why."
+        "it, or each top-level section of a document with headings (Markdown, or a PDF's read from its "
+        "font sizes), to the strategy that fits: markdown for structured sections and for code blocks (kept "
+        "whole), recursive for code-like plain text, line-structured or short-paragraph prose (with 。！？ as "
+        "sentence ends for CJK), recursive for Thai (no sentence marks), sentence groups for prose with long "
+        "paragraphs. Each chunk says what was chosen and why."
     )
     Params = HybridParams
     rules = (OVERLAP_BELOW_SIZE,)

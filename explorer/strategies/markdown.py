@@ -3,7 +3,8 @@
 1. The document is cut into sections before every heading of level <= ``max_heading_level``
    (headings come from ``doc.blocks``, which the loader fills from markdown-it-py, so a ``#``
    inside a code fence is not a heading; code blocks and tables nested in lists and quotes are
-   there too). Each chunk's heading path comes from the same blocks.
+   there too; a PDF's blocks are its headings, read from its fonts, the text between two one
+   block of prose). Each chunk's heading path comes from the same blocks.
 2. A section that fits in ``chunk_size`` is one chunk. A section holding only its heading is
    joined to the next one when that is a sub-section (a heading alone is a poor chunk). With
    ``merge_small_sections``, runs of consecutive sections that fit together become one chunk
@@ -28,8 +29,8 @@ Reasons: ``next heading: ## Title``, ``size limit: next block is a code block`` 
 lead-in`` when the chunk ends before the block's lead-in), the recursive splitter's
 reasons inside a long block (``separator '\\n': inside a code block larger than chunk_size``), ``end of text``.
 
-A document without block structure (plain text, PDF) is split exactly as ``recursive`` with its
-default separators would.
+A document without block structure (plain text, a PDF without headings) is split exactly as
+``recursive`` with its default separators would.
 """
 
 from __future__ import annotations
@@ -76,11 +77,11 @@ class MarkdownParams:
 class MarkdownStrategy(Strategy[MarkdownParams]):
     name = "markdown"
     description = (
-        "Sections cut before Markdown headings (up to a level), each chunk carrying the path of the deepest "
-        "heading over its content; code fences and tables (also those inside a list item or a quote) stay "
-        "whole unless bigger than chunk_size; long sections are packed block by block, a short lead-in "
-        "ending in ':' (\"Run the installer:\") going with the code block or table after it. Plain text "
-        "falls back to recursive."
+        "Sections cut before headings (Markdown's, or a PDF's read from its font sizes; up to a level), each "
+        "chunk carrying the path of the deepest heading over its content; code fences and tables (also those "
+        "inside a list item or a quote) stay whole unless bigger than chunk_size; long sections are packed "
+        "block by block, a short lead-in ending in ':' (\"Run the installer:\") going with the code block or "
+        "table after it. Plain text, and a PDF without headings, falls back to recursive."
     )
     Params = MarkdownParams
     rules = (OVERLAP_BELOW_SIZE,)

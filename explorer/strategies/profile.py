@@ -33,10 +33,13 @@ class DocProfile:
     n_code_blocks: int
     n_tables: int
     n_list_items: int
-    #: Whether headings, code blocks, tables and list items were read: only Markdown's are (up to
+    #: Whether code blocks, tables and list items were read: only Markdown's are (up to
     #: ``limits.MAX_MARKDOWN_CHARS``). Otherwise their counts are 0 because none was looked for, and
-    #: the strategies see none either: no heading paths, no protected blocks.
+    #: the strategies see none either: no protected blocks.
     structure_read: bool
+    #: Whether headings were read: a Markdown file's (as above), or a PDF's, from its fonts
+    #: (:mod:`explorer.documents.pdf_headings`). Otherwise none was looked for: no heading paths.
+    headings_read: bool
     n_paragraphs: int
     mean_line_length: float  # non-empty lines, in characters
     short_line_share: float  # non-empty lines shorter than SHORT_LINE characters
@@ -72,6 +75,7 @@ def profile(doc: Document, model: str | None = None) -> DocProfile:
         n_tables=len(doc.blocks_of("table")),
         n_list_items=n_items,
         structure_read=structure,
+        headings_read=structure or doc.kind == "pdf",
         n_paragraphs=len(paragraph_spans(text)),
         mean_line_length=round(mean_line, 1),
         short_line_share=round(short_share, 3),

@@ -7,6 +7,7 @@ documented in ``pages/ui/model.py``); one test per embedding page also runs on t
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -571,14 +572,22 @@ def test_a_page_shows_the_chunk_that_starts_on_it_else_the_one_running_into_it()
 
 
 def test_documents_structure_counts_say_when_none_is_read():
-    """The page said "Headings 0" for a plain text whose headings are numbered lines: only
-    Markdown's are read, so the text and the PDF show "—" and say why on hover."""
+    """The page said "Headings 0" for a plain text whose headings are numbered lines: none is read
+    from plain text, so it shows "—" and says why on hover. A PDF's headings are read from its
+    fonts (the hover says how), its code blocks and tables are not (the hover says so)."""
     at = start("documents")
     ok(at)
-    cell = re.compile(r'title="([^"]*)"><div class="ce-fact-l">Headings</div><div class="ce-fact-v">([^<]*)<')
-    shown = sorted((m.group(2), m.group(1)) for h in at.html for m in cell.finditer(h.value))
-    assert [value for value, _ in shown] == ["16", "—", "—"]  # guide.md; handbook.pdf, rapport_annuel.txt
-    assert shown[0][1] == "" and all("read from Markdown only" in tip for _, tip in shown[1:])
+
+    def cells(label: str) -> list[tuple[str, str]]:
+        cell = re.compile(rf'title="([^"]*)"><div class="ce-fact-l">{label}</div><div class="ce-fact-v">([^<]*)<')
+        return [(m.group(2), html.unescape(m.group(1))) for h in at.html for m in cell.finditer(h.value)]
+
+    shown = dict(cells("Headings"))  # the samples: handbook.pdf, guide.md, rapport_annuel.txt
+    assert sorted(shown) == ["13", "16", "—"]
+    assert shown["16"] == "" and "read from Markdown" in shown["—"] and "font sizes" not in shown["—"]
+    assert shown["13"].startswith("Read from the PDF's fonts")
+    tables = [tip for value, tip in cells("Tables") if value == "—"]
+    assert len(tables) == 2 and any(tip.startswith("Only headings are read from a PDF") for tip in tables)
 
 
 def test_documents_multi_page_pdf_upload(tmp_path):

@@ -89,3 +89,57 @@ def test_exports_and_the_cli_carry_it(tmp_path, capsysbinary):
     assert main(["chunk", str(path), "--strategy", "markdown"]) == 0
     out = [json.loads(line) for line in capsysbinary.readouterr()[0].decode().splitlines()]
     assert out[pod.index]["headings"] == list(POD)
+
+
+# -- a PDF's headings, read from its fonts ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def report_pdf() -> Document:
+    pytest.importorskip("fpdf")
+    from explorer.documents.loaders import load_bytes
+    from tests.support.styled_pdf import REPORT, styled_pdf
+
+    return load_bytes(styled_pdf(REPORT, header=("Rapport 2024 - usage interne", 8, ""), footer="Page {n}"), "r.pdf")
+
+
+@pytest.mark.parametrize("size", [1000, 300])
+def test_markdown_and_hybrid_cut_a_pdf_at_its_sections(report_pdf, size):
+    """A PDF's blocks are its headings only: ``markdown`` cuts before each (up to its level), the
+    text between two split as prose; ``hybrid`` routes each top-level section (the chapters)."""
+    doc = report_pdf
+    for strategy, levels in (("markdown", (1, 2, 3)), ("hybrid", (2,))):  # hybrid: the level used twice
+        chunks = chunks_of(doc, strategy, chunk_size=size)
+        starts = {c.start: c for c in chunks}
+        cuts = [h for h in doc.headings if h.level in levels and h.start > 0]
+        assert cuts and all(h.start in starts for h in cuts), strategy
+        ends = {c.end: c for c in chunks}
+        before = [ends[doc.text.rindex("\n", 0, h.start)].reason for h in cuts if h.level > 1]
+        assert all(r.startswith("next heading: ") for r in before), before
+
+
+@pytest.mark.parametrize("strategy", strategy_names())
+def test_every_strategy_gives_pdf_chunks_their_heading_path(report_pdf, strategy):
+    doc = report_pdf
+    params = {"chunk_size": 500} if "chunk_size" in get_strategy(strategy).param_names() else {}
+    last = doc.headings[-1]
+    assert last.info == "3.1 Calendrier des interventions"
+    chunks = chunks_of(doc, strategy, **params)
+    want = ("Rapport d'exploitation 2024", "3. Maintenance préventive", "3.1 Calendrier des interventions")
+    assert chunks[-1].headings in (want, want[:2])  # a chunk that opens before 3.1 is under 3.
+    assert all(c.headings == want for c in chunks if c.start >= last.start)
+
+
+def test_the_cli_and_exports_carry_a_pdfs_heading_paths(report_pdf, tmp_path, capsysbinary):
+    from tests.support.styled_pdf import REPORT, styled_pdf
+
+    chunks = chunks_of(report_pdf, "markdown")
+    rows = [json.loads(line) for line in chunks_to_jsonl(chunks).splitlines()]
+    wrapped = "2. Sécurité des installations et procédures d'arrêt d'urgence"
+    assert any(r["headings"][-1:] == [wrapped] for r in rows)
+    assert f"Rapport d'exploitation 2024 > {wrapped}" in chunks_to_csv(chunks)
+    path = tmp_path / "r.pdf"
+    path.write_bytes(styled_pdf(REPORT, header=("Rapport 2024 - usage interne", 8, ""), footer="Page {n}"))
+    assert main(["chunk", str(path), "--strategy", "markdown"]) == 0
+    out = [json.loads(line) for line in capsysbinary.readouterr()[0].decode().splitlines()]
+    assert [o["headings"] for o in out] == [list(c.headings) for c in chunks]

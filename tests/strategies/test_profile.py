@@ -36,9 +36,13 @@ def test_profile_of_the_french_report():
 
 
 def test_profile_of_the_pdf_sample():
+    """A PDF's headings are read from its fonts, its code blocks and tables are not; hybrid
+    routes each of its sections."""
     p = profile(load_sample("handbook.pdf"))
-    assert (p.kind, p.pages, p.language, p.structure_read) == ("pdf", 6, "en", False)
-    assert p.hybrid_choice == "sentence" and "line breaks are layout" in p.hybrid_reason
+    assert (p.kind, p.pages, p.language, p.structure_read, p.headings_read) == ("pdf", 6, "en", False, True)
+    assert (p.n_headings, p.max_heading_depth, p.n_code_blocks, p.n_tables) == (13, 2, 0, 0)
+    assert p.hybrid_choice == "markdown + recursive"
+    assert p.hybrid_reason.startswith("routes each top-level section on its own: markdown for 11 sections")
     assert 40 < p.mean_line_length < 100
 
 
@@ -57,7 +61,7 @@ def test_numbered_lines_of_plain_text_are_not_headings_anywhere(strategy):
 
     doc = load_bytes(NUMBERED.encode(), "numbered.txt")
     p = profile(doc)
-    assert doc.headings == () and p.n_headings == 0 and p.structure_read is False
+    assert doc.headings == () and p.n_headings == 0 and p.structure_read is p.headings_read is False
     chunks = chunk_document(doc, strategy, {"chunk_size": 60, "chunk_overlap": 0})
     assert len(chunks) > 1 and all(c.headings == () for c in chunks)
     md = load_bytes(NUMBERED.replace("1. Intro", "# 1. Intro").encode(), "numbered.md")
@@ -70,7 +74,8 @@ def test_markdown_too_long_for_its_structure_reads_none(monkeypatch):
     monkeypatch.setattr(limits, "MAX_MARKDOWN_CHARS", 50)
     doc = load_bytes(b"# Title\n\n" + b"Some text. " * 10, "long.md")
     assert doc.headings == () and any("too long for its Markdown structure" in w for w in doc.warnings)
-    assert profile(doc).structure_read is False
+    p = profile(doc)
+    assert p.structure_read is p.headings_read is False
 
 
 def test_tokens_match_the_model_tokenizer():
