@@ -16,7 +16,7 @@ from explorer.cli import corpus, inputs
 from explorer.cli.output import SKIP_HINT, markdown_table, progress_line, say_left_out, write
 from explorer.errors import LoadError, ParamError
 from explorer.evaluation.sweep_values import adjustments_said
-from explorer.text.wording import plural
+from explorer.text.wording import brief_number, plural
 
 
 def _eval_setup(args: argparse.Namespace):
@@ -178,6 +178,8 @@ def sweep_table(rows: Sequence[Any], base: Any, n_questions: int, k: int, embedd
     body = []
     for row in rows:
         value = json.dumps(list(row.value)) if isinstance(row.value, tuple) else str(row.value)
+        if isinstance(row.value, int | float) and not isinstance(row.value, bool):
+            value = brief_number(row.value)  # a 300-digit value out of range widened the whole table
         if row.result is None:
             body.append([value, "-", "-", "-", f"skipped: {row.error}", *([""] * (len(_COLS) - 1))])
         else:

@@ -358,6 +358,10 @@ def test_a_sweep_value_out_of_bounds_is_a_skipped_row_and_all_of_them_one_error(
         assert said in err, err
     rc, out, err = sweep("chunk_size=100,200", "--set", "chunk_overlap=300")  # conflicts alone, too
     assert rc == 2 and err.count("\n") == 1 and "no value can run: chunk_overlap=300 must be smaller" in err
+    # a huge value is written in brief in its cell too, as in its reason (in full it widened the table)
+    rc, out, err = sweep("max_heading_level=2," + "9" * 300)
+    assert rc == 0 and max(map(len, out.splitlines())) < 300, err
+    assert "| 1e+300 " in out and "skipped: max_heading_level=1e+300 is out of range" in out
 
 
 def test_sweep_of_a_parameter_alone_tries_values_around_the_configurations_own(capsysbinary, txt, tmp_path, fake_ctx):
