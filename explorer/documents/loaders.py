@@ -24,6 +24,7 @@ from explorer.documents.decoding import decode_text, normalise_counting
 from explorer.documents.document import Block, Document, Page
 from explorer.documents.pdf import PdfPages, pdf_pages
 from explorer.errors import LoadError
+from explorer.text.markdown_parse import structure_readable
 from explorer.text.wording import plural
 
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkd")
@@ -193,7 +194,7 @@ def _blocks(kind: str, text: str, name: str, warnings: list[str]) -> tuple[Block
     """A Markdown document's blocks (headings, code, tables), unless it is too long to read."""
     if kind != "markdown":
         return ()
-    if len(text) > limits.MAX_MARKDOWN_CHARS:
+    if not structure_readable(text):
         warnings.append(
             f"{name!r} is too long for its Markdown structure to be read ({len(text):,} characters, "
             f"limit {limits.MAX_MARKDOWN_CHARS:,}): headings, code and tables are not detected"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from explorer import limits
 from explorer.documents.document import Document
 from explorer.documents.markdown_blocks import count_list_items
 from explorer.strategies.hybrid import Route, describe_routes, route
+from explorer.text.markdown_parse import structure_readable
 from explorer.text.measures import dominant_script, guess_language, line_stats, word_pieces
 from explorer.text.sentences import paragraph_spans
 
@@ -57,7 +57,7 @@ def profile(doc: Document, model: str | None = None) -> DocProfile:
     text = doc.text
     script, share = dominant_script(text)
     headings = doc.headings
-    structure = doc.kind == "markdown" and len(text) <= limits.MAX_MARKDOWN_CHARS  # as the loader reads it
+    structure = doc.kind == "markdown" and structure_readable(text)  # as the loader reads it
     n_items = count_list_items(text) if structure else 0
     mean_line, short_share = line_stats(text)
     routes = tuple(route(doc))

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from explorer.limits import MAX_MARKDOWN_CHARS
+from explorer import limits
 
 _OPEN_KINDS = {
     "heading_open": "heading",
@@ -160,11 +160,18 @@ def structure(text: str) -> Structure:
     return Structure(tuple(blocks), n_items, tuple(fences))
 
 
+def structure_readable(text: str) -> bool:
+    """Whether ``text`` is short enough for its Markdown structure to be read (the limit is
+    :data:`~explorer.limits.MAX_MARKDOWN_CHARS`): the loader, the profile and the sentence
+    splitter's fences ask the same question, so they agree on what was read."""
+    return len(text) <= limits.MAX_MARKDOWN_CHARS
+
+
 @lru_cache(maxsize=8)
 def fenced_code(text: str) -> tuple[tuple[int, int], ...]:
     """The fenced code blocks of ``text`` at any depth (see :class:`Structure`). None in a text
     with no fence marks (nothing to parse), nor in one over ``MAX_MARKDOWN_CHARS``, whose
     structure is not read (as the loader does not read a Markdown file's)."""
-    if ("```" not in text and "~~~" not in text) or len(text) > MAX_MARKDOWN_CHARS:
+    if ("```" not in text and "~~~" not in text) or not structure_readable(text):
         return ()
     return structure(text).fences
