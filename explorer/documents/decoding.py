@@ -94,6 +94,9 @@ def decode_text(data: bytes, name: str) -> Decoded:
         codec = best.replace("_", "-")
         return _check_binary(data.decode(codec, "replace"), name), codec, []
 
+    seven_bit = _iso_2022(data, name)
+    if seven_bit is not None:
+        return seven_bit
     try:
         return _check_binary(data.decode("utf-8"), name), "utf-8", []
     except UnicodeDecodeError:
@@ -110,6 +113,30 @@ def decode_text(data: bytes, name: str) -> Decoded:
     if _mixed(data[:DETECT_BYTES]):  # UTF-8 and another encoding in one file: neither reads it all
         return _decode_mixed(data, name)
     return _decode_detected(data, name)
+
+
+#: Escape sequences that switch a 7-bit ISO-2022 text into a CJK set (JIS X 0208 "ESC $ B" and
+#: "ESC $ @", JIS X 0212, GB 2312, KS C 5601), each with the codec that reads it.
+_ISO_2022 = ((b"\x1b$)C", "iso2022_kr"), (b"\x1b$", "iso2022_jp_2"))
+
+
+def _iso_2022(data: bytes, name: str) -> Decoded | None:
+    """A 7-bit ISO-2022 text (Japanese mail and older Japanese files: ISO-2022-JP), or None.
+
+    Why before UTF-8: its bytes are all ASCII, so UTF-8 reads it without an error, as escape
+    codes and Latin letters ("\x1b$B%U%!%$%k")."""
+    if b"\x1b$" not in data[:DETECT_BYTES] or _FIRST_HIGH.search(data):
+        return None
+    for mark, codec in _ISO_2022:
+        if mark in data[:DETECT_BYTES]:
+            try:
+                text = data.decode(codec)
+            except UnicodeDecodeError:
+                return None
+            label = "iso-2022-kr" if codec == "iso2022_kr" else "iso-2022-jp"
+            warning = f"{name!r} is not UTF-8: decoded as {label} (its escape sequences say so)"
+            return _check_binary(text, name), label, [warning]
+    return None
 
 
 def _mixed(head: bytes) -> bool:

@@ -26,8 +26,9 @@ def _spaced(text: str) -> frozenset[str]:
 
 
 #: The code pages a text may be read in instead of charset-normalizer's choice (in this order of
-#: preference when several read alike).
-CANDIDATES = ("cp1252", "cp1250", "iso8859_2", "iso8859_16", "cp1254", "iso8859_9", "iso8859_3")
+#: preference when several read alike). cp850 is DOS's Western code page: a French text saved by
+#: a DOS editor read as cp1252 spells "systŠme".
+CANDIDATES = ("cp1252", "cp1250", "iso8859_2", "iso8859_16", "cp1254", "iso8859_9", "iso8859_3", "cp850")
 #: The Latin-script single-byte code pages whose choice is checked.
 LATIN_CODE_PAGES = _spaced(
     "cp1252 cp1250 cp1254 cp1257 cp1258 latin_1 iso8859_1 iso8859_2 iso8859_3 iso8859_4 iso8859_9 "

@@ -313,6 +313,33 @@ def test_other_legacy_encodings_are_not_forced_to_cp1252(text, codec):
     assert decoded == text and encoding == codec
 
 
+@pytest.mark.parametrize(
+    ("text", "codec", "label"),
+    [
+        ("ファイルのサイズが許容値を超えています。設定を確認してください。", "iso2022_jp", "iso-2022-jp"),
+        ("파일 크기가 허용된 값을 초과합니다. 설정을 확인하십시오.", "iso2022_kr", "iso-2022-kr"),
+    ],
+    ids=["japanese", "korean"],
+)
+def test_seven_bit_iso_2022_text_is_read_by_its_escape_sequences(text, codec, label):
+    """ISO-2022 bytes are all ASCII: UTF-8 had read them as escape codes and Latin letters."""
+    decoded, encoding, warnings = decode_text(text.encode(codec), "mail.txt")
+    assert (decoded, encoding) == (text, label) and label in warnings[0]
+
+
+def test_an_ascii_file_with_a_stray_escape_dollar_stays_utf8():
+    data = b"prompt \x1b$ not a charset switch\n" * 3
+    assert decode_text(data, "log.txt")[1] == "utf-8"
+
+
+def test_a_dos_french_text_is_read_as_cp850():
+    """A DOS editor's French (cp850) was read as cp1252: "systŠme", "dÇfaut"."""
+    text = ("Le système de fichiers est monté en lecture seule. Vérifiez les paramètres ; où trouver "
+            "les journaux ? À côté des fichiers générés par défaut, déjà créés.")
+    decoded, encoding, _ = decode_text(text.encode("cp850"), "dos.txt")
+    assert decoded == text and encoding == "cp850"
+
+
 def test_legacy_bytes_after_a_long_ascii_head():
     """Detection looks where the non-ASCII bytes are, not at an ASCII-only head."""
     data = b"plain ascii words. " * 40_000 + "L’élève naïf coûte 3,50 €.".encode("cp1252")
