@@ -10,6 +10,7 @@ another default or bound derives it (``CHUNK_SIZE.with_default(250)``) and keeps
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
@@ -60,6 +61,8 @@ class _Number(Kind):
         return value
 
 
+#: A whole number as typed: a sign and digits only.
+_WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
 class IntKind(_Number):
@@ -72,8 +75,9 @@ class IntKind(_Number):
         if isinstance(value, bool):
             raise Invalid(given)
         if isinstance(value, str):
-            try:
-                value = float(value.strip())
+            text = value.strip()
+            try:  # digits alone are read exactly: through a float, 300 of them became 1e+300
+                value = int(text) if _WHOLE.fullmatch(text) else float(text)
             except ValueError:
                 raise Invalid(given) from None
         if isinstance(value, float) and (not math.isfinite(value) or value != int(value)):

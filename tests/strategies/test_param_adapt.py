@@ -347,3 +347,13 @@ def test_a_number_refused_is_named_as_it_was_typed(kind, typed):
     with pytest.raises(ParamError) as err:
         param.coerce(typed)
     assert str(err.value) == f"size={typed!r} is not a valid {kind.name}"
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [("12345678901234567890123", 12345678901234567890123), (" +0300 ", 300), ("-7", -7), ("3e2", 300), ("300.0", 300)],
+)
+def test_a_whole_number_typed_is_read_exactly(typed, read):
+    """Digits were read through a float: 23 of them lost their last ones (…567890123 → …567890000)."""
+    got = Param("size", INT, 1, "a size").coerce(typed)
+    assert got == read and isinstance(got, int)
