@@ -23,7 +23,9 @@ rule below leaves a line out when in doubt.
    there. A size used by one heading only is left out unless it is the largest (the document's
    title): a cover page's address, a date. Levels rank the sizes left, largest first (sizes
    within 3% are one), up to 6.
-4. :func:`heading_blocks` finds each heading in the document's final text (after clean-up) by
+4. Clean-up asks :func:`opens_with_heading` whether the first page's top line is a heading
+   before it drops that line as a running header.
+5. :func:`heading_blocks` finds each heading in the document's final text (after clean-up) by
    aligning the lines of its page as extracted with the lines of that page's range: a heading
    whose lines did not come through as they are (a running header clean-up removed, a word
    joined across its line end) is left out.
@@ -327,13 +329,25 @@ def _levels(found: list[HeadingLine]) -> list[HeadingLine]:
     return [replace(h, level=level[rank[h.size]]) for h in found if rank[h.size] in level]
 
 
+def opens_with_heading(texts: Sequence[str], styles: Sequence[PageStyles | None], found: Sequence[HeadingLine]) -> bool:
+    """Whether the first page with text opens with one of the headings ``found``, or may: True
+    where that page's fonts were not read. Why: clean-up drops that line when later pages repeat
+    it as their running header, unless it is the document's title."""
+    page = next((i for i, t in enumerate(texts) if t.strip()), None)
+    if page is None or styles[page] is None:
+        return True
+    first = next(i for i, ln in enumerate(texts[page].split("\n")) if ln.strip())
+    return any(h.page == page and h.first == first for h in found)
+
+
 def heading_blocks(
-    texts: Sequence[str], styles: Sequence[PageStyles | None], text: str, pages: Sequence[Page]
+    texts: Sequence[str], found: Sequence[HeadingLine], text: str, pages: Sequence[Page]
 ) -> tuple[Block, ...]:
-    """Heading blocks of a PDF whose pages extracted as ``texts`` (before the loader stripped and
-    cleaned them), placed in the document's final ``text`` through its page map ``pages``."""
+    """Heading blocks of the headings ``found`` (:func:`detect`) in a PDF whose pages extracted as
+    ``texts`` (before the loader stripped and cleaned them), placed in the document's final
+    ``text`` through its page map ``pages``."""
     by_page: dict[int, list[HeadingLine]] = {}
-    for h in detect(texts, styles):
+    for h in found:
         by_page.setdefault(h.page, []).append(h)
     blocks: list[Block] = []
     for i, heads in sorted(by_page.items()):
