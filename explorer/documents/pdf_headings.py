@@ -23,9 +23,7 @@ rule below leaves a line out when in doubt.
    there. A size used by one heading only is left out unless it is the largest (the document's
    title): a cover page's address, a date. Levels rank the sizes left, largest first (sizes
    within 3% are one), up to 6.
-4. Clean-up asks :func:`opens_with_heading` whether the first page's top line is a heading
-   before it drops that line as a running header.
-5. :func:`heading_blocks` finds each heading in the document's final text (after clean-up) by
+4. :func:`heading_blocks` finds each heading in the document's final text (after clean-up) by
    aligning the lines of its page as extracted with the lines of that page's range: a heading
    whose lines did not come through as they are (a running header clean-up removed, a word
    joined across its line end) is left out.
@@ -330,9 +328,8 @@ def _levels(found: list[HeadingLine]) -> list[HeadingLine]:
 
 
 def opens_with_heading(texts: Sequence[str], styles: Sequence[PageStyles | None], found: Sequence[HeadingLine]) -> bool:
-    """Whether the first page with text opens with one of the headings ``found``, or may: True
-    where that page's fonts were not read. Why: clean-up drops that line when later pages repeat
-    it as their running header, unless it is the document's title."""
+    """Whether the first page with text opens with one of the headings ``found`` (True where its
+    fonts were not read): clean-up keeps that line, else drops it with the running header."""
     page = next((i for i, t in enumerate(texts) if t.strip()), None)
     if page is None or styles[page] is None:
         return True
