@@ -42,8 +42,11 @@ class Cleanup:
         return self.collapse_blank_lines or self.join_hyphenated or self.drop_headers_footers
 
 
-def clean_pages(pages: Sequence[str], cleanup: Cleanup, *, is_pdf: bool) -> tuple[list[str], list[str]]:
-    """Apply the switched-on steps to each page's text.
+def clean_pages(
+    pages: Sequence[str], cleanup: Cleanup, *, is_pdf: bool, keep_title: bool = True
+) -> tuple[list[str], list[str]]:
+    """Apply the switched-on steps to each page's text (``keep_title``: see
+    :func:`drop_headers_footers`).
 
     Returns the cleaned page texts and one line per step that was switched on, saying what it
     did (``"join_hyphenated: joined 4 words"``), in the order applied: headers/footers first
@@ -53,7 +56,7 @@ def clean_pages(pages: Sequence[str], cleanup: Cleanup, *, is_pdf: bool) -> tupl
     report: list[str] = []
     if cleanup.drop_headers_footers:
         if is_pdf:
-            out, n = drop_headers_footers(out)
+            out, n = drop_headers_footers(out, keep_title=keep_title)
             report.append(f"drop_headers_footers: removed {n} repeated header/footer line{_s(n)}")
         else:
             report.append("drop_headers_footers: skipped (only PDFs have pages)")
@@ -146,7 +149,7 @@ def _page_counters(group: list[tuple[int, str]]) -> set[tuple[int, int]]:
     return out
 
 
-def drop_headers_footers(pages: Sequence[str]) -> tuple[list[str], int]:
+def drop_headers_footers(pages: Sequence[str], *, keep_title: bool = True) -> tuple[list[str], int]:
     """Remove the first/last non-empty line of each page when that line (digits normalised)
     is the first/last line of at least 60% of the pages with text, and of 3 pages or more,
     and it repeats as it is or with a page counter in it (:func:`_running_lines`): lines alike
@@ -155,8 +158,10 @@ def drop_headers_footers(pages: Sequence[str]) -> tuple[list[str], int]:
     At an edge where lines were removed, a second pass removes a short next line (up to
     ``SECOND_LINE_MAX`` characters) that repeats the same way: a title line followed by a
     page-number line. Body lines are longer and differ from page to page, so they stay.
-    The first page with text keeps its top line: a title that later pages repeat as their
-    running header was dropped with them.
+    The first page with text keeps its top line when ``keep_title`` (the caller could not tell
+    that line from a title: a title that later pages repeat as their running header was dropped
+    with them); else it goes with the others (a PDF whose fonts show it is no heading), unless
+    nothing else is left.
     """
     out = list(pages)
     removed = 0
@@ -165,11 +170,13 @@ def drop_headers_footers(pages: Sequence[str]) -> tuple[list[str], int]:
         before = out
         out, n = _drop_edge(out, where, max_len=None)
         removed += n
-        if n and where == "first":
+        if n and where == "first" and keep_title:
             title = _first_top_line(before, out)
         if n:
             out, n = _drop_edge(out, where, max_len=SECOND_LINE_MAX)
             removed += n
+    if title is None and not any(p.strip() for p in out):  # nothing but the header: keep it once
+        title = _first_top_line(pages, out)
     if title is not None:  # put back: the first page's top line is most often the title itself
         i, line = title
         out[i] = line + "\n" + out[i]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from explorer.limits import MAX_HEADING_CHARS
+from explorer.text.chunk import HEADING
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,3 +148,16 @@ class Document:
 def heading_title(info: str) -> str:
     """A heading's title as a chunk carries it: cut at :data:`~explorer.limits.MAX_HEADING_CHARS`."""
     return info if len(info) <= MAX_HEADING_CHARS else info[: MAX_HEADING_CHARS - 1] + "…"
+
+
+def heading_reason(h: Block, kind: str) -> str:
+    """Why a chunk ends before heading ``h`` of a ``kind`` document, every strategy's words for it.
+
+    Markdown's reads ``next heading: ## Title``: the marks its text writes. A PDF's headings are
+    read from its fonts, so "##" would name marks its text does not hold: ``next heading: Title
+    (level 2)``, the level in words.
+    """
+    title, level = heading_title(h.info), max(h.level, 1)
+    if kind == "markdown":
+        return f"{HEADING}: {'#' * level} {title}".rstrip()
+    return f"{HEADING}: {title} (level {level})" if title else f"{HEADING}: level {level}"

@@ -23,6 +23,7 @@ from explorer.documents.cleanup import Cleanup, clean_pages
 from explorer.documents.decoding import decode_text, normalise_counting
 from explorer.documents.document import Block, Document, Page
 from explorer.documents.pdf import PdfPages, pdf_pages
+from explorer.documents.pdf_headings import HeadingLine, detect, heading_blocks, opens_with_heading
 from explorer.errors import LoadError
 from explorer.text.markdown_parse import structure_readable
 from explorer.text.wording import plural
@@ -83,7 +84,9 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
     pages, encoding, dropped = _read_pages(data, name, pdf, warnings)
     if kind != "pdf":  # (a PDF stops extracting at the limit: explorer.documents.pdf)
         _check_chars_before_cleanup(pages[0], name, cleanup)
-    pages, steps = clean_pages(pages, cleanup, is_pdf=kind == "pdf")
+    found = detect(pdf.texts, pdf.styles) if pdf is not None else []
+    keep_title = pdf is None or opens_with_heading(pdf.texts, pdf.styles, found)
+    pages, steps = clean_pages(pages, cleanup, is_pdf=kind == "pdf", keep_title=keep_title)
     if kind == "pdf":
         pages = [p.strip() for p in pages]
         text, page_map = _join_pages(pages)
@@ -94,7 +97,7 @@ def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Docume
     if len(text) > limits.MAX_TEXT_CHARS:
         raise LoadError(_too_long(name, len(text)))
     if pdf is not None:
-        blocks = _pdf_blocks(pdf, text, page_map, name, warnings)
+        blocks = _pdf_blocks(pdf, found, text, page_map, name, warnings)
     else:
         blocks = _blocks(kind, text, name, warnings)
     return Document(
@@ -178,16 +181,14 @@ def _shows_anything(text: str) -> bool:
 
 
 def _pdf_blocks(
-    pdf: PdfPages, text: str, page_map: tuple[Page, ...], name: str, warnings: list[str]
+    pdf: PdfPages, found: list[HeadingLine], text: str, page_map: tuple[Page, ...], name: str, warnings: list[str]
 ) -> tuple[Block, ...]:
-    """A PDF's headings, read from its fonts and placed in the final text (after clean-up); a
+    """A PDF's headings ``found`` from its fonts, placed in the final text (after clean-up); a
     warning when no page's fonts could be read (then none was looked for)."""
-    from explorer.documents.pdf_headings import heading_blocks
-
     if not any(style is not None for style, page in zip(pdf.styles, pdf.texts, strict=True) if page.strip()):
         warnings.append(f"the fonts of {name!r} could not be read: its headings are not detected")
         return ()
-    return heading_blocks(pdf.texts, pdf.styles, text, page_map)
+    return heading_blocks(pdf.texts, found, text, page_map)
 
 
 def _blocks(kind: str, text: str, name: str, warnings: list[str]) -> tuple[Block, ...]:

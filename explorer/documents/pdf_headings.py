@@ -327,13 +327,24 @@ def _levels(found: list[HeadingLine]) -> list[HeadingLine]:
     return [replace(h, level=level[rank[h.size]]) for h in found if rank[h.size] in level]
 
 
+def opens_with_heading(texts: Sequence[str], styles: Sequence[PageStyles | None], found: Sequence[HeadingLine]) -> bool:
+    """Whether the first page with text opens with one of the headings ``found`` (True where its
+    fonts were not read): clean-up keeps that line, else drops it with the running header."""
+    page = next((i for i, t in enumerate(texts) if t.strip()), None)
+    if page is None or styles[page] is None:
+        return True
+    first = next(i for i, ln in enumerate(texts[page].split("\n")) if ln.strip())
+    return any(h.page == page and h.first == first for h in found)
+
+
 def heading_blocks(
-    texts: Sequence[str], styles: Sequence[PageStyles | None], text: str, pages: Sequence[Page]
+    texts: Sequence[str], found: Sequence[HeadingLine], text: str, pages: Sequence[Page]
 ) -> tuple[Block, ...]:
-    """Heading blocks of a PDF whose pages extracted as ``texts`` (before the loader stripped and
-    cleaned them), placed in the document's final ``text`` through its page map ``pages``."""
+    """Heading blocks of the headings ``found`` (:func:`detect`) in a PDF whose pages extracted as
+    ``texts`` (before the loader stripped and cleaned them), placed in the document's final
+    ``text`` through its page map ``pages``."""
     by_page: dict[int, list[HeadingLine]] = {}
-    for h in detect(texts, styles):
+    for h in found:
         by_page.setdefault(h.page, []).append(h)
     blocks: list[Block] = []
     for i, heads in sorted(by_page.items()):

@@ -37,7 +37,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from explorer.documents.document import Block, Document, Page, heading_title
+from explorer.documents.document import Block, Document, Page, heading_reason
 from explorer.documents.markdown_blocks import only_headings, top_level
 from explorer.strategies.base import OVERLAP_BELOW_SIZE, Strategy, check_size_overlap
 from explorer.strategies.params import CHUNK_OVERLAP, CHUNK_SIZE, LENGTH, declare
@@ -343,11 +343,11 @@ def _subdoc(doc: Document, start: int, end: int, block_starts: list[int] | None 
     )
 
 
-def _next_section_reason(headings: dict[int, Block], pos: int) -> str:
+def _next_section_reason(headings: dict[int, Block], pos: int, kind: str) -> str:
     """Reason of a section's last chunk: the heading that starts the next section
     (``headings``: the document's headings by start)."""
     h = headings.get(pos)
-    return f"{HEADING}: {'#' * h.level} {heading_title(h.info)}".rstrip() if h is not None else HEADING
+    return heading_reason(h, kind) if h is not None else HEADING
 
 
 @dataclass(frozen=True)
@@ -394,6 +394,6 @@ class HybridStrategy(Strategy[HybridParams]):
             for j, s in enumerate(got):
                 reason = s.reason
                 if j == last and i + 1 < len(routes) and reason.startswith(END_OF_TEXT):
-                    reason = _next_section_reason(headings, routes[i + 1].start)
+                    reason = _next_section_reason(headings, routes[i + 1].start, doc.kind)
                 spans.append(Span(s.start + r.start, s.end + r.start, reason, s.meta + meta))
         return spans

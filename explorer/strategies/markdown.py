@@ -25,7 +25,8 @@
    a split block. (In token units a piece of a long block can come out a token over, as with
    ``recursive``, whose size bookkeeping it uses; its reason says so.)
 
-Reasons: ``next heading: ## Title``, ``size limit: next block is a code block`` (``..., with its
+Reasons: ``next heading: ## Title`` (a PDF's: ``next heading: Title (level 2)``, see
+:func:`~explorer.documents.document.heading_reason`), ``size limit: next block is a code block`` (``..., with its
 lead-in`` when the chunk ends before the block's lead-in), the recursive splitter's
 reasons inside a long block (``separator '\\n': inside a code block larger than chunk_size``), ``end of text``.
 

@@ -11,10 +11,10 @@ from bisect import bisect_left
 from collections.abc import Callable
 from itertools import accumulate, pairwise
 
-from explorer.documents.document import Block, Document, heading_title
+from explorer.documents.document import Block, Document, heading_reason
 from explorer.strategies.base import trim
 from explorer.strategies.splitting import Piece, RecursiveSplitter, token_counter
-from explorer.text.chunk import HEADING, SIZE_LIMIT, UNBREAKABLE, inside_any
+from explorer.text.chunk import SIZE_LIMIT, UNBREAKABLE, inside_any
 from explorer.text.length import Length
 
 #: Blocks never cut inside unless bigger than chunk_size.
@@ -70,11 +70,6 @@ def label(kind: str) -> str:
     return LABELS.get(kind, kind)
 
 
-def heading_reason(h: Block) -> str:
-    """Why a chunk ends before heading ``h``: the heading, its title cut as a heading path's is."""
-    return f"{HEADING}: {'#' * max(h.level, 1)} {heading_title(h.info)}".rstrip()
-
-
 class SectionPacker:
     """Greedy packing of trimmed pieces into chunks, measured as whole texts (exact sizes)."""
 
@@ -126,7 +121,7 @@ class SectionPacker:
                 open_at = s if open_at is None else open_at
                 continue
             sections.append((s if open_at is None else open_at, e))
-            after.append(heading_reason(nxt) if nxt is not None else None)
+            after.append(heading_reason(nxt, self.doc.kind) if nxt is not None else None)
             open_at = None
         if merge_small:
             self.pack(sections, after, 0, lambda _k, a, b, _lead: self.split_section(a, b))

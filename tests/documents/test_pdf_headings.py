@@ -105,7 +105,24 @@ def test_a_running_header_set_large_is_no_heading_with_or_without_clean_up():
         assert found(doc) == EXPECTED
         check_spans(doc)
         title = doc.headings[0]
-        assert doc.text.count("Rapport d'exploitation 2024") >= 2 and title.start > 0  # under the header
+        # the header (set as on every page) is no title on page 1 either: clean-up drops it there too
+        assert doc.text.count("Rapport d'exploitation 2024") == (1 if cleanup.drop_headers_footers else 4)
+        assert (title.start > 0) != cleanup.drop_headers_footers
+
+
+def test_clean_up_drops_the_first_pages_running_header_but_keeps_a_title_there():
+    """Page 1's top line goes with the running header it repeats unless its fonts make it a
+    heading: an 8-point header above the title goes; a title that later pages repeat small as
+    their header stays, once, as the first heading."""
+    doc = load_bytes(report(), "rapport.pdf", Cleanup(drop_headers_footers=True))
+    assert doc.text.startswith("Rapport d'exploitation 2024\nLe service") and "usage interne" not in doc.text
+    assert doc.cleanup == ("drop_headers_footers: removed 6 repeated header/footer lines",)
+    small = ("Guide de maintenance", 8, "")
+    pages = [[("Guide de maintenance", 22, "B"), *PROSE, ("1. Objet", CHAPTER, "B"), *PROSE]]
+    pages += [[small, *PROSE, (f"{n}. Partie", CHAPTER, "B"), *PROSE] for n in (2, 3, 4)]
+    doc = load_bytes(styled_pdf(pages), "guide.pdf", Cleanup(drop_headers_footers=True))
+    assert doc.text.startswith("Guide de maintenance\nLe service") and doc.text.count("Guide de maintenance") == 1
+    assert [h.info for h in doc.headings][:2] == ["Guide de maintenance", "1. Objet"]
 
 
 def test_one_font_size_gets_no_headings():

@@ -114,8 +114,17 @@ def test_markdown_and_hybrid_cut_a_pdf_at_its_sections(report_pdf, size):
         cuts = [h for h in doc.headings if h.level in levels and h.start > 0]
         assert cuts and all(h.start in starts for h in cuts), strategy
         ends = {c.end: c for c in chunks}
-        before = [ends[doc.text.rindex("\n", 0, h.start)].reason for h in cuts if h.level > 1]
-        assert all(r.startswith("next heading: ") for r in before), before
+        before = [(ends[doc.text.rindex("\n", 0, h.start)].reason, h) for h in cuts if h.level > 1]
+        # named by its text and level: the PDF has no "##" for a reason to quote
+        assert all(r == f"next heading: {h.info} (level {h.level})" for r, h in before), before
+
+
+@pytest.mark.parametrize("strategy", ["markdown", "hybrid"])
+def test_a_markdown_heading_reason_quotes_its_marks(strategy):
+    """Markdown's text writes its headings' marks: the reason quotes them as they stand."""
+    reasons = [c.reason for c in chunks_of(md(GUIDE), strategy, chunk_size=200)]
+    assert "next heading: ### Requests time out" in reasons, reasons
+    assert all("(level" not in r for r in reasons)
 
 
 @pytest.mark.parametrize("strategy", strategy_names())
