@@ -6,13 +6,13 @@ greedily and measured as whole texts, so sizes are exact in any length unit.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Callable
 from itertools import accumulate, pairwise
 
 from explorer.documents.document import Block, Document, heading_title
 from explorer.strategies.base import trim
+from explorer.strategies.lead_ins import lead_in_start
 from explorer.strategies.splitting import Piece, RecursiveSplitter, token_counter
 from explorer.text.chunk import HEADING, SIZE_LIMIT, UNBREAKABLE, inside_any
 from explorer.text.length import Length
@@ -37,33 +37,6 @@ LABELS = {
     "front_matter": "front matter",
     "text": "text",
 }
-
-
-#: The longest lead-in ("Run the installer:") that moves on to the code block or table after it.
-LEAD_IN_MAX_CHARS = 200
-_LEAD_IN_KINDS = ("paragraph", "list", "blockquote")
-_ITEM = re.compile(r"[ \t>]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
-
-
-def lead_in_start(text: str, s: int, e: int, kind: str) -> int | None:
-    """Where the lead-in that ends ``text[s:e]`` (trimmed) starts: the last paragraph, list item or
-    quoted paragraph, if it ends in ":" (" :" in French, "**Example:**") within
-    ``LEAD_IN_MAX_CHARS``; None when the piece ends otherwise."""
-    if kind not in _LEAD_IN_KINDS or not text[max(s, e - 3) : e].rstrip("*_").endswith((":", "：")):
-        return None
-    start = pos = e
-    while True:
-        nl = text.rfind("\n", s, pos)
-        ls = nl + 1 if nl >= 0 else s
-        line = text[ls:pos]
-        if not line.strip(" \t>"):
-            return start  # a blank line (in a quote too): the lead-in is the paragraph below it
-        start = ls + len(line) - len(line.lstrip())
-        if e - start > LEAD_IN_MAX_CHARS:
-            return None
-        if nl < 0 or (kind != "paragraph" and _ITEM.match(line)):
-            return start
-        pos = nl
 
 
 def label(kind: str) -> str:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from explorer import Document, chunk_document
 from explorer.documents.markdown_blocks import markdown_blocks
 from explorer.strategies.invariants import invariant_errors
-from explorer.strategies.markdown_packing import LEAD_IN_MAX_CHARS, lead_in_start
+from explorer.strategies.lead_ins import LEAD_IN_MAX_CHARS, lead_in_start
 from tests.support.install_steps import COMMANDS
 
 #: Top-level paragraphs, each announcing the fence after it.
