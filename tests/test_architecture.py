@@ -42,6 +42,7 @@ STRATEGY_SUPPORT = {
     "separators",
     "packing",
     "markdown_packing",
+    "lead_ins",
     "curve",
     "adapt",
     "profile",

@@ -12,13 +12,14 @@ def invariant_errors(doc: Document, chunks: Sequence[Chunk], size: int | None = 
     """Return human-readable violations (empty list = all good).
 
     - ``text[start:end] == chunk.text`` and the chunk is not empty or whitespace-only;
-    - starts strictly increase, indexes are 0..n-1;
+    - starts and ends strictly increase (no chunk lies inside the one before: it would add
+      nothing), indexes are 0..n-1;
     - every non-whitespace character of the document is inside at least one chunk;
     - with ``size``: ``length <= size`` unless the reason says the unit was unbreakable.
     """
     text = doc.text
     errors: list[str] = []
-    prev = -1
+    prev = prev_end = -1
     covered_to = 0
     for i, c in enumerate(chunks):
         where = f"chunk {i} [{c.start}:{c.end}]"
@@ -33,7 +34,9 @@ def invariant_errors(doc: Document, chunks: Sequence[Chunk], size: int | None = 
             errors.append(f"{where}: empty or whitespace-only")
         if c.start <= prev:
             errors.append(f"{where}: start does not increase (previous {prev})")
-        prev = c.start
+        if c.end <= prev_end:
+            errors.append(f"{where}: end does not increase (previous {prev_end}): inside the previous chunk")
+        prev, prev_end = c.start, c.end
         gap = text[covered_to : c.start]
         if covered_to < c.start and gap.strip():
             errors.append(f"non-space text [{covered_to}:{c.start}] is in no chunk: {gap[:40]!r}")

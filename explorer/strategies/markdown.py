@@ -19,8 +19,9 @@
    after it: a paragraph, list item or quoted paragraph of at most 200 characters ending in ":"
    ("Run the installer:", "Lancez l'installateur :", a list item's "1. Create the file:" over
    its nested fence) opens the block's chunk rather than ending the previous one, when the two
-   fit in one chunk (otherwise, or when headings over the lead-in do not fit with them too, the
-   cut is where it would be without the rule). ``chunk_overlap`` repeats whole trailing blocks
+   fit in one chunk, or, for a block bigger than ``chunk_size``, when it leaves a quarter of a
+   chunk to the block's first piece, which it opens (otherwise, or when headings over the
+   lead-in do not fit with them too, the cut is where it would be without the rule). ``chunk_overlap`` repeats whole trailing blocks
    (leaving room for a heading or lead-in and the block it goes with) and overlaps the pieces of
    a split block. (In token units a piece of a long block can come out a token over, as with
    ``recursive``, whose size bookkeeping it uses; its reason says so.)

@@ -6,13 +6,13 @@ greedily and measured as whole texts, so sizes are exact in any length unit.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Callable
 from itertools import accumulate, pairwise
 
 from explorer.documents.document import Block, Document, heading_reason
 from explorer.strategies.base import trim
+from explorer.strategies.lead_ins import lead_in_start
 from explorer.strategies.splitting import Piece, RecursiveSplitter, token_counter
 from explorer.text.chunk import SIZE_LIMIT, UNBREAKABLE, inside_any
 from explorer.text.length import Length
@@ -39,33 +39,6 @@ LABELS = {
 }
 
 
-#: The longest lead-in ("Run the installer:") that moves on to the code block or table after it.
-LEAD_IN_MAX_CHARS = 200
-_LEAD_IN_KINDS = ("paragraph", "list", "blockquote")
-_ITEM = re.compile(r"[ \t>]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
-
-
-def lead_in_start(text: str, s: int, e: int, kind: str) -> int | None:
-    """Where the lead-in that ends ``text[s:e]`` (trimmed) starts: the last paragraph, list item or
-    quoted paragraph, if it ends in ":" (" :" in French, "**Example:**") within
-    ``LEAD_IN_MAX_CHARS``; None when the piece ends otherwise."""
-    if kind not in _LEAD_IN_KINDS or not text[max(s, e - 3) : e].rstrip("*_").endswith((":", "：")):
-        return None
-    start = pos = e
-    while True:
-        nl = text.rfind("\n", s, pos)
-        ls = nl + 1 if nl >= 0 else s
-        line = text[ls:pos]
-        if not line.strip(" \t>"):
-            return start  # a blank line (in a quote too): the lead-in is the paragraph below it
-        start = ls + len(line) - len(line.lstrip())
-        if e - start > LEAD_IN_MAX_CHARS:
-            return None
-        if nl < 0 or (kind != "paragraph" and _ITEM.match(line)):
-            return start
-        pos = nl
-
-
 def label(kind: str) -> str:
     return LABELS.get(kind, kind)
 
@@ -86,6 +59,7 @@ class SectionPacker:
         self._block_starts = [b.start for b in self._blocks]
         self._block_ends = list(accumulate((b.end for b in self._blocks), max))  # non-decreasing
         self.out: list[Piece] = []
+        self._firsts: dict[tuple[int, int], Piece | None] = {}
 
     def measure(self, s: int, e: int) -> int:
         if self.chars:
@@ -178,8 +152,8 @@ class SectionPacker:
         self, pieces: list[tuple[int, int]], kinds: list[str]
     ) -> tuple[list[tuple[int, int]], list[str], list[bool]]:
         """The pieces with each lead-in cut off the piece it ends (a list's last item), their kinds,
-        and which are lead-ins that stick to the code block or table right after them: those that
-        fit in one chunk with it (one that does not stays where it is)."""
+        and which are lead-ins that stick to the code block or table right after them (see
+        :meth:`_leads_into`; one that does not stays where it is)."""
         out: list[tuple[int, int]] = []
         out_kinds: list[str] = []
         leads: list[bool] = []
@@ -187,7 +161,7 @@ class SectionPacker:
             ls = None
             if k + 1 < len(pieces) and kinds[k + 1] in PROTECTED:
                 ls = lead_in_start(self.text, ps, pe, kinds[k])
-                if ls is not None and self.measure(ls, pieces[k + 1][1]) > self.size:
+                if ls is not None and not self._leads_into(ls, *pieces[k + 1], kinds[k + 1]):
                     ls = None
             if ls is not None and ls > ps:
                 out.append(self.trim(ps, ls))
@@ -199,14 +173,19 @@ class SectionPacker:
             leads.append(ls is not None)
         return out, out_kinds, leads
 
-    def split_block(self, s: int, e: int, kind: str, lead: int | None = None) -> None:
-        """One block bigger than size: the recursive splitter inside it.
+    def _leads_into(self, lead: int, s: int, e: int, kind: str) -> bool:
+        """Whether the lead-in starting at ``lead`` opens the chunk of the block ``[s, e)``: when
+        the two fit in one chunk, or, the block being bigger than a chunk (so split anyway), when
+        the lead-in fits with the block's first piece as a heading would. Otherwise it stays at the
+        end of the chunk before (a lead-in alone is a poor chunk)."""
+        if self.measure(lead, e) <= self.size:
+            return True
+        return self.measure(s, e) > self.size and self._first_after_heading(lead, s, kind, e) is not None
 
-        ``lead`` is the start of the heading(s) just before the block: they open the first
-        chunk, which then gets only the room the heading leaves (a heading alone is a poor chunk).
-        """
+    def _block_pieces(self, kind: str, e: int) -> Callable[[int, int], list[Piece]]:
+        """The recursive splitter for a block of ``kind`` ending at ``e``: pieces from ``a`` on,
+        each within ``room``."""
         seps, keep = BLOCK_SEPARATORS.get(kind, PROSE_SEPARATORS)
-        where = f"inside {label(kind)} larger than chunk_size" if kind in PROTECTED else ""
 
         def pieces(a: int, room: int) -> list[Piece]:
             return RecursiveSplitter(
@@ -219,9 +198,19 @@ class SectionPacker:
                 span_length=self._fast,
             ).split(a, e)
 
+        return pieces
+
+    def split_block(self, s: int, e: int, kind: str, lead: int | None = None) -> None:
+        """One block bigger than size: the recursive splitter inside it.
+
+        ``lead`` is the start of the heading(s) or lead-in just before the block: they open the
+        first chunk, which then gets only the room they leave (a heading alone is a poor chunk).
+        """
+        where = f"inside {label(kind)} larger than chunk_size" if kind in PROTECTED else ""
+        pieces = self._block_pieces(kind, e)
         start = s
         if lead is not None:
-            first = self._first_after_heading(lead, s, pieces)
+            first = self._first_after_heading(lead, s, kind, e)
             if first is None:
                 self.out.append((*self.trim(lead, s), f"{SIZE_LIMIT}: next block is {label(kind)}"))
             else:
@@ -230,10 +219,14 @@ class SectionPacker:
         for ps, pe, why in pieces(start, self.size):
             self.out.append((ps, pe, self._where(why, where)))
 
-    def _first_after_heading(
-        self, lead: int, s: int, pieces: Callable[[int, int], list[Piece]]
-    ) -> Piece | None:
-        """First chunk of the block split with the room the heading leaves, if it fits with it."""
+    def _first_after_heading(self, lead: int, s: int, kind: str, e: int) -> Piece | None:
+        """First chunk of the block ``[s, e)`` split with the room the heading (or lead-in) at
+        ``lead`` leaves, if it fits with it (kept: a lead-in asks before its block is split)."""
+        if (lead, s) not in self._firsts:
+            self._firsts[(lead, s)] = self._find_first(lead, s, self._block_pieces(kind, e))
+        return self._firsts[(lead, s)]
+
+    def _find_first(self, lead: int, s: int, pieces: Callable[[int, int], list[Piece]]) -> Piece | None:
         room = self.size - self.measure(lead, s)
         for _ in range(3):  # token counts are not additive: shrink and retry
             if room < max(1, self.size // 4):  # too little left: the heading goes alone

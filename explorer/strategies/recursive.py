@@ -27,7 +27,9 @@ invariant (offsets are the truth):
   only whitespace LangChain returns it as a chunk and we drop it (no whitespace-only chunks).
 - With overlap, whitespace-only pieces can make two consecutive LangChain chunks start at the
   same character (the first a prefix of the second); we keep only the longer one, since chunk
-  starts must strictly increase.
+  starts must strictly increase. Likewise a chunk of overlap and then only whitespace, stripped,
+  lies inside the one before (``"installer:"`` then ``"ller:"``): it is dropped, since chunk ends
+  must strictly increase too.
 
 Regex separators (the text is untrusted, the pattern is the user's): they must compile with
 Python's ``re`` (what LangChain uses) and are matched with the ``regex`` module, which follows

@@ -37,13 +37,18 @@ def separator_reason(sep: str) -> str:
 def add_stripped(text: str, s: int, t: int, why: str | None, prev: int, out: list[Piece]) -> int:
     """Add the merged chunk ``text[s:t]`` as LangChain strips it (on offsets), dropped if only
     whitespace, replacing the previous chunk when it starts at the same place (``prev``, which
-    it contains). Returns the start of the last chunk added."""
+    it contains). Dropped too when it lies inside the previous chunk: its overlap and then only
+    whitespace, it adds nothing (chunk ends must increase); the previous chunk, which ends where
+    it ends, takes its reason. Returns the start of the last chunk added."""
     while s < t and text[s].isspace():
         s += 1
     while t > s and text[t - 1].isspace():
         t -= 1
     if s < t:
-        if s == prev:
+        if out and out[-1][0] <= s and t <= out[-1][1]:
+            if t == out[-1][1]:
+                out[-1] = (out[-1][0], t, why)
+        elif s == prev:
             out[-1] = (s, t, why)
         else:
             out.append((s, t, why))

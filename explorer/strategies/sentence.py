@@ -1,19 +1,26 @@
 """Groups of N sentences, with sentence overlap and an optional size cap.
 
 Sentences come from :func:`explorer.text.sentences.sentence_spans` (offsets by construction);
-the cap is held with :mod:`explorer.strategies.packing`, which measures every group whole.
+the cap is held with :mod:`explorer.strategies.packing`, which measures every group whole. A
+lead-in (a sentence of at most 200 characters ending in ":", :mod:`explorer.strategies.lead_ins`)
+right before a fenced code block or a table opens the group of that block rather than ending the
+one before, when the two fit in one group (in sentences and under the cap).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from explorer.errors import ParamError
 from explorer.strategies.base import PeerKit, Strategy, check_token_room
+from explorer.strategies.lead_ins import unit_lead_ins
+from explorer.strategies.markdown_packing import label
 from explorer.strategies.packing import Packer, long_unit_spans
 from explorer.strategies.params import CHUNK_SIZE, INT, LENGTH, BelowSize, Param, declare
 from explorer.strategies.registry import register
 from explorer.text.chunk import END_OF_TEXT, SENTENCE_END, SIZE_LIMIT, Span
+from explorer.text.markdown_parse import fenced_code
 from explorer.text.sentences import sentence_spans
 from explorer.text.wording import plural
 
@@ -46,7 +53,8 @@ class SentenceStrategy(Strategy[SentenceParams]):
     description = (
         "Groups of sentences_per_chunk whole sentences, the next group repeating the last "
         "overlap_sentences; an optional chunk_size cap closes a group early, and a single sentence "
-        "over the cap is split at words."
+        "over the cap is split at words. A short sentence ending in ':' goes with the code block or table "
+        "after it."
     )
     Params = SentenceParams
     rules = (BelowSize("overlap_sentences", "sentences_per_chunk"),)
@@ -71,6 +79,8 @@ class SentenceStrategy(Strategy[SentenceParams]):
         per, overlap, size = p.sentences_per_chunk, p.overlap_sentences, p.chunk_size
         length = ctx.length(p.length)
         packer = Packer(text, sents, length, size) if size else None
+        at = unit_lead_ins(text, sents, _code_and_tables(doc))
+        leads = _LeadIns(at, per, packer, tuple(sorted(at)))
         spans: list[Span] = []
         covered = 0  # sentences [0, covered) are in a chunk already
         prev_first = -1  # first sentence of the previous group
@@ -83,15 +93,17 @@ class SentenceStrategy(Strategy[SentenceParams]):
                 prev_first = covered - 1
                 continue
             first = max(covered - overlap, prev_first + 1, 0)
+            reach = leads.fits(covered) or covered + 1  # a lead-in: through its block
+            while first < covered and (reach - first > per or (packer and not packer.fits(first, reach))):
+                first += 1  # drop overlap sentences until the new ones fit
             limit = min(first + per, n)
-            if packer:
-                while first < covered and not packer.fits(first, covered + 1):
-                    first += 1  # drop overlap sentences until the new one fits
-                limit = min(first + per, n)
-                j = packer.extend(first, covered + 1, limit)
-            else:
-                j = limit
-            spans.append(Span(sents[first][0], sents[j - 1][1], _reason(j - first, j == n, per)))
+            j = packer.extend(first, reach, limit) if packer else limit
+            why = _reason(j - first, j == n, per)
+            lead = leads.cut_before(covered, j)
+            if lead is not None:  # the lead-in opens the next group, with its block
+                j = lead
+                why = f"{SENTENCE_END}: {plural(j - first, 'sentence')}, the next leads in to {leads.label(j)}"
+            spans.append(Span(sents[first][0], sents[j - 1][1], why))
             prev_first, covered = first, j
         return spans
 
@@ -102,6 +114,42 @@ class SentenceStrategy(Strategy[SentenceParams]):
             "llamaindex": kit.li_sentences(note, p.chunk_size, 0, p.length),
             "chonkie": kit.chonkie_sentences(p.chunk_size, p.sentences_per_chunk, p.length),
         }
+
+
+@dataclass(frozen=True)
+class _LeadIns:
+    """Lead-in sentences (``{i: (m, kind)}``, see :func:`unit_lead_ins`) and whether each fits
+    with its block, sentences i..m-1, in one group."""
+
+    at: dict[int, tuple[int, str]]
+    per: int
+    packer: Packer | None
+    order: tuple[int, ...] = ()  # the keys of ``at``, sorted
+
+    def fits(self, i: int) -> int | None:
+        """m, the end of the block sentence i leads in to, if the two fit in one group."""
+        if i not in self.at:
+            return None
+        m = self.at[i][0]
+        return m if m - i <= self.per and (self.packer is None or self.packer.fits(i, m)) else None
+
+    def cut_before(self, covered: int, j: int) -> int | None:
+        """The lead-in to end the group of sentences ..j-1 before: the last one among its new
+        sentences (from ``covered`` on, never the first) whose block does not end in the group,
+        when they fit in one."""
+        k = bisect_left(self.order, j) - 1
+        i = self.order[k] if k >= 0 else -1
+        return i if i > covered and self.at[i][0] > j and self.fits(i) else None
+
+    def label(self, i: int) -> str:
+        return label(self.at[i][1])
+
+
+def _code_and_tables(doc) -> list[tuple[str, int, int]]:
+    """The code blocks and tables a lead-in goes with: the Markdown blocks, and the fences the
+    sentence splitter keeps whole in any text."""
+    blocks = [(b.kind, b.start, b.end) for b in doc.blocks_of("code", "table")]
+    return blocks + [("code", s, e) for s, e in fenced_code(doc.text)]
 
 
 def _reason(count: int, at_end: bool, per: int) -> str:

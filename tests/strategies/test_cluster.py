@@ -193,3 +193,49 @@ def test_cluster_invariants_property(words, sizes, length):
     doc = Document("p.txt", "text", " ".join(words))
     chunks = CLU.chunk(doc, params, Context(embedder=FakeEmbedder(dim=16)))
     assert not invariant_errors(doc, chunks, piece + extra)
+
+
+def _punctuation_only(text: str) -> bool:
+    return not any(ch.isalnum() for ch in text)
+
+
+def test_a_lone_full_stop_joins_a_neighbour():
+    """The piece splitter keeps each "." at the start of the piece after it, so the text's last
+    "." was a piece of its own, and the grouping made it a chunk: "."."""
+    text = (
+        "iota gamma zeta kappa theta lambda kappa beta kappa alpha theta epsilon. "
+        "mu theta iota iota theta eta. lambda gamma iota eta mu alpha."
+    )
+    doc = Document("t.txt", "text", text)
+    for params in (
+        {"piece_size": 10, "chunk_size": 50, "length": "chars"},
+        {"piece_size": 5, "chunk_size": 20, "length": "words"},
+    ):
+        chunks = CLU.chunk(doc, params, Context(embedder=FakeEmbedder()))
+        assert not invariant_errors(doc, chunks, params["chunk_size"])
+        assert not [c.text for c in chunks if _punctuation_only(c.text)], params
+        assert chunks[-1].text.endswith("mu alpha.")
+
+
+_SENTENCE = st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon"]), min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sentences=st.lists(st.tuples(_SENTENCE, st.sampled_from(".?!")), min_size=1, max_size=8),
+    glue=st.sampled_from([" ", "\n", "\n\n"]),
+    piece=st.integers(4, 30),
+    extra=st.integers(0, 60),
+    rule=st.sampled_from(["pieces", "length"]),
+)
+def test_a_punctuation_chunk_stays_only_where_no_neighbour_has_room(sentences, glue, piece, extra, rule):
+    text = glue.join(" ".join(words) + mark for words, mark in sentences)
+    size = piece + extra
+    doc = Document("t.txt", "text", text)
+    params = {"piece_size": piece, "chunk_size": size, "length": "chars", "size_rule": rule}
+    chunks = CLU.chunk(doc, params, Context(embedder=FakeEmbedder(dim=16)))
+    assert not invariant_errors(doc, chunks, size)
+    for k, c in enumerate(chunks):
+        if _punctuation_only(c.text) and len(chunks) > 1:
+            assert k == 0 or c.end - chunks[k - 1].start > size
+            assert k == len(chunks) - 1 or chunks[k + 1].end - c.start > size

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from explorer import Document, chunk_document
 from explorer.documents.markdown_blocks import markdown_blocks
 from explorer.strategies.invariants import invariant_errors
-from explorer.strategies.markdown_packing import LEAD_IN_MAX_CHARS, lead_in_start
+from explorer.strategies.lead_ins import LEAD_IN_MAX_CHARS, lead_in_start
 from tests.support.install_steps import COMMANDS
 
 #: Top-level paragraphs, each announcing the fence after it.
@@ -105,16 +105,40 @@ def test_a_lead_in_goes_with_a_table():
     assert texts(text, chunk_size=150) == [f"## Scheduling\n\n{intro}", f"The options we test:\n\n{table}"]
 
 
+BIG = "```sh\n" + "echo step\n" * 20 + "```"  # 206 characters
+
+
+@pytest.mark.parametrize("strategy", ["markdown", "hybrid"])
+def test_a_lead_in_opens_the_first_chunk_of_a_block_bigger_than_a_chunk(strategy):
+    """A block over chunk_size is split anyway: its lead-in ended the chunk before ("...Intro
+    words here.\n\nRun:"), it now opens the block's first piece, which gets the room it leaves."""
+    text = f"# T\n\nIntro words here.\n\nRun:\n\n{BIG}\n"
+    doc = md(text)
+    chunks = chunk_document(doc, strategy, {"chunk_size": 200})
+    assert not invariant_errors(doc, chunks, 200)
+    assert [c.text for c in chunks] == [
+        "# T\n\nIntro words here.",
+        "Run:\n\n```sh\n" + "echo step\n" * 17 + "echo step",  # the lines that fit beside it
+        "echo step\necho step\n```",
+    ]
+    assert chunks[0].reason == "size limit: next block is a code block, with its lead-in"
+    table = "| port | service |\n|------|---------|\n" + "".join(f"| {8000 + i} | svc{i} |\n" for i in range(10))
+    text = f"# T\n\nIntro words here.\n\nThe ports:\n\n{table}\nEnd.\n"
+    second = texts(text, strategy, chunk_size=100, chunk_overlap=30)[1]
+    assert second.startswith("The ports:\n\n| port | service |") and len(second) <= 100
+
+
 def test_what_is_not_a_lead_in_stays_where_it_was():
-    """A long paragraph ending in ":", a lead-in that cannot share a chunk with its block, and
+    """A long paragraph ending in ":", a lead-in that cannot share a chunk with its block (nor,
+    the block being bigger than a chunk, leave a quarter of a chunk to its first piece), and
     headings + lead-in that together do not fit with the block: cut as before."""
     long_lead = "This paragraph explains at length why the command below is needed. " * 3 + "Run:"
     assert len(long_lead) > LEAD_IN_MAX_CHARS
     text = f"# T\n\n{long_lead}\n\n```sh\nmake\n```\n"
     assert texts(text, chunk_size=225) == [f"# T\n\n{long_lead}", "```sh\nmake\n```"]
-    big = "```sh\n" + "echo step\n" * 20 + "```"
-    text = f"# T\n\nIntro words here.\n\nRun:\n\n{big}\n"
-    assert texts(text, chunk_size=200)[0] == "# T\n\nIntro words here.\n\nRun:"
+    lead = "Run the following commands in order, as root:"  # 46 of 60: 14 left, under a quarter
+    text = f"# T\n\nIntro.\n\n{lead}\n\n{BIG}\n"
+    assert texts(text, chunk_size=60)[:2] == [f"# T\n\nIntro.\n\n{lead}", "```sh\n" + "echo step\n" * 4 + "echo step"]
     lead = "- Open the ports below in the firewall before the first start, one rule for each of them:"
     table = "  | port | service |\n  |------|---------|\n  | 80   | http    |\n  | 443  | https   |"
     text = f"# Setup\n\n## Ports\n\n{lead}\n{table}\n- Then reload.\n"
@@ -179,5 +203,9 @@ def test_a_lead_in_that_fits_with_its_block_shares_a_chunk_with_it(parts, size, 
         lead = before.rfind("\n\n") + 2
         head = before[lead:]
         after_title = lead == len("# Doc\n\n")  # the title stays with it, fitting or not
-        if head.endswith(":") and "```" not in head and not after_title and b.end - lead <= size:
+        if not head.endswith(":") or "```" in head or after_title:
+            continue
+        if b.end - lead <= size:
             assert any(c.start <= lead and b.end <= c.end for c in chunks), (head, size)
+        elif b.end - b.start > size and b.start - lead <= size // 2:  # split anyway, room left
+            assert any(c.start <= lead and b.start < c.end for c in chunks), (head, size)

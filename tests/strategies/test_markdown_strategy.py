@@ -195,6 +195,17 @@ def test_overlap_never_makes_a_chunk_of_repeated_text_alone():
     assert [c.text for c in chunks] == [f"# Doc\n\n{p1}\n\n{p2}", f"{p2}\n\n### Next part\n\n{short}"]
 
 
+def test_a_split_block_makes_no_chunk_inside_the_previous_one():
+    """A word as long as the size, then a blank: the block's splitter cut it as characters with
+    overlap, and its last window (the word's last 5 characters and the blank), stripped, was
+    "ller:", inside "installer:" before it."""
+    text = "# Setup\n\nInstall it with the installer: \nthen restart.\n"
+    chunks = chunks_of(md_doc(text), chunk_size=10, chunk_overlap=5)
+    assert [c.text for c in chunks] == ["# Setup", "Install", "it with", "with the", "installer:", "then", "restart."]
+    assert all(b.end > a.end for a, b in pairwise(chunks))
+    assert chunks[4].reason == "separator ' '"
+
+
 def test_plain_text_falls_back_to_recursive():
     text = ("Plain text without any structure. " * 30 + "\n\n") * 3
     doc = Document("p.txt", "text", text)

@@ -11,6 +11,8 @@ says the unit was unbreakable. Strategies that embed run with the deterministic 
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
@@ -134,3 +136,59 @@ def test_defaults_on_edge_texts(strategy):
         doc = make_doc(text, markdown=False)
         chunks = strategy.chunk(doc, {}, ctx)
         assert not invariant_errors(doc, chunks, size_to_check(strategy.validate({})))
+
+
+#: Markdown whose blocks outgrow small sizes: long paragraphs and items, lead-ins, fences, tables.
+LONG_MD_BLOCKS = [
+    "# Install",
+    "## Steps",
+    "A paragraph long enough to be split into several pieces at small sizes. It has words.",
+    "Run the installer with these requirements:",
+    "```bash\npip install chunk-explorer\npython -m explorer chunk --help\n```",
+    "| name | value |\n|---|---|\n| size | 10 |\n| overlap | 5 |",
+    "- a first item of a list that goes on\n- 2. Create the file:\n\n  ```\n  x = 1\n  ```",
+    "> a quoted paragraph, quite long as well, ending here.",
+    "words words words words words words \n\n",
+]
+#: Words as long as a small size, then whitespace: an overlap window there ends in blanks only.
+WORDS_AND_BLANKS = st.lists(
+    st.sampled_from(["a", "word", "installer:", "abcdefghijklmnop", " ", " \n", "\n\n", "\t"]), max_size=40
+).map("".join)
+
+
+@st.composite
+def small_sizes(draw, strategy) -> dict:
+    """Parameters with every size small and every overlap drawn below its size."""
+    raw = draw(params_for(strategy))
+    size = draw(st.integers(2, 24))
+    for p in strategy.params:
+        if p.kind is INT and p.name.endswith("size"):
+            raw[p.name] = size
+    if "chunk_overlap" in raw:
+        raw["chunk_overlap"] = draw(st.integers(0, size - 1))
+    if "overlap_sentences" in raw:
+        raw["overlap_sentences"] = draw(st.integers(0, raw["sentences_per_chunk"] - 1))
+    return raw
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    text=st.one_of(
+        TEXTS, WORDS_AND_BLANKS, st.lists(st.sampled_from(LONG_MD_BLOCKS), max_size=12).map("\n\n".join)
+    ),
+)
+def test_no_chunk_lies_inside_the_previous_one(strategy, data, text):
+    """Overlap at small sizes: every chunk ends strictly past the previous chunk's end (a chunk
+    inside the previous one, e.g. the overlap of a split block and then only whitespace, adds
+    nothing), and starts strictly increase."""
+    try:
+        p = strategy.validate(data.draw(small_sizes(strategy), label="params"))
+    except ParamError:
+        reject()
+    doc = make_doc(text, markdown=True)
+    ctx = Context(embedder=FakeEmbedder()) if strategy.needs_embedder else Context()
+    chunks = strategy.chunk(doc, p, ctx)
+    for a, b in itertools.pairwise(chunks):
+        assert b.start > a.start and b.end > a.end, (a.start, a.end, b.start, b.end, b.reason)
