@@ -93,6 +93,11 @@ class W:
     TABLE = "w.table"
     MARK_USE = "w.mark.use"
     MARK_CLEAR = "w.mark.clear"
+    # the inspector's text boxes (pages/ui/textbox.py): no value, a key each so they keep their place
+    BOX_CHUNK = "w.box.chunk"
+    BOX_UNREAD = "w.box.unread"
+    BOX_EMBEDDED = "w.box.embedded"
+    BOX_NEIGHBOUR = _Template("w.box.{}")
     # Compare
     CMP_ADD = "w.cmp_add"
     CMP_WIDTH = "w.cmp_width"
