@@ -108,10 +108,13 @@ class StrategyIndex:
         self._languages: frozenset[str] | None = None
         #: Seconds the vectors took when this index made them (None: given, or not made yet),
         #: how many distinct texts the model embedded then (0: all from the cache), and whether
-        #: that time includes loading the model (it loads on its first text).
+        #: that time includes loading the model (it loads on its first text); ``embedded_at``:
+        #: when (``time.time()``) they were made, so that a reader who came later (the index is
+        #: shared) is not told the time as if spent for it.
         self.embed_seconds: float | None = None
         self.embedded_new: int | None = None
         self.embed_cold = False
+        self.embedded_at: float | None = None
         if vectors is not None:
             self.set_vectors(vectors)
 
@@ -163,6 +166,7 @@ class StrategyIndex:
                 self.set_vectors(vectors)
                 self.embed_seconds, self.embedded_new = time.perf_counter() - t0, new
                 self.embed_cold = cold and self.ctx.get_embedder().loaded and new != 0
+                self.embedded_at = time.time()
             if self.options.piece_chars and self._pieces is None:
                 self._embed_pieces(progress)
             assert self._vectors is not None
@@ -178,6 +182,7 @@ class StrategyIndex:
             self.embed_seconds += time.perf_counter() - t0
         if self.embedded_new is not None and self.mode != "preview":
             self.embedded_new += heard.total
+        self.embedded_at = time.time()
 
     @property
     def dim(self) -> int:

@@ -196,6 +196,8 @@ class Session:
     # set up once per session (pages.ui.frame)
     ready: _Slot[bool] = _Slot("_ready", False)
     in_frame: _Slot[bool] = _Slot("_in_frame", False)
+    # when (time.time()) the visit began: shared indexes built before it are "cached" to it
+    began: _Slot[float | None] = _Slot("_began")
     # widget keys :meth:`Session.seed` set in this run (the frame empties it when a run ends)
     seeded_now: _Slot[set[str]] = _Slot("_seeded_now", factory=set)
     notices: _Slot[list[str]] = _Slot("notices", factory=list)

@@ -1560,6 +1560,27 @@ def test_explore_large_document_renders_a_window_and_flags():
     assert 'class="ce-warn"' in rendered(at) and "over the model" in rendered(at)
 
 
+def test_an_index_built_before_this_visit_is_labelled_cached_with_its_build_time():
+    """Indexes are shared between sessions: a visitor who found one built read the first
+    visitor's "32 s (with loading the model)" in the embedding column as the time spent now."""
+    import time
+
+    text = f"Log {time.time_ns()}. " + "The intake screens are raked at dawn and again at dusk. " * 30
+    labels = []
+    for _ in range(2):  # two visitors (sessions) asking about the same upload
+        at = start("documents")
+        at.file_uploader[0].set_value(("screens.txt", text.encode(), "text/plain")).run()
+        at.switch_page("pages/retrieve.py").run()
+        ask(at, "When are the intake screens raked?")
+        ok(at)
+        labels.append(list(at.table[0].value["embedding"]))
+    first, second = labels
+    assert not any(label.startswith("cached") for label in first), first
+    # the second visitor is told the time was spent before, and how long it was
+    built = [label.split(" (")[0] for label in first]
+    assert second == [f"cached (built in {b})" for b in built], (first, second)
+
+
 def test_retriever_selector_on_retrieve_and_evaluate():
     """Dense / BM25 / hybrid (the default) in the sidebar of Retrieve and Evaluate; BM25 embeds
     nothing."""
