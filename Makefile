@@ -37,9 +37,10 @@ $(VENV)/.editable: pyproject.toml | $(VENV)/.req-run
 ## weights, int8 ONNX graphs checked against float32: a minute or two the first time, then instant).
 ## The app listens on 127.0.0.1; HOST=0.0.0.0 serves a team.
 ## (browser.serverAddress stops Streamlit from asking an outside service for the external IP.)
+## serve.py: app.py behind st.App, which sends /explore/extra to /explore and warms up at start.
 run: $(VENV)/.req-run $(VENV)/.editable
 	$(PY) -m explorer models --build
-	$(PY) -m streamlit run app.py --server.port $(PORT) --server.address $(HOST) --browser.serverAddress localhost $(if $(DISPLAY),--server.headless false,)
+	$(PY) -m streamlit run serve.py --server.port $(PORT) --server.address $(HOST) --browser.serverAddress localhost $(if $(DISPLAY),--server.headless false,)
 
 ## Debian's Chromium for the browser tests (needs root; skipped with a note otherwise).
 browser:

@@ -6,7 +6,9 @@ time, and the tokens an LLM would receive for the top-k chunks.
 - **index size**: bytes of the vector index (n × dim × 4 for FAISS's flat index; HNSW adds
   its graph: see :attr:`explorer.retrieval.faiss_index.VectorIndex.nbytes`), and the pieces' vectors;
 - **embedding time**: measured when the index made its vectors; vectors that all came from the
-  embedding cache count as 0 s, "from cache" (a second run costs nothing, and says so);
+  embedding cache count as 0 s, "from cache" (a second run costs nothing, and says so); an
+  index made before the reader's visit began (the app shares indexes between sessions) is
+  "cached (built in 32 s)": its time was spent then, not for this visit;
 - **LLM tokens at top-k**: per question, the cl100k tokens (GPT-4's tokenizer) of the top-k
   chunks' texts summed (what a RAG prompt would carry), averaged over the questions.
 
@@ -83,6 +85,8 @@ class Cost:
     questions: int
     #: The time includes loading the model (the first texts of a session load it).
     cold: bool = False
+    #: The vectors were made before the reader's visit began (``cost_of``'s ``since``).
+    earlier: bool = False
 
     @property
     def from_cache(self) -> bool:
@@ -92,6 +96,11 @@ class Cost:
     def seconds(self) -> float | None:
         """Embedding time as counted: 0 when every vector came from the cache."""
         return 0.0 if self.from_cache else self.embed_seconds
+
+    @property
+    def built_before(self) -> bool:
+        """Timed vectors made before this visit: their time is not this visit's."""
+        return self.earlier and bool(self.vectors) and not self.from_cache and self.embed_seconds is not None
 
     @property
     def note(self) -> str:
@@ -104,7 +113,9 @@ class Cost:
         return "with loading the model" if self.cold else ""
 
     def embedding_label(self) -> str:
-        """"3.2 s", "0 s (from cache)", or "—" with why."""
+        """"3.2 s", "0 s (from cache)", "cached (built in 32 s)", or "—" with why."""
+        if self.built_before:
+            return f"cached (built in {format_seconds(self.embed_seconds or 0.0)})"
         s = self.seconds
         if s is None:
             return f"— ({self.note})"
@@ -152,11 +163,14 @@ def cost_of(
     k: int,
     length: Length | None = None,
     retriever: str = DEFAULT_RETRIEVER,
+    since: float | None = None,
 ) -> Cost:
     """The :class:`Cost` of ``index`` for these questions' ``hits`` (top ``k`` each) found with
     ``retriever``. BM25 costs no vector even when the (shared) index has some: another search or
-    the background warm-up made them, and BM25 read none."""
+    the background warm-up made them, and BM25 read none. ``since`` (a ``time.time()``): when
+    the reader's visit began; vectors made before it are labelled cached, with their build time."""
     embedded = index.has_vectors and retriever != "bm25"
+    made = index.embedded_at
     return Cost(
         vectors=index.vector_count if embedded else 0,
         dim=index.dim if embedded else 0,
@@ -167,6 +181,7 @@ def cost_of(
         k=k,
         questions=len(hits),
         cold=embedded and index.embed_cold,
+        earlier=embedded and since is not None and made is not None and made < since,
     )
 
 

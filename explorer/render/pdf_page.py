@@ -123,6 +123,8 @@ def render_page(
 
 
 def _render(data: bytes, number: int, scale: float, key: str) -> PageImage | None:
+    from PIL import Image
+
     def draw(page: Any) -> Any:
         w, h = page.get_size()
         return page.render(scale=min(scale, (MAX_PIXELS / max(w * h, 1.0)) ** 0.5)).to_pil()
@@ -131,7 +133,9 @@ def _render(data: bytes, number: int, scale: float, key: str) -> PageImage | Non
     if image is None:
         return None
     buf = io.BytesIO()
-    image.quantize(colors=128).save(buf, format="PNG")  # a palette: a third of the bytes of RGB
+    # a palette: a quarter of the bytes of RGB. Fast octree, not the default median cut: 0.05 s
+    # against 0.2 s for a text page at 893x1263 (on a loaded server, 1.3 s of the first view)
+    image.quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(buf, format="PNG")
     return PageImage(buf.getvalue(), image.width, image.height)
 
 

@@ -106,12 +106,11 @@ class StrategyIndex:
         self._index: Any = None
         self._lexical: LexicalIndex | None = None
         self._languages: frozenset[str] | None = None
-        #: Seconds the vectors took when this index made them (None: given, or not made yet),
-        #: how many distinct texts the model embedded then (0: all from the cache), and whether
-        #: that time includes loading the model (it loads on its first text).
+        #: Seconds the vectors took when made here (None: given, or not yet), texts the model embedded
+        #: then (0: all cached), whether that includes loading the model, and when (a time.time()).
         self.embed_seconds: float | None = None
         self.embedded_new: int | None = None
-        self.embed_cold = False
+        self.embed_cold, self.embedded_at = False, None
         if vectors is not None:
             self.set_vectors(vectors)
 
@@ -161,7 +160,7 @@ class StrategyIndex:
                     vectors = embed_texts(self.ctx, self.texts, heard)
                     new = heard.total
                 self.set_vectors(vectors)
-                self.embed_seconds, self.embedded_new = time.perf_counter() - t0, new
+                self.embed_seconds, self.embedded_new, self.embedded_at = time.perf_counter() - t0, new, time.time()
                 self.embed_cold = cold and self.ctx.get_embedder().loaded and new != 0
             if self.options.piece_chars and self._pieces is None:
                 self._embed_pieces(progress)
@@ -178,6 +177,7 @@ class StrategyIndex:
             self.embed_seconds += time.perf_counter() - t0
         if self.embedded_new is not None and self.mode != "preview":
             self.embedded_new += heard.total
+        self.embedded_at = time.time()
 
     @property
     def dim(self) -> int:

@@ -8,6 +8,7 @@ too, through :func:`page_header`, so every page always runs inside the frame.
 from __future__ import annotations
 
 import logging
+import time
 
 import streamlit as st
 
@@ -84,6 +85,7 @@ def init_session() -> None:
     """Once per session: the state the link holds, else every sample and two configurations."""
     if session.ready:
         return
+    session.began = time.time()  # the visit's start: what was built before it is "cached" to it
     session.sources = []
     session.cleanup = {v[0]: False for v in CLEANUP_FLAGS.values()}
     session.configs = []

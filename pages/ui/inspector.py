@@ -22,6 +22,7 @@ from pages.ui.gold import use_as_answer
 from pages.ui.model import limit_words, model_label, passage_room
 from pages.ui.safe import err_text, md, sheet_safe
 from pages.ui.state import W, session
+from pages.ui.textbox import text_box
 
 
 def metric_row() -> Any:
@@ -114,7 +115,7 @@ def inspector(
     reading_note(reading)
     if beside is not None:
         beside()
-    st.code(ch.text, language=None, wrap_lines=True, height=240)
+    text_box(ch.text, key=W.BOX_CHUNK, label=f"Chunk {ch.index}'s text", height=240)
     controls = sorted(set(BIDI_CONTROLS.findall(ch.text)))
     if controls:
         st.caption(
@@ -131,7 +132,7 @@ def inspector(
         _embedded(doc, ch, tok, an.stats.max_tokens)
         if reading is not None and reading.truncated:
             st.caption(f"Never embedded: the last {reading.unread_chars:,} characters of the chunk")
-            st.code(ch.text[reading.read_chars :], language=None, wrap_lines=True, height=160)
+            text_box(ch.text[reading.read_chars :], key=W.BOX_UNREAD, label="Never embedded", height=160)
 
 
 def _neighbour(label: str, ch: Chunk, nb: Chunk, *, before: bool) -> None:
@@ -142,10 +143,10 @@ def _neighbour(label: str, ch: Chunk, nb: Chunk, *, before: bool) -> None:
         + (f" · shares {shared:,} chars" if shared else gap)
     )
     edge = nb.text[-300:] if before else nb.text[:300]
-    st.code(
+    text_box(
         ("…" if before and nb.chars > 300 else "") + edge + ("…" if not before and nb.chars > 300 else ""),
-        language=None,
-        wrap_lines=True,
+        key=W.BOX_NEIGHBOUR(label.lower()),
+        label=f"{label} chunk's edge",
     )
 
 
@@ -165,7 +166,7 @@ def _embedded(doc: Document, ch: Chunk, tok: int, limit: int) -> None:
         + (" · with the retrieval options of the Retrieve page" if opts["prepend_headings"] or opts["context_chars"] else "")
         + (f" · scored with its best {opts['piece_chars']:,}-character piece too" if opts.get("piece_chars") else "")
     )
-    st.code(text, language=None, wrap_lines=True, height=200)
+    text_box(text, key=W.BOX_EMBEDDED, label="What would be embedded", height=200)
 
 
 def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig, audit: Any = None) -> None:

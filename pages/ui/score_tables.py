@@ -24,7 +24,8 @@ from pages.ui.state import session
 COST_HELP = (
     "Cost beside quality. **vectors**: one per chunk embedded (and per piece, with pieces); **index "
     "size**: bytes of the FAISS index (vectors × dimensions × 4); **embedding**: time to embed the chunks when the index was "
-    "built (0 s when every vector came from the cache); **LLM tokens @k**: cl100k tokens of the "
+    "built (0 s when every vector came from the cache; \"cached\" when it was built before this visit, by "
+    "another tab or user); **LLM tokens @k**: cl100k tokens of the "
     "top-k chunks' text, what a RAG prompt would carry."
 )
 
@@ -61,7 +62,7 @@ def cost_table(
             row.update({"recall %": percent_value(sc.recall), "IoU %": percent_value(sc.iou)})
             row["first hit"] = round(1 / sc.rr) if sc.rr else None
         row["top score"] = round(hits[0].score, 3) if hits else None
-        cost = cost_of(idx, [hits], k, retriever=retriever)
+        cost = cost_of(idx, [hits], k, retriever=retriever, since=session.began)
         rows.append(row | cost.cells() | {"vectors": cost.vectors})
     if rows:  # a static table: a few rows, every figure readable at once (and in the page's text)
         shown = {"recall %": "{:.1f}", "IoU %": "{:.1f}", "first hit": "{:.0f}", "top score": "{:.3f}", "vectors": "{:,}"}

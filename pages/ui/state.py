@@ -93,6 +93,11 @@ class W:
     TABLE = "w.table"
     MARK_USE = "w.mark.use"
     MARK_CLEAR = "w.mark.clear"
+    # the inspector's text boxes (pages/ui/textbox.py): no value, a key each so they keep their place
+    BOX_CHUNK = "w.box.chunk"
+    BOX_UNREAD = "w.box.unread"
+    BOX_EMBEDDED = "w.box.embedded"
+    BOX_NEIGHBOUR = _Template("w.box.{}")
     # Compare
     CMP_ADD = "w.cmp_add"
     CMP_WIDTH = "w.cmp_width"
@@ -191,6 +196,8 @@ class Session:
     # set up once per session (pages.ui.frame)
     ready: _Slot[bool] = _Slot("_ready", False)
     in_frame: _Slot[bool] = _Slot("_in_frame", False)
+    # when (time.time()) the visit began: shared indexes built before it are "cached" to it
+    began: _Slot[float | None] = _Slot("_began")
     # widget keys :meth:`Session.seed` set in this run (the frame empties it when a run ends)
     seeded_now: _Slot[set[str]] = _Slot("_seeded_now", factory=set)
     notices: _Slot[list[str]] = _Slot("notices", factory=list)

@@ -69,6 +69,15 @@ def text_views(at: AppTest) -> list[dict]:
     ]
 
 
+def text_boxes(at: AppTest) -> dict[str, str]:
+    """The text of every text box (pages/ui/textbox.py) in this run, by its key."""
+    return {
+        e.key: json.loads(e.proto.json)["text"]
+        for e in at.get("bidi_component")
+        if e.proto.component_name == "chunk_explorer.text_box"
+    }
+
+
 def rendered(at: AppTest) -> str:
     """The highlighted-text HTML: st.html bodies that hold chunks, and the interactive views."""
     static = [h.value for h in at.html if 'class="ce-text"' in h.value]
@@ -458,6 +467,21 @@ def test_the_inspector_says_when_its_exact_text_obeys_bidi_controls():
     ok(at)
     note = [c.value for c in at.caption if "bidirectional controls" in c.value]
     assert note and "U+202C, U+202E" in note[0], [c.value for c in at.caption]
+
+
+def test_the_inspector_shows_the_chunks_exact_text_without_loading_the_highlighter():
+    """The inspector's boxes hold the exact text (a bidi control and white space kept), in the
+    text box, not ``st.code``: the first st.code of a page loads Streamlit's 1.5 MB syntax
+    highlighter, a third of the browser's work for Explore's first view."""
+    text = "Valve alpha \u202eopens beta\u202c then shuts.\n\n    Indented <b>line</b> & *more*.\n"
+    at = start("documents")
+    at.file_uploader[0].set_value(("box.txt", text.encode(), "text/plain")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    assert not at.code, [c.value for c in at.code]
+    boxes = text_boxes(at)
+    assert boxes["w.box.chunk"] == text.strip(), boxes  # one chunk: the whole text, its ends trimmed
+    assert boxes["w.box.embedded"].endswith(text.strip()), boxes  # after the model's "passage: "
 
 
 def long_report() -> tuple[str, str]:
@@ -1534,6 +1558,27 @@ def test_explore_large_document_renders_a_window_and_flags():
     ok(at)
     assert count(metric(at, "Over token limit")) > 0
     assert 'class="ce-warn"' in rendered(at) and "over the model" in rendered(at)
+
+
+def test_an_index_built_before_this_visit_is_labelled_cached_with_its_build_time():
+    """Indexes are shared between sessions: a visitor who found one built read the first
+    visitor's "32 s (with loading the model)" in the embedding column as the time spent now."""
+    import time
+
+    text = f"Log {time.time_ns()}. " + "The intake screens are raked at dawn and again at dusk. " * 30
+    labels = []
+    for _ in range(2):  # two visitors (sessions) asking about the same upload
+        at = start("documents")
+        at.file_uploader[0].set_value(("screens.txt", text.encode(), "text/plain")).run()
+        at.switch_page("pages/retrieve.py").run()
+        ask(at, "When are the intake screens raked?")
+        ok(at)
+        labels.append(list(at.table[0].value["embedding"]))
+    first, second = labels
+    assert not any(label.startswith("cached") for label in first), first
+    # the second visitor is told the time was spent before, and how long it was
+    built = [label.split(" (")[0] for label in first]
+    assert second == [f"cached (built in {b})" for b in built], (first, second)
 
 
 def test_retriever_selector_on_retrieve_and_evaluate():

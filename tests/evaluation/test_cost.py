@@ -82,6 +82,22 @@ def test_a_time_that_includes_loading_the_model_says_so():
     assert not second.cold and second.note == ""
 
 
+def test_vectors_made_before_the_visit_began_say_cached_with_their_build_time():
+    """An index is shared: its build time is not the time a later reader waited."""
+    idx = build_index(DOCS, CFG, ctx(64))
+    assert idx.embedded_at is not None
+    now = cost_of(idx, [], 5, since=idx.embedded_at - 60)  # the visit that built it
+    later = cost_of(idx, [], 5, since=idx.embedded_at + 1)  # a visit that began after
+    assert not now.earlier and not now.embedding_label().startswith("cached")
+    assert later.earlier and later.embedding_label() == f"cached (built in {format_seconds(idx.embed_seconds)})"
+    assert cost_of(idx, [], 5).embedding_label() == now.embedding_label()  # the CLI: no visit
+    assert cost_of(idx, [], 5, retriever="bm25", since=idx.embedded_at + 1).embedding_label() == "— (BM25: nothing embedded)"
+    cache = EmbeddingCache.memory()
+    build_index(DOCS, CFG, ctx(64, cache))
+    again = build_index(DOCS, CFG, ctx(64, cache))  # every vector from the cache: 0 s, whenever
+    assert cost_of(again, [], 5, since=again.embedded_at + 1).embedding_label() == "0 s (from cache)"
+
+
 def test_part_from_the_cache_is_timed_and_counted():
     cache = EmbeddingCache.memory()
     build_index(DOCS[:1], CFG, ctx(64, cache))

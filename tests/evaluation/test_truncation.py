@@ -221,7 +221,7 @@ def start(page: str | None, configs: list[dict], sample: str = HANDBOOK):
 
 
 def test_explore_marks_the_unread_tail_and_the_inspector_says_how_much(app_env):
-    from tests.app.test_app_pages import text_views
+    from tests.app.test_app_pages import text_boxes, text_views
 
     at = start(None, [{"chunk_size": 3000, "chunk_overlap": 200}])
     doc = load_sample(HANDBOOK)
@@ -249,7 +249,7 @@ def test_explore_marks_the_unread_tail_and_the_inspector_says_how_much(app_env):
     assert len(notes) == 1
     assert f"reads {r.read_tokens:,} of {r.tokens:,} tokens; the last {r.unread_chars:,} characters" in notes[0]
     assert any(f"Never embedded: the last {r.unread_chars:,} characters" in c.value for c in at.caption)
-    assert any(unescape(c.value) == chunks[cut[0]].text[r.read_chars :] for c in at.code)
+    assert text_boxes(at)["w.box.unread"] == chunks[cut[0]].text[r.read_chars :]
 
 
 def test_compare_sums_truncation_per_configuration(app_env):

@@ -90,10 +90,12 @@ def streamlit_server(
     fake_embedder: bool = False,
     start_timeout: float = 120.0,
     env: dict[str, str] | None = None,
+    entry: str = "app.py",
 ) -> Iterator[Server]:
     """Start the app headless on a free port (offline, its own embedding cache, this process's
     derived models), wait for ``/_stcore/health``, yield, then stop it. ``fake_embedder`` sets
-    the app's test hook ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` (no torch)."""
+    the app's test hook ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` (no torch); ``entry``: the file
+    ``streamlit run`` runs (``serve.py``: as ``make run`` serves it)."""
     owned = None
     if cache_dir is None:
         owned = tempfile.TemporaryDirectory(prefix="ce-browser-")
@@ -117,7 +119,7 @@ def streamlit_server(
     log_path = Path(cache_dir) / f"streamlit-{port}.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+            [sys.executable, "-m", "streamlit", "run", entry, "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1"],
             cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip

@@ -1,0 +1,57 @@
+"""Addresses below a page's (``/explore/extra``) sent to the page: ASGI middleware for ``serve.py``.
+
+Why: Streamlit answers any unknown path with its index.html, whose asset paths are relative; under
+``/explore/`` they resolved to ``/explore/static/...``, came back as HTML too, and the visitor saw
+an empty white page (streamlit/streamlit#8013). Only a browser's request for a page (one that
+accepts HTML) below our pages' paths is redirected, the query kept: the frontend's own requests
+below a page's address (``/explore/_stcore/health``, how it finds the server's base path) must
+get Streamlit's answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pages.ui.nav import DEFAULT_PAGE, NAVIGATION
+
+#: The first path segment of every page's address (the default page's is also served at "/").
+PAGE_PATHS = frozenset(NAVIGATION) | {f"{DEFAULT_PAGE}-root"}
+
+
+def page_redirect(path: str, base: str = "") -> str | None:
+    """The page address a ``path`` below a page's goes to (``/explore/extra`` → ``/explore``;
+    ``base``: the server's ``baseUrlPath``), or None for any other path."""
+    prefix = [p for p in base.split("/") if p]
+    parts = [p for p in path.split("/") if p]
+    if parts[: len(prefix)] != prefix:
+        return None
+    rest = parts[len(prefix) :]
+    if len(rest) < 2 or rest[0] not in PAGE_PATHS or "_stcore" in rest:
+        return None
+    return "/" + "/".join([*prefix, rest[0]])
+
+
+class DeepLinks:
+    """ASGI middleware: a browser's GET or HEAD of a document below a page's address is
+    redirected (302) to the page."""
+
+    def __init__(self, app: Any, base: str = "") -> None:
+        self.app, self.base = app, base
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and _wants_html(scope):
+            target = page_redirect(scope.get("path", ""), self.base)
+            if target is not None:
+                from starlette.responses import RedirectResponse
+
+                query = scope.get("query_string", b"").decode("latin-1")
+                response = RedirectResponse(target + (f"?{query}" if query else ""), status_code=302)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def _wants_html(scope: dict) -> bool:
+    """A page load (its Accept names text/html), not the frontend's fetches (``*/*``)."""
+    accept = b",".join(v for k, v in scope.get("headers", ()) if k.lower() == b"accept")
+    return b"text/html" in accept

@@ -1,0 +1,51 @@
+"""Addresses below a page's are redirected to the page (pages.ui.deeplinks, served by serve.py);
+every other path is left to Streamlit."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pages.ui.deeplinks import PAGE_PATHS, DeepLinks, page_redirect
+from pages.ui.nav import NAVIGATION
+
+
+@pytest.mark.parametrize("page", sorted(NAVIGATION))
+def test_a_path_below_a_page_goes_to_the_page(page):
+    assert page_redirect(f"/{page}/extra") == f"/{page}"
+    assert page_redirect(f"/{page}/a/b/") == f"/{page}"
+    assert page_redirect(f"/team/{page}/extra", base="/team/") == f"/team/{page}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/", "/explore", "/explore/", "/nope/extra", "/static/js/index.js", "/_stcore/health",
+     "/media/abc.png", "/component/x/index.html", "/favicon.png", "/explore/extra-but-other-base",
+     "/explore/_stcore/health", "/compare/_stcore/stream"],
+)  # fmt: skip
+def test_other_paths_are_streamlits(path):
+    base = "/team" if path.endswith("other-base") else ""
+    assert page_redirect(path, base) is None
+
+
+def test_the_middleware_redirects_with_the_query_and_passes_the_rest():
+    passed, sent = [], []
+
+    async def app(scope, receive, send):
+        passed.append(scope["path"])
+
+    async def send(message):
+        sent.append(message)
+
+    links = DeepLinks(app)
+    html = [(b"accept", b"text/html,application/xhtml+xml,*/*;q=0.8")]
+    scope = {"type": "http", "method": "GET", "path": "/explore/extra", "query_string": b"doc=a%20b", "headers": html}
+    asyncio.run(links(scope, None, send))
+    assert sent[0]["status"] == 302 and (b"location", b"/explore?doc=a%20b") in sent[0]["headers"]
+    asyncio.run(links({**scope, "method": "POST"}, None, send))  # only GET and HEAD are redirected
+    asyncio.run(links({**scope, "path": "/static/js/x.js"}, None, send))
+    # the frontend's fetches below a page's address (how it finds the base path) are Streamlit's
+    asyncio.run(links({**scope, "headers": [(b"accept", b"*/*")]}, None, send))
+    assert passed == ["/explore/extra", "/static/js/x.js", "/explore/extra"]
+    assert "explore-root" in PAGE_PATHS
