@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     bu.require_browser()
-    with bu.streamlit_server(tmp_path_factory.mktemp("serve-cache"), fake_embedder=True, entry="serve.py") as srv:
+    with bu.streamlit_server(tmp_path_factory.mktemp("serve-cache"), fake_embedder=True) as srv:
         yield srv
 
 

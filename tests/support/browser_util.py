@@ -62,7 +62,7 @@ def free_port() -> int:
 
 @dataclass
 class Server:
-    """A running ``streamlit run app.py``: its URL and its log."""
+    """A running ``streamlit run serve.py`` (as ``make run`` serves the app): its URL and its log."""
 
     url: str
     port: int
@@ -90,12 +90,13 @@ def streamlit_server(
     fake_embedder: bool = False,
     start_timeout: float = 120.0,
     env: dict[str, str] | None = None,
-    entry: str = "app.py",
+    entry: str = "serve.py",
 ) -> Iterator[Server]:
     """Start the app headless on a free port (offline, its own embedding cache, this process's
     derived models), wait for ``/_stcore/health``, yield, then stop it. ``fake_embedder`` sets
     the app's test hook ``CHUNK_EXPLORER_FAKE_EMBEDDER=1`` (no torch); ``entry``: the file
-    ``streamlit run`` runs (``serve.py``: as ``make run`` serves it)."""
+    ``streamlit run`` runs (``serve.py`` by default, as ``make run`` serves the app: the browser
+    tests drive the server users get; ``app.py`` runs it without serve.py's redirect and warm-up)."""
     owned = None
     if cache_dir is None:
         owned = tempfile.TemporaryDirectory(prefix="ce-browser-")
