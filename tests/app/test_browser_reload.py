@@ -1,5 +1,6 @@
 """In a real browser: a reload (F5) or the link in a fresh browser keeps an uploaded file, the
-question and Evaluate's question file; ``/explore`` opens Explore with its link; a typed expected answer with a line break where the PDF has a space (and a hyphen at
+question and Evaluate's question file; ``/explore`` opens Explore with its link, and so does
+``/explore/extra`` (serve.py's redirect); a typed expected answer with a line break where the PDF has a space (and a hyphen at
 the line end) is scored on Retrieve; the Export page's CLI line runs in a fresh shell.
 
 Runs on the app's fake embedder (``CHUNK_EXPLORER_FAKE_EMBEDDER=1``): what is checked here is
@@ -309,4 +310,23 @@ def test_the_explore_address_opens_explore_with_its_link(server, browser):
     bu.settle(page)
     assert page.get_by_text("Page not found").count() == 0
     assert "Explore" in bu.main_text(page) and "guide.md" in page.content()
+    context.close()
+
+
+def test_an_address_below_a_page_opens_the_page_with_its_link(server, browser):
+    """An address below a page's (``/explore/extra``) opens the page with its link, where it showed
+    an empty white page (streamlit/streamlit#8013): serve.py's redirect, as ``make run`` serves it."""
+    context, page = bu.new_page(browser)
+    watch = bu.Watch().attach(context)
+    page.goto(server.url + "explore/extra/more?samples=Tidepool+guide+%28Markdown%29")
+    bu.heading(page, "Explore").wait_for(timeout=60_000)
+    page.wait_for_function('document.body.innerText.includes("Chunk 0 of")', timeout=60_000)
+    page.wait_for_url(re.compile(r"/\?samples=Tidepool\+guide\+%28Markdown%29"), timeout=30_000)
+    assert "guide.md" in bu.main_text(page)
+    bu.screenshot(page, "deep-link-explore.png")
+    page.goto(server.url + "compare/x")
+    bu.heading(page, "Compare").wait_for(timeout=60_000)
+    assert re.search(r"/compare(\?|$)", page.url), page.url
+    watch.assert_clean()
+    assert not watch.page_errors, watch.page_errors
     context.close()
