@@ -161,3 +161,23 @@ def heading_reason(h: Block, kind: str) -> str:
     if kind == "markdown":
         return f"{HEADING}: {'#' * level} {title}".rstrip()
     return f"{HEADING}: {title} (level {level})" if title else f"{HEADING}: level {level}"
+
+
+#: A block kind in words, as cut reasons name the block that comes next ("next block is a table").
+BLOCK_LABELS = {
+    "code": "a code block",
+    "table": "a table",
+    "list": "a list",
+    "paragraph": "a paragraph",
+    "heading": "a heading",
+    "blockquote": "a quote",
+    "html": "an HTML block",
+    "hr": "a rule",
+    "front_matter": "front matter",
+    "text": "text",
+}
+
+
+def block_label(kind: str) -> str:
+    """``kind`` in words (:data:`BLOCK_LABELS`; an unknown kind as it is)."""
+    return BLOCK_LABELS.get(kind, kind)

@@ -10,7 +10,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from itertools import accumulate, pairwise
 
-from explorer.documents.document import Block, Document, heading_reason
+from explorer.documents.document import Block, Document, block_label, heading_reason
 from explorer.strategies.base import trim
 from explorer.strategies.lead_ins import lead_in_start
 from explorer.strategies.splitting import Piece, RecursiveSplitter, token_counter
@@ -25,24 +25,6 @@ BLOCK_SEPARATORS: dict[str, tuple[tuple[str, ...], str]] = {
     "table": (("\n", " ", ""), "end"),
 }
 PROSE_SEPARATORS = (("\n\n", "\n", ". ", " ", ""), "end")
-LABELS = {
-    "code": "a code block",
-    "table": "a table",
-    "list": "a list",
-    "paragraph": "a paragraph",
-    "heading": "a heading",
-    "blockquote": "a quote",
-    "html": "an HTML block",
-    "hr": "a rule",
-    "front_matter": "front matter",
-    "text": "text",
-}
-
-
-def label(kind: str) -> str:
-    return LABELS.get(kind, kind)
-
-
 class SectionPacker:
     """Greedy packing of trimmed pieces into chunks, measured as whole texts (exact sizes)."""
 
@@ -133,9 +115,9 @@ class SectionPacker:
                 kinds.append(kind_at.get(ps) or kind_at.get(a, "text"))
         pieces, kinds, leads = self._lead_ins(pieces, kinds)
         between: list[str | None] = [
-            f"{SIZE_LIMIT}: next block is {label(kinds[k + 2])}, with its lead-in"
+            f"{SIZE_LIMIT}: next block is {block_label(kinds[k + 2])}, with its lead-in"
             if leads[k + 1]
-            else f"{SIZE_LIMIT}: next block is {label(kinds[k + 1])}"
+            else f"{SIZE_LIMIT}: next block is {block_label(kinds[k + 1])}"
             for k in range(len(pieces) - 1)
         ]
         between.append(None)
@@ -206,13 +188,13 @@ class SectionPacker:
         ``lead`` is the start of the heading(s) or lead-in just before the block: they open the
         first chunk, which then gets only the room they leave (a heading alone is a poor chunk).
         """
-        where = f"inside {label(kind)} larger than chunk_size" if kind in PROTECTED else ""
+        where = f"inside {block_label(kind)} larger than chunk_size" if kind in PROTECTED else ""
         pieces = self._block_pieces(kind, e)
         start = s
         if lead is not None:
             first = self._first_after_heading(lead, s, kind, e)
             if first is None:
-                self.out.append((*self.trim(lead, s), f"{SIZE_LIMIT}: next block is {label(kind)}"))
+                self.out.append((*self.trim(lead, s), f"{SIZE_LIMIT}: next block is {block_label(kind)}"))
             else:
                 self.out.append((lead, first[1], self._where(first[2], where)))
                 start = first[1]

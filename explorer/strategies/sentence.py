@@ -12,10 +12,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
+from explorer.documents.document import Document, block_label
 from explorer.errors import ParamError
 from explorer.strategies.base import PeerKit, Strategy, check_token_room
 from explorer.strategies.lead_ins import unit_lead_ins
-from explorer.strategies.markdown_packing import label
 from explorer.strategies.packing import Packer, long_unit_spans
 from explorer.strategies.params import CHUNK_SIZE, INT, LENGTH, BelowSize, Param, declare
 from explorer.strategies.registry import register
@@ -142,10 +142,10 @@ class _LeadIns:
         return i if i > covered and self.at[i][0] > j and self.fits(i) else None
 
     def label(self, i: int) -> str:
-        return label(self.at[i][1])
+        return block_label(self.at[i][1])
 
 
-def _code_and_tables(doc) -> list[tuple[str, int, int]]:
+def _code_and_tables(doc: Document) -> list[tuple[str, int, int]]:
     """The code blocks and tables a lead-in goes with: the Markdown blocks, and the fences the
     sentence splitter keeps whole in any text."""
     blocks = [(b.kind, b.start, b.end) for b in doc.blocks_of("code", "table")]
