@@ -1,39 +1,41 @@
-"""Addresses below a page's (``/explore/extra``) sent to the page: ASGI middleware for ``serve.py``.
+"""Addresses with more than one path segment (``/explore/extra``, ``/a/b``) sent to their
+first segment's page: ASGI middleware for ``serve.py``.
 
 Why: Streamlit answers any unknown path with its index.html, whose asset paths are relative; under
 ``/explore/`` they resolved to ``/explore/static/...``, came back as HTML too, and the visitor saw
 an empty white page (streamlit/streamlit#8013). Only a browser's request for a page (one that
-accepts HTML) below our pages' paths is redirected, the query kept: the frontend's own requests
+accepts HTML) is redirected, the query kept, and never one under Streamlit's own routes
+(``/media/`` downloads, ``/static/``, ``/component/``, ``/_stcore/``): the frontend's requests
 below a page's address (``/explore/_stcore/health``, how it finds the server's base path) must
-get Streamlit's answers.
+get Streamlit's answers. ``/explore/extra`` goes to Explore; ``/a/b`` to ``/a``, where Streamlit
+says the page is not found and shows the default page, as it does for ``/a``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pages.ui.nav import DEFAULT_PAGE, NAVIGATION
-
-#: The first path segment of every page's address (the default page's is also served at "/").
-PAGE_PATHS = frozenset(NAVIGATION) | {f"{DEFAULT_PAGE}-root"}
+#: Streamlit's own routes (``streamlit.web.server.starlette.starlette_routes``): never redirected.
+STREAMLIT_ROUTES = frozenset({"_stcore", "media", "component", "static"})
 
 
 def page_redirect(path: str, base: str = "") -> str | None:
-    """The page address a ``path`` below a page's goes to (``/explore/extra`` → ``/explore``;
-    ``base``: the server's ``baseUrlPath``), or None for any other path."""
+    """The address a ``path`` of several segments goes to, its first (``/explore/extra`` →
+    ``/explore``, ``/a/b`` → ``/a``; ``base``: the server's ``baseUrlPath``), or None for a path
+    of one segment, outside ``base`` or under Streamlit's routes (``/app/static/`` included)."""
     prefix = [p for p in base.split("/") if p]
     parts = [p for p in path.split("/") if p]
     if parts[: len(prefix)] != prefix:
         return None
     rest = parts[len(prefix) :]
-    if len(rest) < 2 or rest[0] not in PAGE_PATHS or "_stcore" in rest:
+    if len(rest) < 2 or rest[0] in STREAMLIT_ROUTES or rest[:2] == ["app", "static"] or "_stcore" in rest:
         return None
     return "/" + "/".join([*prefix, rest[0]])
 
 
 class DeepLinks:
-    """ASGI middleware: a browser's GET or HEAD of a document below a page's address is
-    redirected (302) to the page."""
+    """ASGI middleware: a browser's GET or HEAD of a document at a path of several segments is
+    redirected (302) to its first segment's page (:func:`page_redirect`)."""
 
     def __init__(self, app: Any, base: str = "") -> None:
         self.app, self.base = app, base

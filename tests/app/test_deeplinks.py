@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from pages.ui.deeplinks import PAGE_PATHS, DeepLinks, page_redirect
+from pages.ui.deeplinks import DeepLinks, page_redirect
 from pages.ui.nav import NAVIGATION
 
 
@@ -18,9 +18,16 @@ def test_a_path_below_a_page_goes_to_the_page(page):
     assert page_redirect(f"/team/{page}/extra", base="/team/") == f"/team/{page}"
 
 
+@pytest.mark.parametrize(("path", "target"), [("/a/a", "/a"), ("/nope/extra/", "/nope"), ("/a/b/c", "/a"), ("/app/x", "/app")])
+def test_a_deep_path_under_no_page_goes_to_its_first_segment(path, target):
+    """Streamlit says "page not found" there and shows the default page, as for ``/a``: the
+    deep path itself was an empty white page."""
+    assert page_redirect(path) == target
+
+
 @pytest.mark.parametrize(
     "path",
-    ["/", "/explore", "/explore/", "/nope/extra", "/static/js/index.js", "/_stcore/health",
+    ["/", "/explore", "/explore/", "/nope", "/static/js/index.js", "/_stcore/health", "/app/static/x.png",
      "/media/abc.png", "/component/x/index.html", "/favicon.png", "/explore/extra-but-other-base",
      "/explore/_stcore/health", "/compare/_stcore/stream"],
 )  # fmt: skip
@@ -48,4 +55,3 @@ def test_the_middleware_redirects_with_the_query_and_passes_the_rest():
     # the frontend's fetches below a page's address (how it finds the base path) are Streamlit's
     asyncio.run(links({**scope, "headers": [(b"accept", b"*/*")]}, None, send))
     assert passed == ["/explore/extra", "/static/js/x.js", "/explore/extra"]
-    assert "explore-root" in PAGE_PATHS
