@@ -102,8 +102,13 @@ def chunk_tooltip(
     return "\n".join(lines)
 
 
+#: ``unicode-bidi:plaintext`` (here, on hits and in copy boxes): each line of text takes the direction
+#: of its first letter, so a Hebrew or Arabic line reads right to left, aligned right, its full stop
+#: at its left end (the page's left-to-right direction had put it at the right, after the last
+#: word); an English line beside it stays left to right.
 CSS = """<style>
 .ce-text{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.93rem;line-height:1.9;
+  unicode-bidi:plaintext;text-align:start;
   font-family:"Source Sans Pro","Source Sans 3",system-ui,-apple-system,"Segoe UI",sans-serif;
   color:inherit;padding:0.9rem 1.1rem;border:1px solid rgba(128,128,128,.38);border-radius:8px;
   background:transparent;max-height:var(--ce-h,560px);overflow-y:auto}
@@ -144,6 +149,7 @@ CSS = """<style>
 .ce-above>summary::-webkit-details-marker,.ce-below>summary::-webkit-details-marker{display:none}
 .ce-above[open]>summary,.ce-below[open]>summary{display:none}
 .ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;
+  unicode-bidi:plaintext;text-align:start;
   max-height:var(--ce-h,260px);overflow-y:auto}
 """ + UNREAD_CSS + "</style>"
 

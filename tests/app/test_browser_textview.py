@@ -320,3 +320,47 @@ def test_a_bidi_override_in_the_text_is_shown_not_obeyed_and_offsets_hold(page, 
     a = text.index("epsilon")
     line = next(t for t in captions(page) if t.startswith("Selected"))
     assert f"characters {a:,}–{a + 7:,} (7 chars)" in line, line
+
+
+#: For character ``pos`` of the first text view: how far its left edge lies from the box's left
+#: edge, and its right edge from the box's right edge (pixels).
+EDGES_JS = """(pos) => {
+  const box = document.querySelector('.ce-view .ce-text');
+  for (const s of box.querySelectorAll('[data-o]')) {
+    const o = Number(s.dataset.o), t = s.firstChild, cps = t ? Array.from(t.data) : [];
+    if (!(pos >= o && pos < o + cps.length)) continue;
+    const u = cps.slice(0, pos - o).join('').length, r = document.createRange();
+    r.setStart(t, u); r.setEnd(t, u + cps[pos - o].length);
+    s.scrollIntoView({block: 'center'});
+    const c = r.getClientRects()[0], b = box.getBoundingClientRect();
+    return [c.left - b.left, b.right - c.right];
+  }
+  return null;
+}"""
+
+
+def test_a_right_to_left_line_reads_from_the_right_beside_a_left_to_right_one(page, tmp_path):
+    """Each line takes the direction of its first letter: a Hebrew or Arabic line starts at the
+    box's right edge (its full stop at its left end), an English line beside it at the left. The
+    page's left-to-right direction had laid every line out from the left."""
+    lines = [
+        "Operating notes for the pumping station.",
+        "המשאבה הראשית נבדקת בכל בוקר לפני תחילת המשמרת.",
+        "يجب فحص المضخة الرئيسية كل صباح قبل بدء الوردية.",
+        "The spare pump is tested on Mondays.",
+    ]
+    path = tmp_path / "rtl notes.txt"
+    path.write_text("\n\n".join(lines) + "\n", encoding="utf-8")
+    bu.nav(page, "Documents")
+    bu.upload(page, path)
+    bu.nav(page, "Explore")
+    if not page.locator('[data-testid="stMain"]').get_by_text(path.name).count():
+        box = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Document")
+        box.first.click()
+        page.get_by_role("option").filter(has_text=path.name).first.click()
+        bu.settle(page)
+    page.locator(".ce-view .ce-text").first.wait_for()
+    _, text = view_text(page)
+    for line, rtl in zip(lines, (False, True, True, False), strict=True):
+        left, right = page.evaluate(EDGES_JS, text.index(line))  # the line's first letter
+        assert (right < left) == rtl and min(left, right) < 60, (line, left, right)
