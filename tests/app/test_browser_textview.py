@@ -87,6 +87,18 @@ def select(pg, a: int, b: int) -> None:
     bu.settle(pg)
 
 
+def explore_upload(pg, path) -> None:
+    """Upload ``path`` on Documents and show it on Explore."""
+    bu.nav(pg, "Documents")
+    bu.upload(pg, path)
+    bu.nav(pg, "Explore")
+    if not pg.locator('[data-testid="stMain"]').get_by_text(path.name).count():
+        box = pg.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Document")
+        box.first.click()
+        pg.get_by_role("option").filter(has_text=path.name).first.click()
+        bu.settle(pg)
+
+
 def view_text(pg) -> tuple[int, str]:
     return tuple(pg.evaluate(TEXT_JS))
 
@@ -302,14 +314,7 @@ def test_a_bidi_override_in_the_text_is_shown_not_obeyed_and_offsets_hold(page, 
     path.write_bytes(data)
     text = load_bytes(data, path.name).text
     assert "\u202e" in text  # kept in the document: the view is what must not obey it
-    bu.nav(page, "Documents")
-    bu.upload(page, path)
-    bu.nav(page, "Explore")
-    if not page.locator('[data-testid="stMain"]').get_by_text(path.name).count():
-        box = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Document")
-        box.first.click()
-        page.get_by_role("option").filter(has_text=path.name).first.click()
-        bu.settle(page)
+    explore_upload(page, path)
     view = page.locator(".ce-view .ce-text").first
     view.wait_for()
     shown = view.text_content()
@@ -351,14 +356,7 @@ def test_a_right_to_left_line_reads_from_the_right_beside_a_left_to_right_one(pa
     ]
     path = tmp_path / "rtl notes.txt"
     path.write_text("\n\n".join(lines) + "\n", encoding="utf-8")
-    bu.nav(page, "Documents")
-    bu.upload(page, path)
-    bu.nav(page, "Explore")
-    if not page.locator('[data-testid="stMain"]').get_by_text(path.name).count():
-        box = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').filter(has_text="Document")
-        box.first.click()
-        page.get_by_role("option").filter(has_text=path.name).first.click()
-        bu.settle(page)
+    explore_upload(page, path)
     page.locator(".ce-view .ce-text").first.wait_for()
     _, text = view_text(page)
     for line, rtl in zip(lines, (False, True, True, False), strict=True):
