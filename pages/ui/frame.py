@@ -25,8 +25,11 @@ from pages.ui.state import W, session
 
 log = logging.getLogger(__name__)
 
-#: Small layout adjustments: less empty space above the title, tighter metric labels.
+#: Small layout adjustments: less empty space above the title, tighter metric labels; a question
+#: or answer typed in Hebrew or Arabic reads right to left (each line in its first letter's
+#: direction, as the text views).
 FRAME_CSS = """<style>
+[data-testid="stMain"] textarea,[data-testid="stMain"] input[type="text"]{unicode-bidi:plaintext;text-align:start}
 [data-testid="stMainBlockContainer"]{padding-top:2.2rem;padding-bottom:3rem}
 [data-testid="stSidebarUserContent"]{padding-top:0.5rem}
 [data-testid="stMetricValue"]{font-size:1.7rem}

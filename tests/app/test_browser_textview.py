@@ -347,7 +347,7 @@ EDGES_JS = """(pos) => {
 def test_a_right_to_left_line_reads_from_the_right_beside_a_left_to_right_one(page, tmp_path):
     """Each line takes the direction of its first letter: a Hebrew or Arabic line starts at the
     box's right edge (its full stop at its left end), an English line beside it at the left. The
-    page's left-to-right direction had laid every line out from the left."""
+    page's left-to-right direction had laid every line out from the left. So does a question."""
     lines = [
         "Operating notes for the pumping station.",
         "המשאבה הראשית נבדקת בכל בוקר לפני תחילת המשמרת.",
@@ -362,3 +362,7 @@ def test_a_right_to_left_line_reads_from_the_right_beside_a_left_to_right_one(pa
     for line, rtl in zip(lines, (False, True, True, False), strict=True):
         left, right = page.evaluate(EDGES_JS, text.index(line))  # the line's first letter
         assert (right < left) == rtl and min(left, right) < 60, (line, left, right)
+    bu.nav(page, "Retrieve")  # a question typed in Hebrew: each line in its first letter's direction too
+    box = page.get_by_label("Question")
+    box.fill(lines[1])
+    assert box.evaluate("(e) => [getComputedStyle(e).unicodeBidi, getComputedStyle(e).textAlign]") == ["plaintext", "start"]
