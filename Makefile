@@ -50,11 +50,12 @@ browser:
 
 ## Set up and run the whole test suite (unit, property, real model, app and browser tests).
 ## The fast lane runs on every core (pytest-xdist); the real-model, browser and slow tests run one
-## at a time after it, since each of them already keeps the cores busy (and shares one model build).
+## at a time after it, since each of them already keeps the cores busy (and shares one model build);
+## it lists its 25 slowest tests, where CI time goes.
 test: $(VENV)/.req-dev $(VENV)/.editable browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -n auto -m "not browser and not model and not slow"
-	$(PY) -m pytest -q -m "browser or model or slow"
+	$(PY) -m pytest -q -m "browser or model or slow" --durations=25
 
 ## The inner loop (about 2.5 to 3 minutes here, on both cores): lint, then the unit and property tests; no real model,
 ## no browser, nothing marked slow. CI runs `make test`, the whole suite.
