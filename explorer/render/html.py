@@ -102,18 +102,13 @@ def chunk_tooltip(
     return "\n".join(lines)
 
 
-#: ``unicode-bidi:plaintext`` (here, on hits and in copy boxes): each line of text takes the direction
-#: of its first letter, so a Hebrew or Arabic line reads right to left, aligned right, its full stop
-#: at its left end (the page's left-to-right direction had put it at the right, after the last
-#: word); an English line beside it stays left to right.
+#: ``unicode-bidi:plaintext``: each line in its first letter's direction (Hebrew, Arabic from the right).
 CSS = """<style>
-.ce-text{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.93rem;line-height:1.9;
-  unicode-bidi:plaintext;text-align:start;
+.ce-text{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.93rem;line-height:1.9;unicode-bidi:plaintext;
   font-family:"Source Sans Pro","Source Sans 3",system-ui,-apple-system,"Segoe UI",sans-serif;
   color:inherit;padding:0.9rem 1.1rem;border:1px solid rgba(128,128,128,.38);border-radius:8px;
   background:transparent;max-height:var(--ce-h,560px);overflow-y:auto}
-.ce-text:focus{outline:none}
-.ce-text:focus-visible{outline:2px solid #0072B2;outline-offset:1px}
+.ce-text:focus{outline:none}.ce-text:focus-visible{outline:2px solid #0072B2;outline-offset:1px}
 .ce-text span.ce-s{border-radius:2px;box-decoration-break:clone;-webkit-box-decoration-break:clone}
 .ce-ov{border-bottom:3px double;padding-bottom:1px}
 .ce-flag{text-decoration:underline wavy #e03131;text-decoration-thickness:1.5px;text-underline-offset:3px}
@@ -148,8 +143,7 @@ CSS = """<style>
   font-style:normal;opacity:.85;text-decoration:underline dotted;text-underline-offset:3px}
 .ce-above>summary::-webkit-details-marker,.ce-below>summary::-webkit-details-marker{display:none}
 .ce-above[open]>summary,.ce-below[open]>summary{display:none}
-.ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;
-  unicode-bidi:plaintext;text-align:start;
+.ce-snip{white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.88rem;line-height:1.6;unicode-bidi:plaintext;
   max-height:var(--ce-h,260px);overflow-y:auto}
 """ + UNREAD_CSS + "</style>"
 
