@@ -9,11 +9,21 @@ accepts HTML) is redirected, the query kept, and never one under Streamlit's own
 below a page's address (``/explore/_stcore/health``, how it finds the server's base path) must
 get Streamlit's answers. ``/explore/extra`` goes to Explore; ``/a/b`` to ``/a``, where Streamlit
 says the page is not found and shows the default page, as it does for ``/a``.
+
+A query longer than Streamlit reads (1,000 values or 512 Ki characters) was dropped whole, and
+the link opened on the default view without a word: it is sent on as ``toolong=<values>-<chars>``,
+which the app turns into a notice.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from streamlit.runtime.state.query_params import sanitize_query_string
+
+#: The parameter a link too long for Streamlit is sent on with, "<values>-<characters>" (the app
+#: says so: :func:`pages.ui.url.restore`).
+TOO_LONG = "toolong"
 
 #: Streamlit's own routes (``streamlit.web.server.starlette.starlette_routes``): never redirected.
 STREAMLIT_ROUTES = frozenset({"_stcore", "media", "component", "static"})
@@ -42,15 +52,24 @@ class DeepLinks:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and _wants_html(scope):
-            target = page_redirect(scope.get("path", ""), self.base)
+            path = scope.get("path", "")
+            target = page_redirect(path, self.base)
+            query = scope.get("query_string", b"").decode("latin-1")
+            if query and not sanitize_query_string(query):  # Streamlit reads none of it
+                target = target or _same_path(path)
+                query = f"{TOO_LONG}={query.count('&') + 1}-{len(query)}"
             if target is not None:
                 from starlette.responses import RedirectResponse
 
-                query = scope.get("query_string", b"").decode("latin-1")
                 response = RedirectResponse(target + (f"?{query}" if query else ""), status_code=302)
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _same_path(path: str) -> str:
+    """``path`` without empty segments: never ``//host``, which a browser reads as another site."""
+    return "/" + "/".join(p for p in path.split("/") if p)
 
 
 def _wants_html(scope: dict) -> bool:

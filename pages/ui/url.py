@@ -42,7 +42,7 @@ from pages.ui.sources import (
 from pages.ui.state import SAMPLE_FILE, SAMPLE_REF, ConfigDict, session
 from pages.ui.url_chunks import chunks_url, restore_chunks
 from pages.ui.url_evaluate import evaluate_url, restore_evaluate
-from pages.ui.url_fit import fit_link
+from pages.ui.url_fit import fit_link, restore_too_long
 from pages.ui.url_questions import questions_url, restore_questions
 from pages.ui.url_ranking import ranking_url, restore_ranking
 
@@ -57,6 +57,7 @@ MAX_LINK_NOTES = 4
 def restore() -> None:
     """Set the session from the link (called once, on a fresh session)."""
     qp = st.query_params
+    restore_too_long(qp, session.notices)
     _restore_samples(qp)
     _restore_uploads(qp)
     _restore_doc(qp)

@@ -9,10 +9,17 @@ neither a reload nor a colleague could open.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlencode
 
+from streamlit.runtime.state.query_params import (
+    CLIENT_STATE_QUERY_STRING_MAX_FIELDS,
+    CLIENT_STATE_QUERY_STRING_MAX_LENGTH,
+)
+
 from explorer.text.wording import plural
+from pages.ui.deeplinks import TOO_LONG
 
 #: The longest query string written (characters, percent-encoded): well under the server's limit.
 MAX_LINK_CHARS = 60_000
@@ -63,3 +70,24 @@ def _longest_fit(want: dict[str, Any], key: str, value: str, limit: int) -> int:
         else:
             hi = mid - 1
     return lo
+
+
+def too_long_notice(raw: str | None) -> str:
+    """What to say of a link Streamlit read none of (``serve.py`` sends it on as
+    ``toolong=<values>-<characters>``, an untrusted value: only its two numbers are read), or ""."""
+    if raw is None:
+        return ""
+    m = re.fullmatch(r"(\d{1,9})-(\d{1,12})", raw)
+    said = f" ({int(m[1]):,} values, {int(m[2]):,} characters)" if m else ""
+    return (
+        f"The link was too long to be read{said}: the server reads at most "
+        f"{CLIENT_STATE_QUERY_STRING_MAX_FIELDS:,} values and {CLIENT_STATE_QUERY_STRING_MAX_LENGTH:,} "
+        "characters. The app opens with its default view."
+    )
+
+
+def restore_too_long(qp: Any, notices: list[str]) -> None:
+    """Add :func:`too_long_notice` of the link to ``notices``."""
+    said = too_long_notice(qp.get(TOO_LONG))
+    if said:
+        notices.append(said)

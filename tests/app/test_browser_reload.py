@@ -330,3 +330,19 @@ def test_an_address_below_a_page_opens_the_page_with_its_link(server, browser):
     watch.assert_clean()
     assert not watch.page_errors, watch.page_errors
     context.close()
+
+
+def test_a_deep_address_under_no_page_and_a_link_too_long_to_read_say_so(server, browser):
+    """``/a/b`` was an empty white page; it now meets Streamlit's "Page not found", as ``/a``.
+    A link of more values than Streamlit reads (1,000) opened the default view without a word;
+    the page now says the link was too long."""
+    context, page = bu.new_page(browser)
+    page.goto(server.url + "nope/deeper/still")
+    bu.heading(page, "Explore").wait_for(timeout=60_000)
+    page.get_by_text("Page not found").first.wait_for(timeout=30_000)
+    page.goto(server.url + "retrieve?" + "&".join(["cfg=%7B%7D"] * 1200))
+    bu.heading(page, "Retrieve").wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"The link was too long to be read \(1,200 values")).first.wait_for(timeout=30_000)
+    bu.settle(page)
+    assert "toolong" not in page.url  # the view's own link is written back
+    context.close()

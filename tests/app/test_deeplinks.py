@@ -55,3 +55,40 @@ def test_the_middleware_redirects_with_the_query_and_passes_the_rest():
     # the frontend's fetches below a page's address (how it finds the base path) are Streamlit's
     asyncio.run(links({**scope, "headers": [(b"accept", b"*/*")]}, None, send))
     assert passed == ["/explore/extra", "/static/js/x.js", "/explore/extra"]
+
+
+def _redirect_of(path: str, query: bytes) -> tuple[int, dict]:
+    sent: list = []
+
+    async def app(scope, receive, send):
+        sent.append({"status": "passed"})
+
+    async def send(message):
+        sent.append(message)
+
+    html = [(b"accept", b"text/html")]
+    asyncio.run(DeepLinks(app)({"type": "http", "method": "GET", "path": path, "query_string": query, "headers": html}, None, send))
+    return sent[0]["status"], dict(sent[0].get("headers", []))
+
+
+def test_a_link_longer_than_streamlit_reads_is_sent_on_with_its_size():
+    """Streamlit drops a query of over 1,000 values whole: the link opened on the default view
+    without a word. It now goes to the same page with ``toolong``, which the app says."""
+    query = "&".join(["cfg=x"] * 1200).encode()
+    status, headers = _redirect_of("/retrieve", query)
+    assert status == 302 and headers[b"location"] == f"/retrieve?toolong=1200-{len(query)}".encode()
+    assert _redirect_of("/explore/extra", query)[1][b"location"].startswith(b"/explore?toolong=1200-")
+    assert _redirect_of("//evil.example/x", query)[1][b"location"].startswith(b"/evil.example?toolong=")
+    assert _redirect_of("//evil.example", query)[1][b"location"].startswith(b"/evil.example?toolong=")
+    assert _redirect_of("/retrieve", b"&".join([b"cfg=x"] * 999))[0] == "passed"  # read by Streamlit
+
+
+@pytest.mark.parametrize("raw", ["1200-6000", "x", "1-2-3", "<b>**1**</b>", "9" * 40 + "-1"])
+def test_the_too_long_notice_reads_only_two_numbers(raw):
+    from pages.ui.url_fit import too_long_notice
+
+    said = too_long_notice(raw)
+    assert said.startswith("The link was too long to be read") and "default view" in said
+    assert ("(1,200 values, 6,000 characters)" in said) == (raw == "1200-6000")
+    assert "<b>" not in said and "**" not in said
+    assert too_long_notice(None) == ""
