@@ -12,6 +12,10 @@ row is one (its header and delimiter rows one with its first row), so a group ne
 row or after a table's header; the overlap never repeats them (a row without its header, a whole
 block twice). A unit over the cap is cut at line ends as ``markdown`` cuts a block
 (:class:`~explorer.strategies.block_split.BlockSplitter`).
+
+Headings (Markdown's, a PDF's read from its fonts): a heading is one unit, whatever the sentence
+splitter made of it; a group that would end on headings ends before them (unless they are all
+its new sentences), and a group that opens with a heading repeats no sentence from before it.
 """
 
 from __future__ import annotations
@@ -24,7 +28,13 @@ from explorer.documents.document import Document, block_label
 from explorer.errors import ParamError
 from explorer.strategies.base import PeerKit, Strategy, check_token_room
 from explorer.strategies.block_split import BlockSplitter
-from explorer.strategies.block_units import block_units
+from explorer.strategies.block_units import (
+    HEADING_MAX_CHARS,
+    block_units,
+    heading_start,
+    heading_units,
+    split_at_headings,
+)
 from explorer.strategies.lead_ins import unit_lead_ins
 from explorer.strategies.packing import Packer, long_unit_spans
 from explorer.strategies.params import CHUNK_SIZE, INT, LENGTH, BelowSize, Param, declare
@@ -67,7 +77,8 @@ class SentenceStrategy(Strategy[SentenceParams]):
         "overlap_sentences; an optional chunk_size cap closes a group early, and a single sentence "
         "over the cap is split at words. A code block counts as one sentence and a table row as one (its "
         "header rows go with the first), never repeated as overlap; one over the cap is cut at line ends. "
-        "A short sentence ending in ':' goes with the code block or table after it."
+        "A group ends before a heading rather than on it, and repeats nothing over a heading that opens "
+        "the next. A short sentence ending in ':' goes with the code block or table after it."
     )
     Params = SentenceParams
     rules = (BelowSize("overlap_sentences", "sentences_per_chunk"),)
@@ -85,7 +96,10 @@ class SentenceStrategy(Strategy[SentenceParams]):
 
     def split(self, doc, p: SentenceParams, ctx) -> list[Span]:
         text = doc.text
-        sents, kinds = block_units(text, sentence_spans(text), _code_and_tables(doc))
+        headings = [(h.start, h.end) for h in doc.headings if h.end - h.start <= HEADING_MAX_CHARS]
+        sents = split_at_headings(text, sentence_spans(text), headings)
+        code_and_tables = _code_and_tables(doc)
+        sents, kinds = block_units(text, sents, code_and_tables)
         n = len(sents)
         if n == 0:
             return []
@@ -93,8 +107,9 @@ class SentenceStrategy(Strategy[SentenceParams]):
         length = ctx.length(p.length)
         packer = Packer(text, sents, length, size) if size else None
         blocks = _block_splitter(text, size, length) if packer and _any_big(packer, kinds) else None
-        at = unit_lead_ins(text, sents, _code_and_tables(doc))
+        at = unit_lead_ins(text, sents, code_and_tables)
         leads = _LeadIns(at, per, packer, tuple(sorted(at)), sents, kinds, blocks)
+        heads = heading_units(sents, headings)
         spans: list[Span] = []
         covered = 0  # sentences [0, covered) are in a chunk already
         prev_first = -1  # first sentence of the previous group
@@ -103,20 +118,18 @@ class SentenceStrategy(Strategy[SentenceParams]):
             if big or (packer and packer.lens[covered] > size):  # one sentence over the cap
                 covered += 2 if big else 1
                 lead = sents[covered - 2][0] if big else None
-                spans += _split_unit(text, sents[covered - 1], kinds[covered - 1], covered == n, length, size, blocks, lead)
+                unit, kind = sents[covered - 1], kinds[covered - 1]
+                spans += _split_unit(text, unit, kind, covered == n, length, size, blocks, lead)
                 prev_first = covered - 1
                 continue
-            first = _overlap_start(kinds, covered, max(covered - overlap, prev_first + 1, 0))
+            first = covered if heads[covered] else max(covered - overlap, prev_first + 1, 0)  # none over a heading
+            first = _overlap_start(kinds, covered, first)
             reach = leads.fits(covered) or covered + 1  # a lead-in: through its block
             while first < covered and (reach - first > per or (packer and not packer.fits(first, reach))):
                 first += 1  # drop overlap sentences until the new ones fit
             limit = min(first + per, n)
             j = packer.extend(first, reach, limit) if packer else limit
-            why = _reason(j - first, j == n, per)
-            lead = leads.cut_before(covered, j)
-            if lead is not None:  # the lead-in opens the next group, with its block
-                j = lead
-                why = f"{SENTENCE_END}: {plural(j - first, 'sentence')}, the next leads in to {leads.label(j)}"
+            j, why = _group_end(leads, heads, covered, first, j, _reason(j - first, j == n, per))
             spans.append(Span(sents[first][0], sents[j - 1][1], why))
             prev_first, covered = first, j
         return spans
@@ -176,6 +189,22 @@ class _LeadIns:
 
     def label(self, i: int) -> str:
         return block_label(self.at[i][1])
+
+
+def _group_end(leads: _LeadIns, heads: Sequence[bool], covered: int, first: int, j: int, why: str) -> tuple[int, str]:
+    """Where the group of sentences first..j-1 ends, and why: before the last lead-in among its
+    new sentences whose block does not end in it (:meth:`_LeadIns.cut_before`), the headings
+    over the lead-in going with it; else before the headings that would end it (a heading at the
+    end of a chunk, its text in the next); never before ``covered``, its first new sentence."""
+    lead = leads.cut_before(covered, j)
+    if lead is not None:
+        t = heading_start(heads, covered, lead)
+        if t > covered:
+            return t, f"{SENTENCE_END}: {plural(t - first, 'sentence')}, the next leads in to {leads.label(lead)}"
+    t = heading_start(heads, covered, j) if j < len(heads) else j
+    if covered < t < j:
+        return t, f"{SENTENCE_END}: {plural(t - first, 'sentence')}, the next is a heading"
+    return j, why
 
 
 def _overlap_start(kinds: Sequence[str], covered: int, first: int) -> int:

@@ -10,26 +10,17 @@ overlap never repeats a row or a code block, and a block over the cap is cut at 
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from itertools import pairwise
+
 from hypothesis import strategies as st
 
-from explorer import Document, chunk_document
-from explorer.documents.markdown_blocks import markdown_blocks
-from explorer.strategies.invariants import invariant_errors
+from tests.support.sentence_docs import chunks_of, drawn_chunks, given_documents, md
 
 ROWS = "".join(f"| {i} | Valve {i}. Check it weekly | ok |\n" for i in range(1, 9))
 TABLE = "| id | part | state |\n|---|---|---|\n" + ROWS.rstrip("\n")
 CODE = "```sh\n" + "\n".join(f"echo step-{i} && run --flag value-{i}" for i in range(1, 7)) + "\n```"
 
 
-def md(text: str) -> Document:
-    return Document("t.md", "markdown", text, blocks=markdown_blocks(text))
-
-
-def chunks_of(d: Document, **params):
-    chunks = chunk_document(d, "sentence", params)
-    assert not invariant_errors(d, chunks, params.get("chunk_size") or None)
-    return chunks
 
 
 def test_a_long_table_is_cut_between_rows_never_inside_one_nor_after_its_header():
@@ -74,18 +65,9 @@ PARTS = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    parts=st.lists(PARTS, min_size=1, max_size=8),
-    per=st.integers(1, 6),
-    data=st.data(),
-    cap=st.one_of(st.just(0), st.integers(30, 200)),
-)
+@given_documents(PARTS, 8)
 def test_cuts_in_tables_and_fences_fall_at_line_ends_and_repeat_no_row(parts, per, data, cap):
-    text = "\n\n".join(parts) + "\n"
-    d = md(text)
-    overlap = data.draw(st.integers(0, per - 1))
-    chunks = chunks_of(d, sentences_per_chunk=per, overlap_sentences=overlap, chunk_size=cap)
+    text, d, chunks, _ = drawn_chunks(parts, per, data, cap)
     for b in d.blocks_of("code", "table"):
         lines = _lines(text, b.start, b.end)
         # where a chunk may start or end inside the block: at a line's ends, a table's after its first row
@@ -97,9 +79,9 @@ def test_cuts_in_tables_and_fences_fall_at_line_ends_and_repeat_no_row(parts, pe
             for at in (c.start, c.end):
                 if b.start < at < b.end and fits:
                     assert at in ok, (b.kind, text[b.start : b.end], at)
-        for s, e in lines:  # the overlap repeats no row and no code
-            if text[s:e].strip():
-                assert sum(1 for c in chunks if c.start < e and s < c.end) == 1, text[s:e]
+        for s, e in lines:  # the overlap repeats no row and no code: the chunks' parts are disjoint
+            parts = [(max(c.start, s), min(c.end, e)) for c in chunks if c.start < e and s < c.end]
+            assert all(a[1] <= b[0] for a, b in pairwise(parts)), text[s:e]
 
 
 def _lines(text: str, s: int, e: int) -> list[tuple[int, int]]:
