@@ -29,7 +29,7 @@ def test_no_group_ends_on_a_heading_nor_inside_one(name, params):
     chunks = chunks_of(d, **params)
     assert _ends_on_heading(d, chunks) == []
     for h in d.headings:
-        assert not any(h.start < at < h.end for c in chunks for at in (c.start, c.end)), h.title
+        assert not any(h.start < at < h.end for c in chunks for at in (c.start, c.end)), d.text[h.start : h.end]
 
 
 def test_a_group_opening_with_a_heading_repeats_nothing_before_it():

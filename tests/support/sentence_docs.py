@@ -1,4 +1,5 @@
-"""Markdown documents for the sentence strategy's tests, and the hypothesis draw they share."""
+"""Markdown documents for the sentence and paragraph strategies' tests, and the hypothesis draw
+the sentence tests share."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ def md(text: str) -> Document:
     return Document("t.md", "markdown", text, blocks=markdown_blocks(text))
 
 
-def chunks_of(d: Document, **params: Any) -> list:
-    """The sentence strategy's chunks, checked against the invariants."""
-    chunks = chunk_document(d, "sentence", params)
+def chunks_of(d: Document, strategy: str = "sentence", **params: Any) -> list:
+    """The chunks of ``strategy``, checked against the invariants."""
+    chunks = chunk_document(d, strategy, params)
     assert not invariant_errors(d, chunks, params.get("chunk_size") or None)
     return chunks
 
