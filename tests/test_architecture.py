@@ -42,6 +42,8 @@ STRATEGY_SUPPORT = {
     "separators",
     "packing",
     "markdown_packing",
+    "block_split",
+    "block_units",
     "lead_ins",
     "curve",
     "adapt",

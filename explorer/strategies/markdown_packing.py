@@ -12,19 +12,13 @@ from itertools import accumulate, pairwise
 
 from explorer.documents.document import Block, Document, block_label, heading_reason
 from explorer.strategies.base import trim
+from explorer.strategies.block_split import PROTECTED, BlockSplitter
 from explorer.strategies.lead_ins import lead_in_start
-from explorer.strategies.splitting import Piece, RecursiveSplitter, token_counter
-from explorer.text.chunk import SIZE_LIMIT, UNBREAKABLE, inside_any
+from explorer.strategies.splitting import Piece, token_counter
+from explorer.text.chunk import SIZE_LIMIT, inside_any
 from explorer.text.length import Length
 
-#: Blocks never cut inside unless bigger than chunk_size.
-PROTECTED = ("code", "table")
-#: Separators (and where the separator goes) for a block too big to be one chunk.
-BLOCK_SEPARATORS: dict[str, tuple[tuple[str, ...], str]] = {
-    "code": (("\n\n", "\n", " ", ""), "end"),
-    "table": (("\n", " ", ""), "end"),
-}
-PROSE_SEPARATORS = (("\n\n", "\n", ". ", " ", ""), "end")
+
 class SectionPacker:
     """Greedy packing of trimmed pieces into chunks, measured as whole texts (exact sizes)."""
 
@@ -41,7 +35,7 @@ class SectionPacker:
         self._block_starts = [b.start for b in self._blocks]
         self._block_ends = list(accumulate((b.end for b in self._blocks), max))  # non-decreasing
         self.out: list[Piece] = []
-        self._firsts: dict[tuple[int, int], Piece | None] = {}
+        self.blocks = BlockSplitter(self.text, size, overlap, length, self._fast, self.measure)
 
     def measure(self, s: int, e: int) -> int:
         if self.chars:
@@ -162,71 +156,12 @@ class SectionPacker:
         end of the chunk before (a lead-in alone is a poor chunk)."""
         if self.measure(lead, e) <= self.size:
             return True
-        return self.measure(s, e) > self.size and self._first_after_heading(lead, s, kind, e) is not None
-
-    def _block_pieces(self, kind: str, e: int) -> Callable[[int, int], list[Piece]]:
-        """The recursive splitter for a block of ``kind`` ending at ``e``: pieces from ``a`` on,
-        each within ``room``."""
-        seps, keep = BLOCK_SEPARATORS.get(kind, PROSE_SEPARATORS)
-
-        def pieces(a: int, room: int) -> list[Piece]:
-            return RecursiveSplitter(
-                self.text,
-                chunk_size=room,
-                chunk_overlap=min(self.overlap, room - 1),
-                separators=seps,
-                keep_separator=keep,
-                length=self.length,
-                span_length=self._fast,
-            ).split(a, e)
-
-        return pieces
+        return self.measure(s, e) > self.size and self.blocks.first_after(lead, s, kind, e) is not None
 
     def split_block(self, s: int, e: int, kind: str, lead: int | None = None) -> None:
-        """One block bigger than size: the recursive splitter inside it.
-
-        ``lead`` is the start of the heading(s) or lead-in just before the block: they open the
-        first chunk, which then gets only the room they leave (a heading alone is a poor chunk).
-        """
-        where = f"inside {block_label(kind)} larger than chunk_size" if kind in PROTECTED else ""
-        pieces = self._block_pieces(kind, e)
-        start = s
-        if lead is not None:
-            first = self._first_after_heading(lead, s, kind, e)
-            if first is None:
-                self.out.append((*self.trim(lead, s), f"{SIZE_LIMIT}: next block is {block_label(kind)}"))
-            else:
-                self.out.append((lead, first[1], self._where(first[2], where)))
-                start = first[1]
-        for ps, pe, why in pieces(start, self.size):
-            self.out.append((ps, pe, self._where(why, where)))
-
-    def _first_after_heading(self, lead: int, s: int, kind: str, e: int) -> Piece | None:
-        """First chunk of the block ``[s, e)`` split with the room the heading (or lead-in) at
-        ``lead`` leaves, if it fits with it (kept: a lead-in asks before its block is split)."""
-        if (lead, s) not in self._firsts:
-            self._firsts[(lead, s)] = self._find_first(lead, s, self._block_pieces(kind, e))
-        return self._firsts[(lead, s)]
-
-    def _find_first(self, lead: int, s: int, pieces: Callable[[int, int], list[Piece]]) -> Piece | None:
-        room = self.size - self.measure(lead, s)
-        for _ in range(3):  # token counts are not additive: shrink and retry
-            if room < max(1, self.size // 4):  # too little left: the heading goes alone
-                return None
-            first = pieces(s, room)[0]
-            if first[2] is None or (first[2] or "").startswith(UNBREAKABLE):
-                return None
-            over = self.measure(lead, first[1]) - self.size
-            if over <= 0:
-                return first
-            room -= over
-        return None
-
-    @staticmethod
-    def _where(why: str | None, where: str) -> str | None:
-        if not where or why is None:
-            return why
-        return f"{why}; {where}" if why.startswith(UNBREAKABLE) else f"{why}: {where}"
+        """One block bigger than size, split inside (:class:`BlockSplitter`); ``lead`` is the start
+        of the heading(s) or lead-in just before it, which open its first chunk."""
+        self.out.extend(self.blocks.split(s, e, kind, lead))
 
     # -- greedy packing --------------------------------------------------------------------
     def pack(

@@ -3,6 +3,11 @@
 A chunk holds as many whole consecutive paragraphs as fit in ``chunk_size`` (measured whole in
 the length unit). A paragraph over the size on its own is cut into runs of whole sentences that
 fit, and a sentence over the size is cut at words (see :func:`.packing.split_long`).
+
+Headings (Markdown's, a PDF's read from its fonts) are paragraphs of their own, even where no
+blank line sets them apart (a PDF's never is), and a chunk that would end on headings ends
+before them, unless they are all it holds: a heading opens the chunk of its text, or the first
+part of a paragraph over the size after it.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.strategies.base import PeerKit, Strategy, check_token_room
+from explorer.strategies.block_units import HEADING_MAX_CHARS, heading_start, heading_units, split_at_headings
 from explorer.strategies.packing import Packer, long_unit_spans, pack
 from explorer.strategies.params import CHUNK_SIZE, LENGTH, declare
 from explorer.strategies.registry import register
@@ -33,7 +39,8 @@ class ParagraphStrategy(Strategy[ParagraphParams]):
     name = "paragraph"
     description = (
         "Whole paragraphs (separated by blank lines) merged greedily up to chunk_size; a paragraph "
-        "over the size is split by sentences, and a sentence over the size by words."
+        "over the size is split by sentences, and a sentence over the size by words. A heading is a "
+        "paragraph of its own that opens a chunk rather than ends one."
     )
     Params = ParagraphParams
 
@@ -46,7 +53,9 @@ class ParagraphStrategy(Strategy[ParagraphParams]):
     def split(self, doc, p: ParagraphParams, ctx) -> list[Span]:
         text, size = doc.text, p.chunk_size
         length = ctx.length(p.length)
-        paras = paragraph_spans(text)
+        headings = [(h.start, h.end) for h in doc.headings if h.end - h.start <= HEADING_MAX_CHARS]
+        paras = split_at_headings(text, paragraph_spans(text), headings)
+        heads = heading_units(paras, headings)
         n = len(paras)
         if n == 0:
             return []
@@ -54,14 +63,18 @@ class ParagraphStrategy(Strategy[ParagraphParams]):
         spans: list[Span] = []
         i = 0
         while i < n:
-            last = END_OF_TEXT if i == n - 1 else PARAGRAPH_END
-            if packer.lens[i] > size:
-                spans += _split_paragraph(text, *paras[i], length, size, last)
-                i += 1
+            k = _over_size_after_headings(packer, heads, i)  # headings, then a paragraph over size
+            last = END_OF_TEXT if k == n - 1 else PARAGRAPH_END
+            if packer.lens[k] > size:  # split with the headings over it opening its first part
+                spans += _split_paragraph(text, paras[i][0], paras[k][1], length, size, last)
+                i = k + 1
                 continue
             j = packer.extend(i, i + 1, n)
-            why = END_OF_TEXT if j == n else PARAGRAPH_END
-            spans.append(Span(paras[i][0], paras[j - 1][1], f"{why}: {plural(j - i, 'paragraph')}"))
+            why = f"{END_OF_TEXT if j == n else PARAGRAPH_END}: {plural(j - i, 'paragraph')}"
+            t = heading_start(heads, i, j) if j < n else j
+            if i < t < j:  # the headings it would end on open the next chunk
+                j, why = t, f"{PARAGRAPH_END}: {plural(t - i, 'paragraph')}, the next is a heading"
+            spans.append(Span(paras[i][0], paras[j - 1][1], why))
             i = j
         return spans
 
@@ -79,8 +92,18 @@ class ParagraphStrategy(Strategy[ParagraphParams]):
         }
 
 
+def _over_size_after_headings(packer: Packer, heads: list[bool], i: int) -> int:
+    """The paragraph over size right after the headings that start at ``i`` (each within size),
+    else ``i``."""
+    k = i
+    while k < len(heads) - 1 and heads[k] and packer.lens[k] <= packer.size:
+        k += 1
+    return k if packer.lens[k] > packer.size else i
+
+
 def _split_paragraph(text: str, ps: int, pe: int, length: Length, size: int, last: str) -> list[Span]:
-    """Runs of whole sentences of an over-size paragraph; over-size sentences cut at words."""
+    """Runs of whole sentences of an over-size paragraph (and the headings over it: they open its
+    first run); over-size sentences cut at words."""
     sents = sentence_spans(text, ps, pe)
     packer = Packer(text, sents, length, size)
     runs = pack(packer)
