@@ -47,7 +47,8 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    elision too: ``l'art. 3``) when a number or a lettered number (``art. L. 123-4``) follows,
    or a Roman numeral (``sec. XIX``), ``Co.`` before a company form (``Co. KG``), a number word
    after a number unless a sentence-starting word follows (``3 Mio. Euro``), a doctorate's
-   field (``Dr. med. Weber``), a doubled-letter plural before another (``EE. UU.``), a list
+   field (``Dr. med. Weber``), a doubled-letter plural before another (``EE. UU.``), a dotted
+   abbreviation of any language before a number or a path (``p.e. /etc``, ``v.d. 2K``), a list
    number at the start of a sentence or after a colon (``1. First``), a section number at the
    start of a sentence (``1.3. Documentation``), ``et al.`` before a bracketed year or
    reference (``et al. (2020)``), and a German ordinal after an article or before a month or an
@@ -97,8 +98,8 @@ _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\
 _CLOSERS = "\"'”’»)\\]」』）】〕〉》›"
 _CJK_CLOSERS = "」』）】〕〉》”’\"'»)"
 #: End marks that need no space after them: CJK, the full-width full stop (not between digits),
-#: Armenian ։, Ethiopic ። and ፧, Myanmar ။.
-_SPACELESS_ENDS = "。｡！？։።፧။"
+#: Armenian ։, Ethiopic ። and ፧, Myanmar ။, Khmer ។ and ៕.
+_SPACELESS_ENDS = "。｡！？։።፧။។៕"
 _CAND = re.compile(
     # a Markdown heading line: a boundary right after it
     r"(?P<head>(?m:^)#{1,6}[ \t][^\n]*\n)"
@@ -139,6 +140,8 @@ _NEXT_ROMAN = re.compile(
     r"|[IVX](?=[.,;:)]))"
 )
 _DOUBLED = re.compile(r"([^\W\d_])\1")
+#: An abbreviation of short dotted pieces: "p.e", "p.es", "v.d", "z.B", "т.е" (its last "." is the candidate).
+_DOTTED = re.compile(r"[^\W\d_]{1,2}(?:\.[^\W\d_]{1,3})+")
 _NEXT_DOUBLED = re.compile(r"\s*([^\W\d_])\1\.")
 #: What precedes a doctorate's field: "Dr. med.", "Dr. rer. nat.", "Dr. h. c. mult.".
 _DOCTOR_BEFORE = frozenset(DOCTOR_FIELDS | {"dr", "dres", "h", "c"})
@@ -252,6 +255,8 @@ def _word_goes_on(
         return True
     if (bare in TITLES and not _name_suffix(text, bare, tok_start, sent_start)) or low in NEVER_FINAL:
         return True
+    if not nxt.isalpha() and _DOTTED.fullmatch(bare):
+        return True  # "p.e. /etc/passwd", "v.d. 2K": a dotted abbreviation of any language before no word
     if low == "al" and _CITED_YEAR.match(text, after, pe):
         return True  # "Dupont et al. (2020) show", "et al. [12]": a citation goes on
     if low in BEFORE_NUMBER or low.endswith("str"):  # "-str." is a street: "Goethestr. 5"
