@@ -95,7 +95,10 @@ _PARA = re.compile(r"\n[^\S\n]*\n\s*|\u2029\s*")
 
 # -- sentence-end candidates ---------------------------------------------------------------
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
-_CLOSERS = "\"'”’»)\\]」』）】〕〉》›"
+#: Closing quotes and brackets kept with the sentence they end: German and Czech close with
+#: “ ‘ (opened by „ ‚) and »…« with «, Hebrew with ״; an opening “ or « is followed by a word, not
+#: by a space, so it never closes a candidate.
+_CLOSERS = "\"'”’»)\\]」』）】〕〉》›“‘«‹״"
 _CJK_CLOSERS = "」』）】〕〉》”’\"'»)"
 #: End marks that need no space after them: CJK, the full-width full stop (not between digits),
 #: Armenian ։, Ethiopic ። and ፧, Myanmar ။, Khmer ។ and ៕.
@@ -116,7 +119,7 @@ _CAND = re.compile(
     r"(?=\s|\Z))"
 )
 _TOKEN_BEFORE = re.compile(r"\S*\Z")
-_OPENERS = "\"'“‘«([¿¡‹"
+_OPENERS = "\"'“‘«([¿¡‹„‚»›״"
 _NEXT = re.compile(rf"\s*[{_OPENERS}]*\s*(\S)")
 _NEXT_WORD = re.compile(r"\s*(\w+)")
 _ELLIPSIS = re.compile(r"\.(?: ?\.){2,}|…")

@@ -79,6 +79,14 @@ OTHER_LANGUAGES = [
     ("Formatos de archivo, p.e. /etc/passwd y otros. Fin.", ["Formatos de archivo, p.e. /etc/passwd y otros.", "Fin."]),
     ("So sánh các số (v.d. 2K 1G) được. Xong.", ["So sánh các số (v.d. 2K 1G) được.", "Xong."]),
     ("Vedi i file, p.es. 5 file. Fine.", ["Vedi i file, p.es. 5 file.", "Fine."]),
+    # German, Czech and Russian quotes close with “ or ‘ („…“, ‚…‘), »…« with «, Hebrew with ״: the
+    # end mark inside them was no end at all (two sentences read as one)
+    ("Er sagte: „Das ist gut.“ Dann ging er.", ["Er sagte: „Das ist gut.“", "Dann ging er."]),
+    ("Er sagte: ‚Ja.‘ Dann ging er.", ["Er sagte: ‚Ja.‘", "Dann ging er."]),
+    ("Sie rief: »Komm her!« Er kam sofort.", ["Sie rief: »Komm her!«", "Er kam sofort."]),
+    ("Он сказал: „Я приду.“ Потом ушёл.", ["Он сказал: „Я приду.“", "Потом ушёл."]),
+    ("הוא אמר: ״אני בא.״ אחר כך הלך.", ["הוא אמר: ״אני בא.״", "אחר כך הלך."]),
+    ("He wrote “fine.“ and left. Then “Next” came.", ["He wrote “fine.“ and left.", "Then “Next” came."]),
     ("Проф. Иванов живёт на ул. Ленина, д. 5. Конец.", ["Проф. Иванов живёт на ул. Ленина, д. 5.", "Конец."]),
     ("Мы купили хлеб, молоко и т. д.\nТехническое задание готово.", ["Мы купили хлеб, молоко и т. д.", "Техническое задание готово."]),
     ("См. стр. 12 и табл. 3.\nПеред началом проверьте насос.", ["См. стр. 12 и табл. 3.", "Перед началом проверьте насос."]),
