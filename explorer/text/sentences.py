@@ -27,7 +27,7 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    particle と/っ (``「行きます。」と言った``). ASCII ``!``/``?`` right before a CJK character too.
 4. Latin end marks (``.``, ``!``, ``?``, ellipses ``...``/``…``, ``‽``, ``؟``, ``।``) count
    only when followed by whitespace or the end, after any closing quotes/brackets (``."``,
-   ``.”``, ``. »``, ``.)``, footnote marks ``[12]``); so URLs, e-mail addresses, file names and
+   ``.”``, German ``.“``, ``. »``, ``.)``, footnote marks ``[12]``); so URLs, e-mail addresses, file names and
    decimals (3.5) never split. The quote stays with its sentence.
 5. A candidate is *not* a boundary when the next word starts with a lowercase letter
    (``etc. for``, ``Wait... what?``, ``« Vous venez ? » demanda-t-il``) — unless the whole
@@ -53,7 +53,8 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    start of a sentence (``1.3. Documentation``), ``et al.`` before a bracketed year or
    reference (``et al. (2020)``), and a German ordinal after an article or before a month or an
    ordinal's noun (``zum 3. Mal``, ``3. Oktober``, ``als 2. Sieger``) all continue the sentence.
-7. An ellipsis right after ``(`` or ``[`` is an elision (``[...]``), not an end.
+7. An ellipsis right after ``(`` or ``[`` is an elision (``[...]``), not an end; nor is a mark
+   before any letter or digit of the sentence (``‚?‘ Impliziert``: a quoted mark naming itself).
 
 Known limits (documented, not bugs): a sentence ending in a single capital letter with no
 such context (``signé par Paul S. Il part``: read as an initial), a capital unit before a word
@@ -136,6 +137,7 @@ _ELISION = re.compile(r"\A(?:\w{1,2}|qu|jusqu|lorsqu|puisqu)['’]")
 _JA_QUOTATIVE = "とっ"
 _LIST_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3}){0,3}\Z")  # "1.", and section numbers "1.3.", "5.1.3."
 _SPACES = re.compile(r"\s*")
+_HAS_ALNUM = re.compile(r"[^\W_]")
 #: A Roman numeral after "sec." or "vol.": two letters or more, or I/V/X before punctuation
 #: ("Wait a sec. I am" goes on as English).
 _NEXT_ROMAN = re.compile(
@@ -232,6 +234,8 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
         return False  # elision mark [...]
     if nxt.islower() and (not caseless or ellipsis):
         return False
+    if not _HAS_ALNUM.search(text, sent_start, i0):
+        return False  # "‚?‘ Impliziert", '"." means': a quoted mark names itself, no sentence yet
     if run != ".":
         return True
     t = _TOKEN_BEFORE.search(text, max(ps, i0 - 40), i0)

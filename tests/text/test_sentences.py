@@ -87,6 +87,8 @@ OTHER_LANGUAGES = [
     ("Он сказал: „Я приду.“ Потом ушёл.", ["Он сказал: „Я приду.“", "Потом ушёл."]),
     ("הוא אמר: ״אני בא.״ אחר כך הלך.", ["הוא אמר: ״אני בא.״", "אחר כך הלך."]),
     ("He wrote “fine.“ and left. Then “Next” came.", ["He wrote “fine.“ and left.", "Then “Next” came."]),
+    # a quoted end mark that names itself (dpkg's German manual) is no sentence of its own
+    ("‚?‘ Impliziert, dass die Prüfung fehlt. ‚.‘ Impliziert Erfolg.", ["‚?‘ Impliziert, dass die Prüfung fehlt.", "‚.‘ Impliziert Erfolg."]),
     ("Проф. Иванов живёт на ул. Ленина, д. 5. Конец.", ["Проф. Иванов живёт на ул. Ленина, д. 5.", "Конец."]),
     ("Мы купили хлеб, молоко и т. д.\nТехническое задание готово.", ["Мы купили хлеб, молоко и т. д.", "Техническое задание готово."]),
     ("См. стр. 12 и табл. 3.\nПеред началом проверьте насос.", ["См. стр. 12 и табл. 3.", "Перед началом проверьте насос."]),
