@@ -114,8 +114,10 @@ _CAND = re.compile(
     # ASCII !/? directly followed by a CJK character
     rf"|(?P<bang>[!?]+(?=[{_CJK_CHARS}]))"
     # Latin end marks + closing quotes/brackets/footnote marks, then whitespace or the end
-    # (and the Greek question mark, ";" after a Greek letter: NFC makes U+037E a semicolon)
-    r"|(?P<lat>(?P<run>(?:\.(?: \.){2,}|[.!?…‼‽⁇⁈⁉؟।॥۔]|(?<=[\u0370-\u03ff\u1f00-\u1fff])[;\u037e])+)"
+    # (and the Greek question mark, ";" after a Greek letter, or before a Greek capital after a
+    # code or a quote, "με το --fix-missing; Θέλετε": NFC makes U+037E a semicolon)
+    r"|(?P<lat>(?P<run>(?:\.(?: \.){2,}|[.!?…‼‽⁇⁈⁉؟।॥۔]|(?<=[\u0370-\u03ff\u1f00-\u1fff])[;\u037e]"
+    r"|[;\u037e](?=\s+[\u0386\u0388-\u038f\u0391-\u03a9]))+)"
     rf"(?:[{_CLOSERS}]|[ \u00a0\u202f]+[»›]|\[\d{{1,3}}\])*"
     r"(?=\s|\Z))"
 )

@@ -87,6 +87,10 @@ OTHER_LANGUAGES = [
     ("Он сказал: „Я приду.“ Потом ушёл.", ["Он сказал: „Я приду.“", "Потом ушёл."]),
     ("הוא אמר: ״אני בא.״ אחר כך הלך.", ["הוא אמר: ״אני בא.״", "אחר כך הלך."]),
     ("He wrote “fine.“ and left. Then “Next” came.", ["He wrote “fine.“ and left.", "Then “Next” came."]),
+    # the Greek question mark after a code or a quote (apt's Greek messages), not before a lowercase word
+    ("Δοκιμάσατε το --fix-missing; Θέλετε να συνεχίσετε;", ["Δοκιμάσατε το --fix-missing;", "Θέλετε να συνεχίσετε;"]),
+    ("Το αρχείο «%s» υπάρχει; Ναι.", ["Το αρχείο «%s» υπάρχει;", "Ναι."]),
+    ("Υπάρχει το «ls»; Όχι, το «dir»; ίσως.", ["Υπάρχει το «ls»;", "Όχι, το «dir»; ίσως."]),
     # a quoted end mark that names itself (dpkg's German manual) is no sentence of its own
     ("‚?‘ Impliziert, dass die Prüfung fehlt. ‚.‘ Impliziert Erfolg.", ["‚?‘ Impliziert, dass die Prüfung fehlt.", "‚.‘ Impliziert Erfolg."]),
     ("Проф. Иванов живёт на ул. Ленина, д. 5. Конец.", ["Проф. Иванов живёт на ул. Ленина, д. 5.", "Конец."]),
