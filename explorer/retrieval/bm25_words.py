@@ -58,6 +58,8 @@ def _unmarked(text: str) -> str:
         decomposed = decomposed.replace(parts, whole)  # as the pairs of the text around it count
     if _TATWEEL in decomposed:  # Arabic's stretching stroke is a letter to \w, but not spelling
         decomposed = decomposed.replace(_TATWEEL, "")
+    if "ı" in decomposed:  # Turkish dotless i: "KAPI" case-folds to "kapi", "kapı" must meet it
+        decomposed = decomposed.replace("ı", "i")
     return "".join(
         c for c in decomposed if not unicodedata.combining(c) or (c >= "\u0900" and _LETTER_MARKS.match(c))
     )  # the first test alone for Latin accents (U+0300-036F): this is BM25's hot path

@@ -212,6 +212,7 @@ def test_words_keep_the_marks_that_are_letters_and_unspaced_scripts_become_pairs
     assert tokenize("ガラス") != tokenize("カラス") and tokenize("バス") == ["バス"]  # voiced kana stay voiced
     assert tokenize("x\u1ab0y") == ["xy"]  # an extended Latin accent is still an accent
     assert tokenize("كـتـاب", stop_words=()) == ["كتاب"]  # the tatweel (kashida) only stretches a word
+    assert tokenize("KAPI kapı", stop_words=()) == ["kapi", "kapi"]  # Turkish capital I is dotless ı
 
 
 @pytest.mark.parametrize(

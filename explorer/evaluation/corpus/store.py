@@ -36,7 +36,8 @@ from explorer.untrusted import dumps
 #: words are stemmed with their accents, then folded, and the folded words' aliases are kept. 5:
 #: case is folded after NFKC, so "ℌ", "𝐁" and "㎒" give lower-case words (they stayed capitals).
 #: 6: Russian, Greek, Arabic, Persian, Hindi, Polish and Turkish documents are stemmed in their
-#: language (they were left as written, Polish stemmed as Portuguese), Arabic's tatweel folded.
+#: language (they were left as written, Polish stemmed as Portuguese), Arabic's tatweel folded,
+#: Turkish dotless ı folded to i.
 FORMAT = 6
 
 
