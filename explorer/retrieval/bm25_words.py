@@ -38,6 +38,8 @@ _LETTER_MARKS = re.compile(
 #: Letters of scripts paired by character whose compatibility decomposition makes two: SARA AM.
 _KEPT_WHOLE = (("\u0e4d\u0e32", "\u0e33"), ("\u0ecd\u0eb2", "\u0eb3"))
 _WHOLES = frozenset(whole for _, whole in _KEPT_WHOLE)
+#: Arabic tatweel (kashida): it lengthens a line, "كـتاب" is "كتاب"; folding drops it.
+_TATWEEL = "\u0640"
 
 
 def folded_case(text: str, form: str = "NFKC") -> str:
@@ -54,6 +56,10 @@ def _unmarked(text: str) -> str:
     decomposed = folded_case(text, "NFKD")
     for parts, whole in _KEPT_WHOLE:  # a Thai or Lao vowel NFKD splits in two: one character,
         decomposed = decomposed.replace(parts, whole)  # as the pairs of the text around it count
+    if _TATWEEL in decomposed:  # Arabic's stretching stroke is a letter to \w, but not spelling
+        decomposed = decomposed.replace(_TATWEEL, "")
+    if "ı" in decomposed:  # Turkish dotless i: "KAPI" case-folds to "kapi", "kapı" must meet it
+        decomposed = decomposed.replace("ı", "i")
     return "".join(
         c for c in decomposed if not unicodedata.combining(c) or (c >= "\u0900" and _LETTER_MARKS.match(c))
     )  # the first test alone for Latin accents (U+0300-036F): this is BM25's hot path
@@ -163,7 +169,7 @@ def _word_forms(word: str) -> tuple[tuple[str, str], ...]:
     if EAST_ASIAN.search(word):  # CJK pairs (also from a compatibility character: ㍿ is 株式会社)
         return tuple((p, p) for p in words(word))
     pieces = WORD.findall(fold(word))
-    if len(pieces) != 1 or any(unicodedata.combining(c) and not _LETTER_MARKS.match(c) for c in word):
+    if len(pieces) != 1 or _TATWEEL in word or any(unicodedata.combining(c) and not _LETTER_MARKS.match(c) for c in word):
         return tuple((p, p) for p in pieces)
     return ((word, pieces[0]),)
 

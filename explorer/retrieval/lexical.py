@@ -16,8 +16,9 @@ Words are then stemmed with Snowball (PyStemmer, no data files), so "paquets" me
 e5 int8, 1000/200 and 500/0: hybrid hit@5 +3 questions of 200, BM25 alone unchanged), and a
 question typed without accents meets the accented words through the index's aliases (see
 :func:`tokenize_with_language`). Each document's chunks take the stemmer of its language (English,
-French, German, Spanish, Italian, Portuguese or Dutch: the one whose own function words they
-hold most; English when none), in an index and in a streamed corpus alike; a query is stemmed
+French, German, Spanish, Italian, Portuguese, Dutch, Polish or Turkish: the one whose own function
+words they hold most; Russian, Serbian, Greek, Arabic, Persian or Hindi when its script names it;
+English, which leaves other scripts as written, when none), in an index and in a streamed corpus alike; a query is stemmed
 as French, as English and as every other language of the indexed documents, and keeps every
 distinct stem (its language is not known, and a stem the texts do not hold matches nothing). Measured on the French
 set (recursive 500, e5): BM25 hit@5 0.63 -> 0.70, hybrid 0.77 -> 0.80; on 3 Chroma corpora
@@ -36,16 +37,15 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections import Counter
 from collections.abc import Container, Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from explorer.retrieval import bm25_words
+from explorer.retrieval.bm25_languages import ALWAYS_STEMMED, LANGUAGES, STEMMERS, language_of
 from explorer.retrieval.bm25_words import EAST_ASIAN, WORD, cjk_pieces, fold, folded_stems, forms, word_spans
-from explorer.text.measures import FUNCTION_WORDS, likeliest_language
-from explorer.text.measures import STOPWORDS as STOPWORDS_BY_LANGUAGE
+from explorer.text.measures import FUNCTION_WORDS
 
 #: BM25 term-frequency saturation and length normalisation (Anserini's defaults; see above).
 BM25_K1 = 0.9
@@ -74,21 +74,6 @@ tu un une vos votre vous y a ai as avons avez ont avait avaient sera seront sera
 sommes êtes été ceci cela ça celui celle ceux celles dont lors quand comme
 """
 
-#: Languages whose Snowball stemmer a document can get, by their code in
-#: :data:`explorer.text.measures.STOPWORDS` (the function words that pick one); English and
-#: French first (a tie goes to the first), and a question is always stemmed as both of them.
-STEMMERS = {
-    "en": "english",
-    "fr": "french",
-    "de": "german",
-    "es": "spanish",
-    "it": "italian",
-    "pt": "portuguese",
-    "nl": "dutch",
-}
-LANGUAGES = tuple(STEMMERS.values())
-ALWAYS_STEMMED = ("french", "english")
-
 def _folded_words(words: Iterable[str]) -> frozenset[str]:
     return frozenset(w for w in map(fold, words) if WORD.fullmatch(w))
 
@@ -98,7 +83,7 @@ STOP_WORDS: frozenset[str] = _folded_words((_ENGLISH + _FRENCH).split())
 
 
 #: Function words that carry a question's meaning ("sin guardar", "nicht mehr", "più di"): kept.
-_MEANINGFUL_WORDS = "sin no más muy sobre entre cuando porque nicht noch non più não mais niet geen nog"
+_MEANINGFUL_WORDS = "sin no más muy sobre entre cuando porque nicht noch non più não mais niet geen nog nie değil не без"
 _MEANINGFUL = frozenset(_MEANINGFUL_WORDS.split())
 #: Function words of a language that its list in :mod:`explorer.text.measures` lacks, with its
 #: question words: "wann", "chi", "dónde" matched the text's own ("Chi intende…"; "chiavi" stems
@@ -110,6 +95,7 @@ _MORE_STOP_WORDS = {
     "it": "chi cosa quale quali quanto quanta quanti quante cui",
     "pt": "quem qual quais quanto quanta quantos quantas porquê",
     "nl": "wie waar wanneer hoe hoeveel welke welk waarom waarmee",
+    "ru": "какой какая какое какие каким какую где когда почему зачем кто чем сколько куда откуда",
 }
 
 
@@ -123,7 +109,7 @@ def _language_stop_words() -> dict[str, frozenset[str]]:
     return {
         STEMMERS[code]: _folded_words(w for w in (*words, *_MORE_STOP_WORDS.get(code, "").split()) if w not in _MEANINGFUL)
         for code, words in FUNCTION_WORDS.items()
-        if code not in ("en", "fr")  # theirs are the longer lists above, always left out
+        if code in STEMMERS and code not in ("en", "fr")  # theirs: the longer lists above, always out
     }
 
 
@@ -144,16 +130,6 @@ def _stop_words(languages: frozenset[str]) -> frozenset[str]:
 
 
 
-def _own_words() -> dict[str, frozenset[str]]:
-    """Each language's own function words by its code, folded; a word two languages share once
-    folded (the Italian "è" and the Portuguese "é" both become "e") belongs to neither."""
-    folded = {code: frozenset(map(fold, words)) for code, words in STOPWORDS_BY_LANGUAGE.items()}
-    seen = Counter(w for words in folded.values() for w in words)
-    return {code: frozenset(w for w in words if seen[w] == 1) for code, words in folded.items()}
-
-
-#: Each language's own function words, folded: they decide which stemmer a text gets.
-_ONLY = _own_words()
 _local = threading.local()  # a PyStemmer stemmer is not thread-safe: one set per thread
 
 
@@ -166,19 +142,6 @@ def _stemmer(language: str) -> Any:
 
         stemmers[language] = Stemmer.Stemmer(language)
     return stemmers[language]
-
-
-def language_of(word_lists: Iterable[list[str]]) -> str:
-    """The stemmer of the language whose own function words the folded words hold most, by the
-    rule the document profile names a language with (:func:`~explorer.text.measures.likeliest_language`);
-    English when none is named (English stemming leaves other scripts as they are)."""
-    counts = dict.fromkeys(_ONLY, 0)
-    total = 0
-    for words in word_lists:
-        total += len(words)
-        for code, only in _ONLY.items():
-            counts[code] += sum(map(only.__contains__, words))
-    return STEMMERS[likeliest_language(counts, total) or "en"]
 
 
 def tokenize_many(texts: Sequence[str]) -> list[list[str]]:

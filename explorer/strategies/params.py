@@ -218,7 +218,8 @@ LENGTH = Param(
     "length",
     CHOICE,
     "chars",
-    "Unit in which sizes are counted: characters, words, tokens of the embedding model "
+    "Unit in which sizes are counted: characters, words (each Chinese or Japanese character one), "
+    "tokens of the embedding model "
     "(with its special tokens, such as [CLS]/[SEP]), or OpenAI's cl100k / o200k tokens.",
     choices=("chars", "words", "tokens", "cl100k", "o200k"),
 )

@@ -26,7 +26,7 @@ TITLES = _words(
 #: Words that are (almost) never the last word of a sentence, matched in lowercase.
 NEVER_FINAL = _words(
     "e.g i.e cf viz vs z.b u.a d.h o.ä bzw vgl ggf evtl sog inkl zzgl resp av apr env bd "
-    "p.ej vid m.in np tzn tj tzw např bijv o.a d.w.z m.b.t t.a.v напр ср т.е т.к"
+    "p.ej vid m.in np tzn tj tzw např bijv o.a d.w.z m.b.t t.a.v напр ср см т.е т.к"
 )
 #: Words before a number ("p. 12", "No. 5", "Nr. 4"), matched in lowercase when a number follows.
 #: A word ending in "str" is a street ("Goethestr. 5", "Dorpsstr. 12") and needs no entry.

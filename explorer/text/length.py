@@ -15,7 +15,18 @@ from explorer.errors import ParamError
 from explorer.text.tokenizing import encoded_lengths, pieces
 
 UNITS = ("chars", "words", "tokens", "cl100k", "o200k")
-_WORD = re.compile(r"\S+")
+#: Han ideographs and kana: Chinese and Japanese put no spaces between words, so each character
+#: counts as a word, as word processors count them (a whole paragraph was one "word").
+_IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff"
+_HAS_IDEOGRAPH = re.compile(f"[{_IDEOGRAPHS}]")
+#: A word: an ideograph with the punctuation around it ("「中", "文」。"), or a run of other
+#: non-space characters (exactly ``\S+`` in text without ideographs, as ``str.split`` counts).
+_WORD = re.compile(rf"[^\s\w{_IDEOGRAPHS}]*[{_IDEOGRAPHS}][^\s\w{_IDEOGRAPHS}]*|[^\s{_IDEOGRAPHS}]+")
+
+
+def _words(text: str) -> int:
+    """:data:`_WORD` matches in ``text``; ``str.split`` (the same count, faster) without ideographs."""
+    return len(_WORD.findall(text)) if _HAS_IDEOGRAPH.search(text) else len(text.split())
 
 
 class Length(Protocol):
@@ -61,16 +72,16 @@ class WordLength:
     special = 0
 
     def __call__(self, text: str) -> int:
-        return len(text.split())
+        return _words(text)
 
     def count_batch(self, texts: list[str]) -> list[int]:
-        return [len(t.split()) for t in texts]
+        return list(map(_words, texts))
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         return [m.span() for m in _WORD.finditer(text)]
 
     def slices(self, text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
-        return [len(text[s:e].split()) for s, e in spans]
+        return [_words(text[s:e]) for s, e in spans]
 
 
 class ModelTokenLength:

@@ -6,11 +6,13 @@ here, below both.
 - *Script*: letters are counted by Unicode block (Latin, CJK = Han + kana + Hangul, Arabic,
   Cyrillic, Greek, Hebrew, Devanagari, Thai); the dominant script is the one with most letters.
 - *Language* (a guess, shown as such): for Latin text, the share of words that are common
-  function words of English, French, German, Spanish, Italian, Portuguese or Dutch (words
+  function words of English, French, German, Spanish, Italian, Portuguese, Dutch, Polish,
+  Turkish or Vietnamese (words
   shared by two of the lists do not count): the list a text holds most wins if its words are
   at least 2% of the text's (:func:`likeliest_language`), else ``other``. BM25 picks each
   document's stemmer by the same rule, so the profile names the language retrieval uses. For CJK text: ``ja`` if kana are present, ``ko`` for Hangul, else
-  ``zh``. Other scripts: ``other``.
+  ``zh``. Cyrillic, Greek, Arabic, Hebrew, Devanagari and Thai text is named by its script
+  (:func:`script_language`: Ukrainian, Serbian, Urdu and Persian by their own letters).
 - Large texts are measured on a sample of evenly spaced windows (``SAMPLE_CHARS`` in all).
 """
 
@@ -60,6 +62,15 @@ _STOPWORDS_RAW = {
     "no na nos nas ao este esta isso quando também muito onde",
     "nl": "de het een en van in is dat op te zijn met voor niet aan er ook als bij maar om door naar "
     "dan wordt worden deze die dit hij zij wij werd geen nog wat",
+    # Words another list holds once folded are left out: Polish "się" is German "sie", "są" French
+    # "sa", Turkish "şu" Spanish "su"; they would count for neither and cost that language its word.
+    "pl": "że jest nie w z jak przez oraz lub być został została dla tylko może które który która "
+    "od po ze już czy tak ich jego jej jako tym",
+    "tr": "ve bir bu için ile olarak daha çok gibi olan ama veya kadar sonra değil mi ise göre ancak "
+    "tüm bunu bunun olduğu",
+    "vi": "của và các là có được cho những trong với không này một để người đã khi",
+    "ru": "и в не на что с по как это к из о для от но за он она они же так его её бы ли только было "
+    "быть уже или при до под",
 }
 #: Each language's common function words, as listed (shared ones included).
 FUNCTION_WORDS = {lang: tuple(words.split()) for lang, words in _STOPWORDS_RAW.items()}
@@ -69,6 +80,18 @@ STOPWORDS = {
     lang: frozenset(w for w in words.split() if _ALL[w] == 1) for lang, words in _STOPWORDS_RAW.items()
 }
 _WORD = re.compile(r"[^\W\d_]+")
+
+#: The language a text in one of these scripts is named by (a script of several languages is
+#: named by the letters that set one apart: :func:`script_language`).
+SCRIPT_LANGUAGES = {"Cyrillic": "ru", "Greek": "el", "Arabic": "ar", "Hebrew": "he", "Devanagari": "hi", "Thai": "th"}
+#: Letters of one language of a shared script, by the code they name: Ukrainian і ї є ґ and
+#: Serbian ђ ј љ њ ћ џ among Cyrillic; Urdu ے ں ٹ ڈ ڑ and then Persian پ چ ژ گ among Arabic.
+_OWN_LETTERS = {
+    "Cyrillic": (("uk", "іїєґІЇЄҐ"), ("sr", "ђјљњћџЂЈЉЊЋЏ")),
+    "Arabic": (("ur", "ےںٹڈڑ"), ("fa", "پچژگ")),
+}
+#: Share of a script's letters the letters of :data:`_OWN_LETTERS` must reach to name their language.
+_OWN_SHARE = 0.005
 
 #: Share of a text's words its language's own function words must reach to name the language.
 #: Measured: 7.3-18.6 % in the French, German, Spanish and English texts of bench/ and in Debian's
@@ -85,6 +108,17 @@ def likeliest_language(hits: Mapping[str, int], words: int) -> str | None:
     best = max(STOPWORDS, key=lambda code: hits.get(code, 0))  # max keeps the first of equals
     n = hits.get(best, 0)
     return best if n and n >= LANGUAGE_MIN_SHARE * words else None
+
+
+def script_language(text: str, script: str, letters: int) -> str | None:
+    """The code of a text whose dominant ``script`` (with ``letters`` letters) names a language,
+    else None: Cyrillic is Russian unless Ukrainian or Serbian letters make 0.5 % of them, Arabic
+    script is Arabic unless Urdu or Persian letters do. Why: BM25 stems a text in its language
+    (Russian cases, Arabic prefixes), and a Russian stemmer on Ukrainian would cut its words badly."""
+    for code, own in _OWN_LETTERS.get(script, ()):
+        if sum(map(text.count, own)) >= _OWN_SHARE * letters:
+            return code
+    return SCRIPT_LANGUAGES.get(script)
 
 
 def sample(text: str, budget: int = SAMPLE_CHARS, windows: int = 10) -> str:
@@ -125,6 +159,19 @@ LANGUAGE_NAMES = {
     "zh": "Chinese",
     "ja": "Japanese",
     "ko": "Korean",
+    "pl": "Polish",
+    "tr": "Turkish",
+    "vi": "Vietnamese",
+    "ru": "Russian",
+    "uk": "Ukrainian",
+    "sr": "Serbian",
+    "el": "Greek",
+    "ar": "Arabic",
+    "fa": "Persian",
+    "ur": "Urdu",
+    "he": "Hebrew",
+    "hi": "Hindi",
+    "th": "Thai",
 }
 
 
@@ -134,6 +181,8 @@ def guess_language(text: str, script: str | None = None) -> str:
     text = sample(text)
     if script is None:
         script = dominant_script(text)[0]
+    if script in SCRIPT_LANGUAGES:
+        return script_language(text, script, script_counts(text)[script]) or "other"
     if script == "CJK":
         counts = script_counts(text)
         if counts["Kana"]:

@@ -27,7 +27,7 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    particle と/っ (``「行きます。」と言った``). ASCII ``!``/``?`` right before a CJK character too.
 4. Latin end marks (``.``, ``!``, ``?``, ellipses ``...``/``…``, ``‽``, ``؟``, ``।``) count
    only when followed by whitespace or the end, after any closing quotes/brackets (``."``,
-   ``.”``, ``. »``, ``.)``, footnote marks ``[12]``); so URLs, e-mail addresses, file names and
+   ``.”``, German ``.“``, ``. »``, ``.)``, footnote marks ``[12]``); so URLs, e-mail addresses, file names and
    decimals (3.5) never split. The quote stays with its sentence.
 5. A candidate is *not* a boundary when the next word starts with a lowercase letter
    (``etc. for``, ``Wait... what?``, ``« Vous venez ? » demanda-t-il``) — unless the whole
@@ -47,12 +47,14 @@ Rules, in order (all offsets come from the regex matches, never from searching s
    elision too: ``l'art. 3``) when a number or a lettered number (``art. L. 123-4``) follows,
    or a Roman numeral (``sec. XIX``), ``Co.`` before a company form (``Co. KG``), a number word
    after a number unless a sentence-starting word follows (``3 Mio. Euro``), a doctorate's
-   field (``Dr. med. Weber``), a doubled-letter plural before another (``EE. UU.``), a list
+   field (``Dr. med. Weber``), a doubled-letter plural before another (``EE. UU.``), a dotted
+   abbreviation of any language before a number or a path (``p.e. /etc``, ``v.d. 2K``), a list
    number at the start of a sentence or after a colon (``1. First``), a section number at the
    start of a sentence (``1.3. Documentation``), ``et al.`` before a bracketed year or
    reference (``et al. (2020)``), and a German ordinal after an article or before a month or an
    ordinal's noun (``zum 3. Mal``, ``3. Oktober``, ``als 2. Sieger``) all continue the sentence.
-7. An ellipsis right after ``(`` or ``[`` is an elision (``[...]``), not an end.
+7. An ellipsis right after ``(`` or ``[`` is an elision (``[...]``), not an end; nor is a mark
+   before any letter or digit of the sentence (``‚?‘ Impliziert``: a quoted mark naming itself).
 
 Known limits (documented, not bugs): a sentence ending in a single capital letter with no
 such context (``signé par Paul S. Il part``: read as an initial), a capital unit before a word
@@ -94,11 +96,14 @@ _PARA = re.compile(r"\n[^\S\n]*\n\s*|\u2029\s*")
 
 # -- sentence-end candidates ---------------------------------------------------------------
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
-_CLOSERS = "\"'”’»)\\]」』）】〕〉》›"
+#: Closing quotes and brackets kept with the sentence they end: German and Czech close with
+#: “ ‘ (opened by „ ‚) and »…« with «, Hebrew with ״; an opening “ or « is followed by a word, not
+#: by a space, so it never closes a candidate.
+_CLOSERS = "\"'”’»)\\]」』）】〕〉》›“‘«‹״"
 _CJK_CLOSERS = "」』）】〕〉》”’\"'»)"
 #: End marks that need no space after them: CJK, the full-width full stop (not between digits),
-#: Armenian ։, Ethiopic ። and ፧, Myanmar ။.
-_SPACELESS_ENDS = "。｡！？։።፧။"
+#: Armenian ։, Ethiopic ። and ፧, Myanmar ။, Khmer ។ and ៕.
+_SPACELESS_ENDS = "。｡！？։።፧။។៕"
 _CAND = re.compile(
     # a Markdown heading line: a boundary right after it
     r"(?P<head>(?m:^)#{1,6}[ \t][^\n]*\n)"
@@ -109,13 +114,15 @@ _CAND = re.compile(
     # ASCII !/? directly followed by a CJK character
     rf"|(?P<bang>[!?]+(?=[{_CJK_CHARS}]))"
     # Latin end marks + closing quotes/brackets/footnote marks, then whitespace or the end
-    # (and the Greek question mark, ";" after a Greek letter: NFC makes U+037E a semicolon)
-    r"|(?P<lat>(?P<run>(?:\.(?: \.){2,}|[.!?…‼‽⁇⁈⁉؟।॥۔]|(?<=[\u0370-\u03ff\u1f00-\u1fff])[;\u037e])+)"
+    # (and the Greek question mark, ";" after a Greek letter, or before a Greek capital after a
+    # code or a quote, "με το --fix-missing; Θέλετε": NFC makes U+037E a semicolon)
+    r"|(?P<lat>(?P<run>(?:\.(?: \.){2,}|[.!?…‼‽⁇⁈⁉؟।॥۔]|(?<=[\u0370-\u03ff\u1f00-\u1fff])[;\u037e]"
+    r"|[;\u037e](?=\s+[\u0386\u0388-\u038f\u0391-\u03a9]))+)"
     rf"(?:[{_CLOSERS}]|[ \u00a0\u202f]+[»›]|\[\d{{1,3}}\])*"
     r"(?=\s|\Z))"
 )
 _TOKEN_BEFORE = re.compile(r"\S*\Z")
-_OPENERS = "\"'“‘«([¿¡‹"
+_OPENERS = "\"'“‘«([¿¡‹„‚»›״"
 _NEXT = re.compile(rf"\s*[{_OPENERS}]*\s*(\S)")
 _NEXT_WORD = re.compile(r"\s*(\w+)")
 _ELLIPSIS = re.compile(r"\.(?: ?\.){2,}|…")
@@ -132,6 +139,7 @@ _ELISION = re.compile(r"\A(?:\w{1,2}|qu|jusqu|lorsqu|puisqu)['’]")
 _JA_QUOTATIVE = "とっ"
 _LIST_NUMBER = re.compile(r"\d{1,3}(?:\.\d{1,3}){0,3}\Z")  # "1.", and section numbers "1.3.", "5.1.3."
 _SPACES = re.compile(r"\s*")
+_HAS_ALNUM = re.compile(r"[^\W_]")
 #: A Roman numeral after "sec." or "vol.": two letters or more, or I/V/X before punctuation
 #: ("Wait a sec. I am" goes on as English).
 _NEXT_ROMAN = re.compile(
@@ -139,6 +147,8 @@ _NEXT_ROMAN = re.compile(
     r"|[IVX](?=[.,;:)]))"
 )
 _DOUBLED = re.compile(r"([^\W\d_])\1")
+#: An abbreviation of short dotted pieces: "p.e", "p.es", "v.d", "z.B", "т.е" (its last "." is the candidate).
+_DOTTED = re.compile(r"[^\W\d_]{1,2}(?:\.[^\W\d_]{1,3})+")
 _NEXT_DOUBLED = re.compile(r"\s*([^\W\d_])\1\.")
 #: What precedes a doctorate's field: "Dr. med.", "Dr. rer. nat.", "Dr. h. c. mult.".
 _DOCTOR_BEFORE = frozenset(DOCTOR_FIELDS | {"dr", "dres", "h", "c"})
@@ -226,6 +236,8 @@ def _latin_end(text: str, m: re.Match, ps: int, pe: int, sent_start: int, casele
         return False  # elision mark [...]
     if nxt.islower() and (not caseless or ellipsis):
         return False
+    if not _HAS_ALNUM.search(text, sent_start, i0):
+        return False  # "‚?‘ Impliziert", '"." means': a quoted mark names itself, no sentence yet
     if run != ".":
         return True
     t = _TOKEN_BEFORE.search(text, max(ps, i0 - 40), i0)
@@ -252,6 +264,8 @@ def _word_goes_on(
         return True
     if (bare in TITLES and not _name_suffix(text, bare, tok_start, sent_start)) or low in NEVER_FINAL:
         return True
+    if not nxt.isalpha() and _DOTTED.fullmatch(bare):
+        return True  # "p.e. /etc/passwd", "v.d. 2K": a dotted abbreviation of any language before no word
     if low == "al" and _CITED_YEAR.match(text, after, pe):
         return True  # "Dupont et al. (2020) show", "et al. [12]": a citation goes on
     if low in BEFORE_NUMBER or low.endswith("str"):  # "-str." is a street: "Goethestr. 5"

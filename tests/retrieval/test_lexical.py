@@ -204,13 +204,15 @@ def test_cjk_runs_become_character_pairs():
 def test_words_keep_the_marks_that_are_letters_and_unspaced_scripts_become_pairs():
     """Indic vowel signs and viramas are part of the word: ``re``'s ``\\w`` and accent folding
     cut "हिन्दी" into "ह", "नद"; Thai, like Chinese, has no spaces between words."""
-    assert tokenize("हिन्दी भाषा में पाठ") == ["हिन्दी", "भाषा", "में", "पाठ"]
+    assert tokenize("हिन्दी भाषा में पाठ", stop_words=()) == ["हिन्दी", "भाषा", "में", "पाठ"]  # unstemmed
     assert [unicodedata.normalize("NFC", w) for w in tokenize("தமிழ் மொழி")] == ["தமிழ்", "மொழி"]
     assert tokenize("ภาษาไทย") == ["ภา", "าษ", "ษา", "าไ", "ไท", "ทย"]
-    assert tokenize("العربيَّة") == ["العربية"]  # Arabic vowel marks are accents: folded away
+    assert tokenize("العربيَّة", stop_words=()) == ["العربية"]  # Arabic vowel marks are accents: folded away
     assert tokenize("Électricité") == ["electricite"]  # Latin accents folded (English: no stem)
     assert tokenize("ガラス") != tokenize("カラス") and tokenize("バス") == ["バス"]  # voiced kana stay voiced
     assert tokenize("x\u1ab0y") == ["xy"]  # an extended Latin accent is still an accent
+    assert tokenize("كـتـاب", stop_words=()) == ["كتاب"]  # the tatweel (kashida) only stretches a word
+    assert tokenize("KAPI kapı", stop_words=()) == ["kapi", "kapi"]  # Turkish capital I is dotless ı
 
 
 @pytest.mark.parametrize(
@@ -759,7 +761,8 @@ def test_each_text_gets_the_stemmer_of_its_language(text, language):
 
 def test_a_text_in_none_of_the_languages_is_not_stemmed_as_one_of_them():
     """A Russian text naming the Latin key "o" once holds one Portuguese function word and no
-    other: too few (under LANGUAGE_MIN_SHARE of its words) to stem it as Portuguese."""
+    other: too few (under LANGUAGE_MIN_SHARE of its words) to stem it as Portuguese; its script
+    names it Russian."""
     russian = (
         "Чтобы открыть новую строку под курсором и перейти в режим вставки, нажмите клавишу o. "
         "Затем наберите текст и нажмите клавишу выхода, чтобы вернуться в обычный режим. "
@@ -771,7 +774,7 @@ def test_a_text_in_none_of_the_languages_is_not_stemmed_as_one_of_them():
     )
     words = tokenize(russian, stop_words=())
     assert "o" in words and len(words) > 1 / LANGUAGE_MIN_SHARE
-    assert language_of([words]) == "english"
+    assert language_of([words]) == "russian"
     assert language_of([["o", "cursor", "com", "as", "teclas"]]) == "portuguese"
 
 
@@ -1042,3 +1045,44 @@ def test_an_answers_place_in_each_ranking():
 def test_an_answers_place_in_each_ranking_with_the_real_model():
     _assert_answer_places_are_the_retrievers_ranks(Context())
 
+
+
+@pytest.mark.parametrize(
+    ("texts", "question", "language"),
+    [
+        # Russian cases: "файлы" (plural) and "файла" (genitive) are one word
+        (["Программа быстро сжимает файлы на диске.", "Кошка спит на диване весь день."], "сжатие файла", "russian"),
+        # Greek: "αρχεία" / "αρχείου", and the accents (tonos) folded on both sides
+        (["Το πρόγραμμα συμπιέζει τα αρχεία γρήγορα.", "Η γάτα κοιμάται στον καναπέ."], "αρχειου", "greek"),
+        # Arabic: the article and the plural, and a tatweel in the question
+        (["يقوم البرنامج بضغط الملفات بسرعة.", "القطة تنام على الأريكة طوال اليوم."], "المـلف", "arabic"),
+        # Hindi: the oblique plural "फ़ाइलों" of "फ़ाइल"
+        (["प्रोग्राम फ़ाइलों को जल्दी संपीड़ित करता है।", "बिल्ली सोफे पर सोती है।"], "फ़ाइल", "hindi"),
+        # Turkish suffixes: "dosyaları" / "dosyanın"
+        (["Bu program ve bir araç dosyaları için hızlı çalışır.", "Kedi bütün gün ve gece kanepede uyur."],
+         "dosyanın", "turkish"),
+        # Polish cases: "pliki" / "pliku"
+        (["Program jest szybki i kompresuje pliki na dysku, że tak powiem.", "Kot jest na kanapie cały dzień."],
+         "pliku", "polish"),
+    ],
+)
+def test_texts_in_other_scripts_and_languages_get_their_stemmer(texts, question, language):
+    """A text in Cyrillic, Greek, Arabic or Devanagari is named by its script, a Turkish or Polish
+    one by its function words, and stemmed in that language: before, each got the English stemmer
+    (which leaves them as written) and a question with another case of a word matched nothing
+    (Polish was even stemmed as Portuguese, by its "na")."""
+    index = LexicalIndex(texts)
+    assert index.languages == {language}
+    scores = index.scores(question)
+    assert scores[0] > 0 and scores[1] == 0
+
+
+def test_a_shared_script_is_named_by_the_letters_of_one_language():
+    """Ukrainian is not stemmed as Russian (its і, ї, є set it apart), nor Urdu as Arabic or
+    Persian; Persian gets its own stemmer."""
+    ukrainian = tokenize("Програма швидко стискає файли, і це її головна перевага.", stop_words=())
+    persian = tokenize("این برنامه پرونده‌ها را به سرعت فشرده می‌کند و کار را آسان می‌کند.", stop_words=())
+    urdu = tokenize("یہ پروگرام فائلوں کو تیزی سے کمپریس کرتا ہے اور کام آسان بناتا ہے۔", stop_words=())
+    assert language_of([ukrainian]) == "english"  # no stemmer: words kept as written
+    assert language_of([persian]) == "persian"
+    assert language_of([urdu]) == "english"

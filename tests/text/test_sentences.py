@@ -72,6 +72,27 @@ OTHER_LANGUAGES = [
     ("Spotkanie odbyło się w 2020 r. Następnie firma zmieniła nazwę.", ["Spotkanie odbyło się w 2020 r.", "Następnie firma zmieniła nazwę."]),
     ("Prof. Nowak i dr hab. Kowalski przyszli. Koniec.", ["Prof. Nowak i dr hab. Kowalski przyszli.", "Koniec."]),
     ("Это было в 1990 г. Потом всё изменилось.", ["Это было в 1990 г.", "Потом всё изменилось."]),
+    # Khmer's full stop; Russian "см." (see); a dotted abbreviation before a path or a number (Debian's
+    # Spanish, Italian and Vietnamese manuals: "p.e. /etc/passwd", "p.es. /etc/passwd", "(v.d. 2K 1G)")
+    ("ខ្ញុំទៅផ្សារ។ គាត់នៅផ្ទះ។", ["ខ្ញុំទៅផ្សារ។", "គាត់នៅផ្ទះ។"]),
+    ("Это описано выше, см. Раздел 3. Конец.", ["Это описано выше, см. Раздел 3.", "Конец."]),
+    ("Formatos de archivo, p.e. /etc/passwd y otros. Fin.", ["Formatos de archivo, p.e. /etc/passwd y otros.", "Fin."]),
+    ("So sánh các số (v.d. 2K 1G) được. Xong.", ["So sánh các số (v.d. 2K 1G) được.", "Xong."]),
+    ("Vedi i file, p.es. 5 file. Fine.", ["Vedi i file, p.es. 5 file.", "Fine."]),
+    # German, Czech and Russian quotes close with “ or ‘ („…“, ‚…‘), »…« with «, Hebrew with ״: the
+    # end mark inside them was no end at all (two sentences read as one)
+    ("Er sagte: „Das ist gut.“ Dann ging er.", ["Er sagte: „Das ist gut.“", "Dann ging er."]),
+    ("Er sagte: ‚Ja.‘ Dann ging er.", ["Er sagte: ‚Ja.‘", "Dann ging er."]),
+    ("Sie rief: »Komm her!« Er kam sofort.", ["Sie rief: »Komm her!«", "Er kam sofort."]),
+    ("Он сказал: „Я приду.“ Потом ушёл.", ["Он сказал: „Я приду.“", "Потом ушёл."]),
+    ("הוא אמר: ״אני בא.״ אחר כך הלך.", ["הוא אמר: ״אני בא.״", "אחר כך הלך."]),
+    ("He wrote “fine.“ and left. Then “Next” came.", ["He wrote “fine.“ and left.", "Then “Next” came."]),
+    # the Greek question mark after a code or a quote (apt's Greek messages), not before a lowercase word
+    ("Δοκιμάσατε το --fix-missing; Θέλετε να συνεχίσετε;", ["Δοκιμάσατε το --fix-missing;", "Θέλετε να συνεχίσετε;"]),
+    ("Το αρχείο «%s» υπάρχει; Ναι.", ["Το αρχείο «%s» υπάρχει;", "Ναι."]),
+    ("Υπάρχει το «ls»; Όχι, το «dir»; ίσως.", ["Υπάρχει το «ls»;", "Όχι, το «dir»; ίσως."]),
+    # a quoted end mark that names itself (dpkg's German manual) is no sentence of its own
+    ("‚?‘ Impliziert, dass die Prüfung fehlt. ‚.‘ Impliziert Erfolg.", ["‚?‘ Impliziert, dass die Prüfung fehlt.", "‚.‘ Impliziert Erfolg."]),
     ("Проф. Иванов живёт на ул. Ленина, д. 5. Конец.", ["Проф. Иванов живёт на ул. Ленина, д. 5.", "Конец."]),
     ("Мы купили хлеб, молоко и т. д.\nТехническое задание готово.", ["Мы купили хлеб, молоко и т. д.", "Техническое задание готово."]),
     ("См. стр. 12 и табл. 3.\nПеред началом проверьте насос.", ["См. стр. 12 и табл. 3.", "Перед началом проверьте насос."]),

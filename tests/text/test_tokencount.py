@@ -183,3 +183,22 @@ def test_a_long_text_is_counted_in_pieces_that_add_up():
     short = len(tok.encode("short one", add_special_tokens=False).ids)
     assert encoded_lengths(Spy(), [text, "short one"], 2) == [whole + 2, short + 2]
     assert max(seen) <= tokenizing.LONG_PIECE_CHARS
+
+
+def test_words_count_each_chinese_or_japanese_character_and_cover_every_character():
+    """A Chinese or Japanese paragraph has no spaces: it was one "word", so ``length=words`` let a
+    207-character paragraph through a 20-word window. Each ideograph or kana is a word now (with
+    the punctuation around it); other text is still counted by its spaces."""
+    words = get_length("words")
+    assert words("我们在测试脚本检测") == 9
+    assert words("これは日本語です。") == 8
+    assert words("使用Linux系统。") == 5  # 使 用 Linux 系 统。
+    assert words("Hello world, this — is it.") == 6 and words("한국어 문장입니다") == 2
+    text = "「中文」。他说：“我来了。” Linux 系统 abc。def"
+    spans = words.spans(text)
+    assert len(spans) == words(text) == sum(words.slices(text, spans))
+    covered = "".join(text[s:e] for s, e in spans)
+    assert covered == "".join(text.split())  # every non-space character is in one word
+    doc = Document("zh.txt", "text", "人工智能是计算机科学的一个分支，它企图了解智能的实质。" * 8)
+    chunks = get_strategy("fixed").chunk(doc, {"chunk_size": 20, "chunk_overlap": 0, "length": "words"})
+    assert all(len(c.text) <= 30 for c in chunks) and len(chunks) >= 10

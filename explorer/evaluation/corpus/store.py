@@ -35,7 +35,10 @@ from explorer.untrusted import dumps
 #: German, Spanish, Italian, Portuguese or Dutch document's own stop words are left out too. 4:
 #: words are stemmed with their accents, then folded, and the folded words' aliases are kept. 5:
 #: case is folded after NFKC, so "ℌ", "𝐁" and "㎒" give lower-case words (they stayed capitals).
-FORMAT = 5
+#: 6: Russian, Greek, Arabic, Persian, Hindi, Polish and Turkish documents are stemmed in their
+#: language (they were left as written, Polish stemmed as Portuguese), Arabic's tatweel folded,
+#: Turkish dotless ı folded to i.
+FORMAT = 6
 
 
 def run_key(spec: WorkSpec, model: str, questions_sha: str) -> str:
