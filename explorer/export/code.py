@@ -25,6 +25,7 @@ from explorer.models.registry import DEFAULT_MODEL, find_spec
 from explorer.strategies import get_strategy
 from explorer.strategies.base import PEERS
 from explorer.strategies.config import StrategyConfig
+from explorer.text.length import WORD
 
 #: The registered models' names on the Hugging Face hub, for code meant to run elsewhere.
 HUB_NAMES = {
@@ -36,6 +37,12 @@ HUB_DEFAULT_MODEL = HUB_NAMES[DEFAULT_MODEL]
 #: How the peer libraries are named in a "no equivalent" comment.
 PEER_NAMES = {"langchain": "LangChain", "llamaindex": "LlamaIndex", "chonkie": "Chonkie"}
 TIKTOKEN_UNITS = ("cl100k", "o200k")
+#: Setup lines of a snippet counting explorer's words (each Chinese or Japanese character one).
+WORD_SETUP = [
+    "import re",
+    "# explorer's length='words': runs of non-space characters, each Chinese or Japanese character one",
+    f"WORD = re.compile({ascii(WORD.pattern)})",
+]
 #: A top-level import line of a snippet.
 _IMPORT = re.compile(r"(from \S+ )?import \S")
 
@@ -133,7 +140,7 @@ class Kit:
         """(setup lines, keyword arguments) giving LangChain our length unit (cl100k / o200k go
         through ``from_tiktoken_encoder`` instead)."""
         if unit == "words":
-            return [], ", length_function=lambda t: len(t.split())"
+            return WORD_SETUP, ", length_function=lambda t: len(WORD.findall(t))"
         if unit == "tokens":
             return [
                 "from transformers import AutoTokenizer",
@@ -173,7 +180,7 @@ class Kit:
                 "# tokenizer=list: one 'token' per character, as explorer's length='chars'"
             ], ", tokenizer=list"
         if unit == "words":
-            return [], ", tokenizer=str.split"
+            return WORD_SETUP, ", tokenizer=WORD.findall"
         if unit == "tokens":
             return [
                 "from transformers import AutoTokenizer",

@@ -21,12 +21,12 @@ _IDEOGRAPHS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f
 _HAS_IDEOGRAPH = re.compile(f"[{_IDEOGRAPHS}]")
 #: A word: an ideograph with the punctuation around it ("「中", "文」。"), or a run of other
 #: non-space characters (exactly ``\S+`` in text without ideographs, as ``str.split`` counts).
-_WORD = re.compile(rf"[^\s\w{_IDEOGRAPHS}]*[{_IDEOGRAPHS}][^\s\w{_IDEOGRAPHS}]*|[^\s{_IDEOGRAPHS}]+")
+WORD = re.compile(rf"[^\s\w{_IDEOGRAPHS}]*[{_IDEOGRAPHS}][^\s\w{_IDEOGRAPHS}]*|[^\s{_IDEOGRAPHS}]+")
 
 
 def _words(text: str) -> int:
-    """:data:`_WORD` matches in ``text``; ``str.split`` (the same count, faster) without ideographs."""
-    return len(_WORD.findall(text)) if _HAS_IDEOGRAPH.search(text) else len(text.split())
+    """:data:`WORD` matches in ``text``; ``str.split`` (the same count, faster) without ideographs."""
+    return len(WORD.findall(text)) if _HAS_IDEOGRAPH.search(text) else len(text.split())
 
 
 class Length(Protocol):
@@ -78,7 +78,7 @@ class WordLength:
         return list(map(_words, texts))
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        return [m.span() for m in _WORD.finditer(text)]
+        return [m.span() for m in WORD.finditer(text)]
 
     def slices(self, text: str, spans: Sequence[tuple[int, int]]) -> list[int]:
         return [_words(text[s:e]) for s, e in spans]
