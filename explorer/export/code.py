@@ -41,7 +41,7 @@ TIKTOKEN_UNITS = ("cl100k", "o200k")
 WORD_SETUP = [
     "import re",
     "# explorer's length='words': runs of non-space characters, each Chinese or Japanese character one",
-    f"WORD = re.compile({ascii(WORD.pattern)})",
+    f"WORD = re.compile({WORD.pattern!a})",
 ]
 #: A top-level import line of a snippet.
 _IMPORT = re.compile(r"(from \S+ )?import \S")
