@@ -171,11 +171,41 @@ def _embedded(doc: Document, ch: Chunk, tok: int, limit: int) -> None:
 
 def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig, audit: Any = None) -> None:
     """Every chunk, one row each (``audit``: the truncation audit, for the characters the model
-    never reads of each); selecting a row inspects that chunk."""
-    reads = audit.reads if audit is not None else {}
+    never reads of each); selecting a row inspects that chunk.
+
+    Shown only once the user turns it on (the choice stays for the session): the grid's 1.4 MB
+    of JavaScript (Streamlit's dataframe) was a third of the script a new visitor's browser
+    loaded before Explore's first view settled, for a table below the fold."""
     st.subheader("All chunks", anchor=False)
+    shown = st.toggle(
+        "Show the table of all chunks",
+        value=session.show_table,
+        key=W.TABLE_SHOW,
+        on_change=lambda: setattr(session, "show_table", bool(session.widget(W.TABLE_SHOW))),
+        help="One row per chunk: sort it, download it as CSV, or select a row to inspect that chunk.",
+    )
+    if not shown:
+        st.caption(
+            f"{len(chunks):,} rows: offsets, sizes, tokens, pages, section, why each chunk ends, its flags "
+            "and what the model never reads of it."
+        )
+        return
+    st.dataframe(
+        sheet_safe(_table(chunks, an, config, audit)),
+        hide_index=True,
+        on_select="rerun",
+        selection_mode="single-row",
+        key=W.TABLE,
+        height=320,
+        column_config={"chunk": st.column_config.NumberColumn(width="small")},
+    )
+    st.caption("Select a row to inspect that chunk.")
+
+
+def _table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig, audit: Any) -> pd.DataFrame:
+    reads = audit.reads if audit is not None else {}
     unit = config.param_dict.get("length", "chars")
-    table = pd.DataFrame(
+    return pd.DataFrame(
         {
             "chunk": [ch.index for ch in chunks],
             "start": [ch.start for ch in chunks],
@@ -190,16 +220,6 @@ def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig, a
             "never embedded (chars)": [reads[i].unread_chars if i in reads else 0 for i in range(len(chunks))],
         }
     )
-    st.dataframe(
-        sheet_safe(table),
-        hide_index=True,
-        on_select="rerun",
-        selection_mode="single-row",
-        key=W.TABLE,
-        height=320,
-        column_config={"chunk": st.column_config.NumberColumn(width="small")},
-    )
-    st.caption("Select a row to inspect that chunk.")
 
 
 def table_selection() -> list[int]:

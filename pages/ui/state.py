@@ -91,6 +91,7 @@ class W:
     SHOW_INDEX = "w.show_index"
     TEXT = "w.text"
     TABLE = "w.table"
+    TABLE_SHOW = "w.table_show"
     MARK_USE = "w.mark.use"
     MARK_CLEAR = "w.mark.clear"
     # the inspector's text boxes (pages/ui/textbox.py): no value, a key each so they keep their place
@@ -236,6 +237,7 @@ class Session:
     # strategy switch keeps the view there): [document id, configuration id, offset]
     chunk_anchor: _Slot[list | None] = _Slot("chunk_anchor")
     table_last: _Slot[list[int] | None] = _Slot("table_last")
+    show_table: _Slot[bool] = _Slot("show_table", False)  # Explore's "All chunks" table, off until asked
     explore_mark: _Slot[list | None] = _Slot("explore_mark")
     # Semantic: the chunk selected in its text view
     sem_sel: _Slot[int | None] = _Slot("sem_sel")

@@ -151,6 +151,29 @@ def test_explore_strategy_switch_and_chunk_selection():
     assert "ce-idx ce-idx-sel" in rendered(at)
 
 
+def test_explores_table_of_all_chunks_comes_on_asking_and_a_row_inspects_its_chunk():
+    """The table is not drawn on the first view (its grid's JavaScript was a third of what a new
+    visitor's browser loaded); the toggle draws it, a selected row opens that chunk, and the
+    table stays on when the visitor comes back from another page."""
+    at = start()
+    ok(at)
+    assert not at.dataframe
+    n = count(metric(at, "Chunks"))
+    assert any(c.value.startswith(f"{n:,} rows") for c in at.caption)  # what the table holds
+    at.toggle(key="w.table_show").set_value(True).run()
+    ok(at)
+    (table,) = at.dataframe
+    assert list(table.value["chunk"]) == list(range(n))
+    at.session_state["w.table"] = {"selection": {"rows": [n - 1], "columns": []}}
+    at.run()
+    ok(at)
+    assert at.subheader[0].value.startswith(f"Chunk {n - 1} of {n}")
+    at.switch_page("pages/documents.py").run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    assert len(at.dataframe) == 1 and at.toggle(key="w.table_show").value
+
+
 def test_explore_separator_editor_accepts_json_lines_and_reports_bad_ones():
     at = start()
     param(at, "text_area", "Separators").set_value('"\\n\\n"\n". "\n""').run()
@@ -435,6 +458,7 @@ def test_tables_a_spreadsheet_opens_hold_no_formula_from_a_file():
     text = '# =HYPERLINK("http://evil.example","click")\n\nThe intake screens are raked daily.\n'
     at.file_uploader[0].set_value(("formula.md", text.encode(), "text/markdown")).run()
     at.switch_page("pages/explore.py").run()
+    at.toggle(key="w.table_show").set_value(True).run()
     ok(at)
     table = next(d.value for d in at.dataframe if "section" in d.value.columns)
     assert all(v.startswith("'=HYPERLINK") for v in table["section"] if v)

@@ -174,6 +174,30 @@ def chunk_heading(pg) -> str:
     return pg.get_by_role("heading", name=re.compile(r"^Chunk \d+ of \d+")).inner_text()
 
 
+def test_the_table_of_all_chunks_loads_on_asking_and_a_row_picks_its_chunk(server):
+    """A new visitor's first view loads no grid (its JavaScript was a third of what the browser
+    fetched); the toggle under "All chunks" shows the table, and a row's checkbox inspects that chunk."""
+    with bu.chromium() as browser:
+        context, pg = bu.new_page(browser, width=1500, height=1000)
+        scripts: list[str] = []
+        pg.on("request", lambda r: scripts.append(r.url) if r.resource_type == "script" else None)
+        pg.goto(server.url)
+        pg.get_by_role("heading", name=re.compile(r"^Chunk 0 of \d+")).wait_for()
+        bu.settle(pg)
+        grid = pg.locator('[data-testid="stMain"] [data-testid="stDataFrame"]')
+        assert grid.count() == 0
+        assert not [u for u in scripts if "/DataFrame." in u], "the grid's bundle loaded on the first view"
+        pg.get_by_text("Show the table of all chunks").click()
+        bu.settle(pg)
+        grid.wait_for()
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        pg.mouse.click(box["x"] + 18, box["y"] + 53 + 3 * 35)  # row 3's checkbox (rows of 35 px, under the header)
+        bu.settle(pg)
+        assert chunk_heading(pg).startswith("Chunk 3 of"), chunk_heading(pg)
+        context.close()
+
+
 #: Whether the selected chunk's start badge lies inside the text view's box (scrolled there).
 SELECTED_IN_VIEW_JS = """() => {
   const box = document.querySelector('.ce-view .ce-text');

@@ -235,6 +235,7 @@ def test_explore_marks_the_unread_tail_and_the_inspector_says_how_much(app_env):
     (line,) = [c.value for c in at.caption if "Truncation:" in c.value]
     total = sum(r.unread_chars for r in reads)
     assert f"**{len(cut):,}** of {len(chunks):,} chunks" in line and f"**{total:,}** characters" in line
+    at.toggle(key="w.table_show").set_value(True).run()  # the table of all chunks, shown on asking
     (table,) = [d.value for d in at.dataframe if "never embedded (chars)" in d.value.columns]
     assert list(table["never embedded (chars)"]) == [r.unread_chars for r in reads]
     html = text_views(at)[0]["html"]
