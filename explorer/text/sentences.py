@@ -149,6 +149,9 @@ _NEXT_ROMAN = re.compile(
 _DOUBLED = re.compile(r"([^\W\d_])\1")
 #: An abbreviation of short dotted pieces: "p.e", "p.es", "v.d", "z.B", "т.е" (its last "." is the candidate).
 _DOTTED = re.compile(r"[^\W\d_]{1,2}(?:\.[^\W\d_]{1,3})+")
+#: What follows a dotted abbreviation that goes on: a path, or what never starts a sentence
+#: (after "Production I.G." a heading's "= = Music = =" starts one).
+_NOT_FIRST = "/~,;:"
 _NEXT_DOUBLED = re.compile(r"\s*([^\W\d_])\1\.")
 #: What precedes a doctorate's field: "Dr. med.", "Dr. rer. nat.", "Dr. h. c. mult.".
 _DOCTOR_BEFORE = frozenset(DOCTOR_FIELDS | {"dr", "dres", "h", "c"})
@@ -264,8 +267,8 @@ def _word_goes_on(
         return True
     if (bare in TITLES and not _name_suffix(text, bare, tok_start, sent_start)) or low in NEVER_FINAL:
         return True
-    if not nxt.isalpha() and _DOTTED.fullmatch(bare):
-        return True  # "p.e. /etc/passwd", "v.d. 2K": a dotted abbreviation of any language before no word
+    if (nxt.isdigit() or nxt in _NOT_FIRST) and _DOTTED.fullmatch(bare):
+        return True  # "p.e. /etc/passwd", "v.d. 2K", "C.S.A. ,": a dotted abbreviation before no sentence
     if low == "al" and _CITED_YEAR.match(text, after, pe):
         return True  # "Dupont et al. (2020) show", "et al. [12]": a citation goes on
     if low in BEFORE_NUMBER or low.endswith("str"):  # "-str." is a street: "Goethestr. 5"

@@ -79,6 +79,10 @@ OTHER_LANGUAGES = [
     ("Formatos de archivo, p.e. /etc/passwd y otros. Fin.", ["Formatos de archivo, p.e. /etc/passwd y otros.", "Fin."]),
     ("So sánh các số (v.d. 2K 1G) được. Xong.", ["So sánh các số (v.d. 2K 1G) được.", "Xong."]),
     ("Vedi i file, p.es. 5 file. Fine.", ["Vedi i file, p.es. 5 file.", "Fine."]),
+    # ... but before what starts a sentence it ends one (wikitexts: "Production I.G." then a heading)
+    ("It was made by Production I.G. \n = = Music = = \n The music came later.",
+     ["It was made by Production I.G.", "= = Music = = \n The music came later."]),
+    ("He served at the Arsenal, C.S.A. , and left. End.", ["He served at the Arsenal, C.S.A. , and left.", "End."]),
     # German, Czech and Russian quotes close with “ or ‘ („…“, ‚…‘), »…« with «, Hebrew with ״: the
     # end mark inside them was no end at all (two sentences read as one)
     ("Er sagte: „Das ist gut.“ Dann ging er.", ["Er sagte: „Das ist gut.“", "Dann ging er."]),
