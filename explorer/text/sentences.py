@@ -25,6 +25,8 @@ Rules, in order (all offsets come from the regex matches, never from searching s
 3. CJK end marks ``。｡！？`` end a sentence with no space needed, together with closing
    brackets/quotes that follow them (``「…。」``), except before the Japanese quotative
    particle と/っ (``「行きます。」と言った``). ASCII ``!``/``?`` right before a CJK character too.
+   Thai writes no end mark: spaces between two Thai words end a sentence (not beside a number,
+   a Latin word, ๆ or ฯ: ``ปี 2566 มี``, ``ต่าง ๆ นานา``). Lao is left alone.
 4. Latin end marks (``.``, ``!``, ``?``, ellipses ``...``/``…``, ``‽``, ``؟``, ``।``) count
    only when followed by whitespace or the end, after any closing quotes/brackets (``."``,
    ``.”``, German ``.“``, ``. »``, ``.)``, footnote marks ``[12]``); so URLs, e-mail addresses, file names and
@@ -104,6 +106,12 @@ _CJK_CLOSERS = "」』）】〕〉》”’\"'»)"
 #: End marks that need no space after them: CJK, the full-width full stop (not between digits),
 #: Armenian ։, Ethiopic ። and ፧, Myanmar ။, Khmer ។ and ៕.
 _SPACELESS_ENDS = "。｡！？։።፧။។៕"
+#: Thai writes no end mark: a space between two Thai words ends a sentence (or a clause). Before
+#: it a Thai letter, vowel or tone mark, or ๚ ๛ (not ๆ, ฯ or a Thai digit: "ต่าง ๆ นานา", "กรุงเทพฯ
+#: เป็น"); after it a consonant or a leading vowel. A Latin word or a number on either side goes on
+#: ("ปี 2566 มี", "ใช้ Python เขียน").
+_THAI_BEFORE = "\u0e01-\u0e2e\u0e30-\u0e3a\u0e40-\u0e45\u0e47-\u0e4e\u0e5a\u0e5b"
+_THAI_AFTER = "\u0e01-\u0e2e\u0e40-\u0e44"
 _CAND = re.compile(
     # a Markdown heading line: a boundary right after it
     r"(?P<head>(?m:^)#{1,6}[ \t][^\n]*\n)"
@@ -120,6 +128,8 @@ _CAND = re.compile(
     r"|[;\u037e](?=\s+[\u0386\u0388-\u038f\u0391-\u03a9]))+)"
     rf"(?:[{_CLOSERS}]|[ \u00a0\u202f]+[»›]|\[\d{{1,3}}\])*"
     r"(?=\s|\Z))"
+    # Thai: the spaces between two Thai words, kept with the sentence before
+    rf"|(?P<thai>(?<=[{_THAI_BEFORE}])[ \t]+(?=[{_THAI_AFTER}]))"
 )
 _TOKEN_BEFORE = re.compile(r"\S*\Z")
 _OPENERS = "\"'“‘«([¿¡‹„‚»›״"
@@ -219,7 +229,7 @@ def _cuts(text: str, ps: int, pe: int) -> list[int]:
             cut = m.end()
             if m.end() < pe and text[m.end()] in _JA_QUOTATIVE and text[m.end() - 1] in _CJK_CLOSERS:
                 continue  # 「…。」と言った: the quote is part of the sentence
-        else:  # head, bang
+        else:  # head, bang, thai
             cut = m.end()
         cuts.append(cut)
         sent_start = cut

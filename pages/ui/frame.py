@@ -27,9 +27,13 @@ log = logging.getLogger(__name__)
 
 #: Small layout adjustments: less empty space above the title, tighter metric labels; a question
 #: or answer typed in Hebrew or Arabic reads right to left (each line in its first letter's
-#: direction, as the text views).
+#: direction, as the text views); while Streamlit's "Press Enter to apply" shows in an input's
+#: bottom-right corner, the text stops before it (it covered a right-to-left question's first
+#: words, and a text area's last line).
 FRAME_CSS = """<style>
 [data-testid="stMain"] textarea,[data-testid="stMain"] input[type="text"]{unicode-bidi:plaintext;text-align:start}
+[data-testid="stMain"] [data-testid="stTextInput"]:has([data-testid="InputInstructions"]) input{padding-right:7.5rem}
+[data-testid="stMain"] [data-testid="stTextArea"]:has([data-testid="InputInstructions"]) textarea{padding-bottom:1.5rem;scroll-padding-bottom:1.5rem}
 [data-testid="stMainBlockContainer"]{padding-top:2.2rem;padding-bottom:3rem}
 [data-testid="stSidebarUserContent"]{padding-top:0.5rem}
 [data-testid="stMetricValue"]{font-size:1.7rem}

@@ -140,6 +140,23 @@ def test_cjk_and_french():
     ]
 
 
+def test_thai_paragraph_is_grouped_by_its_sentences():
+    """Thai has no end mark: the spaces between its words end sentences, so a paragraph is
+    grouped whole sentence by sentence rather than cut at words once it exceeds the size."""
+    sents = [
+        "ประเทศไทยมีประชากรประมาณ 66 ล้านคน",  # a number inside: no end there
+        "กรุงเทพมหานครเป็นเมืองหลวง",
+        "ภาษาราชการคือภาษาไทย",
+        "นักท่องเที่ยวหลายล้านคนมาเยือนทุกปี",
+    ]
+    text = " ".join(sents)
+    params = {"sentences_per_chunk": 3, "overlap_sentences": 0, "chunk_size": 50}
+    cs = chunk_document(doc(text), "sentence", params)
+    assert not invariant_errors(doc(text), cs, 50)
+    assert [c.text for c in cs] == [sents[0], " ".join(sents[1:3]), sents[3]]
+    assert not any("split at words" in c.reason for c in cs)
+
+
 def test_real_corpus_invariants(chroma_dir):
     text = (chroma_dir / "corpora" / "state_of_the_union.md").read_text(encoding="utf-8")
     d = doc(text)

@@ -53,6 +53,8 @@ MD_LINES = [
     "",
 ]
 
+#: Thai words (a space between two ends a sentence), with a number, a Latin word and ๆ beside them.
+THAI_PIECES = ["ภาษาไทย", "ดีมาก", " ", "  ", "\n", "2566", "Python", "ๆ"]
 TEXTS = st.one_of(
     st.text(max_size=300),
     st.text(
@@ -65,6 +67,7 @@ TEXTS = st.one_of(
         "".join
     ),
     st.lists(st.sampled_from(MD_LINES), max_size=40).map("\n".join),
+    st.lists(st.sampled_from(THAI_PIECES), max_size=60).map("".join),
 )
 
 

@@ -367,7 +367,8 @@ def _check_spans(text: str, spans: list[tuple[int, int]], start: int, end: int) 
 _PIECES = st.sampled_from(
     [". ", ".", "... ", "… ", "? ", "! ", "。", "！", "？", "」", "“", "”", "« ", " »", '"', "'", ")",
      "(", "[...] ", "\n", "\n\n", "\n- ", "\n1. ", "# ", "|", " ", "\u00a0", "\u2029", "Dr", "M", "e.g",
-     "p", "12", "3.5", "4,2", "etc", "Hello", "monde", "東京", "😀", "\x00", "\t", ":", "z. B", "と"]
+     "p", "12", "3.5", "4,2", "etc", "Hello", "monde", "東京", "😀", "\x00", "\t", ":", "z. B", "と",
+     "ภาษาไทย", "ไป", "ๆ", "ฯ", "๒๕"]
 )  # fmt: skip
 _TEXT = st.one_of(
     st.text(max_size=300),
