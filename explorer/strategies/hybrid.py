@@ -237,7 +237,7 @@ def _route_script(f: _Facts) -> tuple[str, str] | None:
             "recursive",
             f"{CJK_REASON} ({f.cjk_share:.0%} of letters): recursive with 。！？ as sentence ends",
         )
-    if f.script in UNMARKED_SCRIPTS:  # sentence groups would find one "sentence" per paragraph
+    if f.script in UNMARKED_SCRIPTS:  # its sentence ends are only spaces: recursive cuts there too
         return "recursive", f"{f.script} text, written without sentence marks: recursive cuts at the spaces between phrases"
     return None
 
