@@ -156,6 +156,12 @@ def files(tmp_path_factory) -> Path:
             ["chunk", "report.txt", "--set", 'separators=["["]', "--set", "is_separator_regex=true"],
             ["not a valid regular expression"],
         ),
+        # re reads "[[:alpha:]]" as "[:alph" then "]", the regex module as any letter: refused, and
+        # Python's FutureWarning lines (its source file and line) no longer reach stderr
+        (
+            ["chunk", "report.txt", "--set", 'separators=["[[:alpha:]]"]', "--set", "is_separator_regex=true"],
+            ["'[[:alpha:]]' is ambiguous", "nested set"],
+        ),
         (
             ["chunk", "report.txt", "--strategy", "semantic", "--set", "breakpoint_amount=150"],
             ["breakpoint_amount=150", "0..100"],
