@@ -170,13 +170,16 @@ def test_a_long_sentence_is_never_cut_at_a_no_break_space_nor_leaves_a_mark_alon
     """Pieces of a sentence over the size: no cut at a no-break space ("Debian" | "? ..."), no piece
     that is only "?" or "!" or that ends on "«", wherever the size falls (the words had been
     runs of non-space characters, and a no-break space is a space to ``\\S``)."""
-    sizes = range(12, 90) if unit == "chars" else range(2, 12)
-    for size in sizes:
+    for size in range(1, 90) if unit == "chars" else range(1, 12):
         params = {"chunk_size": size, "length": unit}
         if strategy == "sentence":
             params |= {"sentences_per_chunk": 1, "overlap_sentences": 0}
         chunks = chunk_document(doc(FRENCH_MARKS), strategy, params)
-        assert not invariant_errors(doc(FRENCH_MARKS), chunks)
+        # below the longest word with its mark, the words are cut apart again, never into a
+        # window that is only the no-break space
+        assert not invariant_errors(doc(FRENCH_MARKS), chunks), size
+        if size < (12 if unit == "chars" else 3):
+            continue
         for c in chunks:
             where = (size, c.text)
             assert FRENCH_MARKS[c.start - 1 : c.start] not in tuple(_NO_BREAK), where
