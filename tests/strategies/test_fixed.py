@@ -139,3 +139,18 @@ def test_joined_at_is_every_offset_that_splits_a_character(text):
     assert joined_at(text) == {i for i in range(len(text) + 1) if splits_character(text, i)}
     tamil = "அவன் வந்தான்"
     assert not cut_in_word(tamil, 4) and splits_character("क्षमा", 2)
+
+
+@pytest.mark.parametrize("unit", ["cl100k", "o200k"])
+def test_token_windows_of_a_long_text_without_a_letter_before_a_space(unit):
+    """Chinese lines ending in "。" (no letter or digit before any space in 32 KB) leave the token
+    index inexact, with no token starts: ``fixed`` had made the whole 57,000 characters one
+    "unbreakable" chunk of 48,000 tokens. Its windows now come from the tokenizer's own spans."""
+    from explorer.text.token_counts import INDEX_PIECE_CHARS
+
+    text = "这是一个关于中文文本处理的测试句子。\n" * 3000
+    assert len(text) > INDEX_PIECE_CHARS
+    d = doc(text)
+    cs = chunk_document(d, "fixed", {"chunk_size": 200, "chunk_overlap": 20, "length": unit})
+    assert not invariant_errors(d, cs, 200)
+    assert len(cs) > 100 and max(c.length for c in cs) <= 200
