@@ -14,6 +14,7 @@ empty range where it would be). ``Document.blocks`` holds a Markdown file's bloc
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import regex
@@ -30,6 +31,7 @@ from explorer.text.wording import plural
 
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkd")
 PAGE_SEPARATOR = "\n\n"
+_SURROGATE = regex.compile(r"[\ud800-\udfff]")
 
 #: Signatures of common binary formats, to say what a file is instead of "not text".
 _SIGNATURES = (
@@ -66,7 +68,15 @@ def load_path(path: str | Path, cleanup: Cleanup = _NO_CLEANUP) -> Document:
         data = p.read_bytes()
     except OSError as err:
         raise LoadError(f"cannot read {str(p)!r}: {err.strerror or err}") from None
-    return load_bytes(data, p.name, cleanup)
+    return load_bytes(data, file_name(p), cleanup)
+
+
+def file_name(path: str | Path) -> str:
+    """The name a document is shown and written under: a name that is not UTF-8 on disk (Python
+    keeps its bytes as lone surrogates, "caf\\udce9.txt") gets U+FFFD for them, so the JSON, CSV and
+    results files that carry it are valid UTF-8 (they had held the surrogates' own bytes)."""
+    name = os.path.basename(path)
+    return os.fsencode(name).decode("utf-8", "replace") if _SURROGATE.search(name) else name
 
 
 def load_bytes(data: bytes, name: str, cleanup: Cleanup = _NO_CLEANUP) -> Document:

@@ -118,7 +118,10 @@ def _unit_windows(text: str, length: Length, size: int, overlap: int) -> list[tu
     from one tokenisation of the text and every window is counted from it (``Length.slices``).
     """
     index = length.index(text) if hasattr(length, "index") and len(text) >= INDEX_MIN_CHARS else None
-    unit_starts = index.token_starts() if index is not None else [s for s, _ in length.spans(text)]
+    # an inexact index (32 KB with no letter before a space: Chinese lines ending in "。", base64)
+    # holds no token starts: the whole text had come out as one window
+    exact = index is not None and index.exact
+    unit_starts = index.token_starts() if exact else [s for s, _ in length.spans(text)]
     if has_joining(text):  # a token that starts on a mark stays with the one before (see words.py)
         joined = joined_at(text)
         unit_starts = [s for s in unit_starts if s not in joined]

@@ -16,7 +16,16 @@ from explorer.text.chunk import SIZE_LIMIT, UNBREAKABLE, Span
 from explorer.text.length import Length
 from explorer.text.words import character_start, splits_character
 
-_WORD = re.compile(r"\S+")
+#: Where a sentence over the size may be cut: between runs of non-space characters, but not at a
+#: no-break space (U+00A0, the narrow U+202F, the figure space U+2007), which says "no break
+#: here": "10\u202f%", "«\u00a0mot\u00a0»", "Debian\u00a0?" stay whole.
+_WORD = re.compile(r"\S+(?:[\u00a0\u202f\u2007]+\S+)*")
+_RUN = re.compile(r"\S+")
+#: A word of closing marks only (French " ?", " !", " :", " »", a dash), which goes with the word
+#: before it, and one of opening marks only (" « "), which goes with the word after it: a piece
+#: of a long sentence never ends on "«" nor is only "!" while its neighbour could hold the mark.
+_CLOSING_ONLY = re.compile(r"[^\w\s«‹¿¡(\[{“„‚\"']+")
+_OPENING_ONLY = re.compile(r"[«‹¿¡(\[{“„‚]+")
 Bounds = tuple[int, int]
 
 
@@ -97,24 +106,48 @@ def pack(packer: Packer) -> list[tuple[int, int]]:
     return out
 
 
-def split_long(text: str, start: int, end: int, length: Length, size: int) -> list[tuple[int, int, bool]]:
+def split_long(
+    text: str, start: int, end: int, length: Length, size: int, joined: bool = True
+) -> list[tuple[int, int, bool]]:
     """Split ``text[start:end]`` (a sentence or paragraph over ``size``) at words, and a word
     over ``size`` at the unit's own boundaries (characters or tokens).
 
     Returns ``(s, e, unbreakable)`` pieces, each <= ``size`` unless ``unbreakable`` (a single
     character or token span that measures over size on its own, e.g. an emoji of 3 cl100k tokens
-    with ``chunk_size=1``).
+    with ``chunk_size=1``). Words joined by a no-break space (``joined``) that are over the size
+    together are split at that space first: cut into windows, a window could be only the space.
     """
-    words = [m.span() for m in _WORD.finditer(text, start, end)]
+    words = _words(text, start, end, length, size) if joined else [m.span() for m in _RUN.finditer(text, start, end)]
     out: list[tuple[int, int, bool]] = []
     packer = Packer(text, words, length, size, *_word_token_estimates(text, start, end, words, length))
     for i, j in pack(packer):
         s, e = words[i][0], words[j - 1][1]
         if j - i > 1 or packer.measure(i, j) <= size:
             out.append((s, e, False))
-            continue
-        out.extend(_split_word(text, s, e, length, size))
+        elif joined and _RUN.fullmatch(text, s, e) is None:
+            out.extend(split_long(text, s, e, length, size, joined=False))
+        else:
+            out.extend(_split_word(text, s, e, length, size))
     return out
+
+
+def _words(text: str, start: int, end: int, length: Length, size: int) -> list[Bounds]:
+    """The words of ``text[start:end]`` to pack (see ``_WORD``), a word of marks only joined to
+    its neighbour on the same line when the two fit in ``size`` together."""
+    out: list[Bounds] = []
+    for s, e in (m.span() for m in _WORD.finditer(text, start, end)):
+        if out:
+            ps, pe = out[-1]
+            marks = _CLOSING_ONLY.fullmatch(text, s, e) or _OPENING_ONLY.fullmatch(text, ps, pe)
+            if marks and "\n" not in text[pe:s] and _fits(text, ps, e, length, size):
+                out[-1] = (ps, e)
+                continue
+        out.append((s, e))
+    return out
+
+
+def _fits(text: str, s: int, e: int, length: Length, size: int) -> bool:
+    return (e - s if length.name == "chars" else length(text[s:e])) <= size
 
 
 def _word_token_estimates(

@@ -66,7 +66,7 @@ class ParagraphStrategy(Strategy[ParagraphParams]):
             k = _over_size_after_headings(packer, heads, i)  # headings, then a paragraph over size
             last = END_OF_TEXT if k == n - 1 else PARAGRAPH_END
             if packer.lens[k] > size:  # split with the headings over it opening its first part
-                spans += _split_paragraph(text, paras[i][0], paras[k][1], length, size, last)
+                spans += _split_paragraph(text, paras[i][0], paras[k], length, size, last)
                 i = k + 1
                 continue
             j = packer.extend(i, i + 1, n)
@@ -101,17 +101,30 @@ def _over_size_after_headings(packer: Packer, heads: list[bool], i: int) -> int:
     return k if packer.lens[k] > packer.size else i
 
 
-def _split_paragraph(text: str, ps: int, pe: int, length: Length, size: int, last: str) -> list[Span]:
-    """Runs of whole sentences of an over-size paragraph (and the headings over it: they open its
-    first run); over-size sentences cut at words."""
-    sents = sentence_spans(text, ps, pe)
+def _split_paragraph(
+    text: str, ps: int, para: tuple[int, int], length: Length, size: int, last: str
+) -> list[Span]:
+    """Runs of whole sentences of an over-size paragraph ``para`` (and the headings over it from
+    ``ps``: they open its first run); over-size sentences cut at words. Headings that fit beside
+    no whole sentence open the first piece of the sentence cut at words after them, rather than
+    make a chunk of their own ("# Tidepool user guide" alone, its text in the next chunk)."""
+    sents = sentence_spans(text, ps, para[1])
     packer = Packer(text, sents, length, size)
     runs = pack(packer)
     spans: list[Span] = []
+    start = None  # where the headings waiting for the next piece start
     for k, (i, j) in enumerate(runs):
         why = last if k == len(runs) - 1 else SENTENCE_IN_LONG_PARAGRAPH
-        if j - i == 1 and packer.lens[i] > size:
-            spans += long_unit_spans(text, *sents[i], length, size, "sentence", why)
+        big = j - i == 1 and packer.lens[i] > size
+        if not big and sents[j - 1][1] <= para[0] and k + 1 < len(runs):
+            ni, nj = runs[k + 1]
+            if nj - ni == 1 and packer.lens[ni] > size:  # only headings, then a sentence cut at words
+                start = sents[i][0]
+                continue
+        if big:
+            first = sents[i][0] if start is None else start
+            spans += long_unit_spans(text, first, sents[i][1], length, size, "sentence", why)
         else:
             spans.append(Span(sents[i][0], sents[j - 1][1], why))
+        start = None
     return spans

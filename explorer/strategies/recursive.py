@@ -44,6 +44,7 @@ Capturing groups are refused too: they change what ``re.split`` returns.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -105,6 +106,7 @@ def check_separators(
 def compile_separator(pattern: str) -> Any:
     """Compile a regex separator (a ``regex`` pattern, see the module docstring) or raise
     ParamError saying what is wrong with it."""
+    _refuse_ambiguous(pattern)
     try:
         compiled = re.compile(pattern)
     except re.error as err:
@@ -122,6 +124,27 @@ def compile_separator(pattern: str) -> Any:
         return regex.compile(pattern, regex.VERSION0)
     except regex.error as err:
         raise ParamError(f"separator {pattern!r} is not supported: {err}") from None
+
+
+def _refuse_ambiguous(pattern: str) -> None:
+    """Refuse a set that Python's ``re`` warns about ("[[:alpha:]]", "[a--b]"): ``re`` (LangChain's
+    reading) and the ``regex`` module that matches read it differently (for "[[:alpha:]]" one of
+    "[:alph" then "]", the other any letter), and the warning reached the user as Python's own
+    lines on stderr."""
+    from re import _parser as sre_parse
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        try:
+            sre_parse.parse(pattern)
+        except FutureWarning as warning:
+            raise ParamError(
+                f"separator {pattern!r} is ambiguous ({warning}: Python's re and the regex module that "
+                "matches separators may read it differently); inside [...] escape '[' and doubled "
+                "'-', '&', '~', '|' with a backslash, and write [:alpha:] as [^\\W\\d_]"
+            ) from None
+        except re.error:
+            return  # re.compile says what is wrong
 
 
 def _backtracking_risk(pattern: str) -> str:

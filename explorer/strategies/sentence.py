@@ -130,6 +130,10 @@ class SentenceStrategy(Strategy[SentenceParams]):
             limit = min(first + per, n)
             j = packer.extend(first, reach, limit) if packer else limit
             j, why = _group_end(leads, heads, covered, first, j, _reason(j - first, j == n, per))
+            if _headings_before_big(heads, kinds, packer, first, j):  # they open its first piece
+                spans += _split_unit(text, (sents[first][0], sents[j][1]), "", j + 1 == n, length, size, blocks, None)
+                prev_first, covered = j, j + 1
+                continue
             spans.append(Span(sents[first][0], sents[j - 1][1], why))
             prev_first, covered = first, j
         return spans
@@ -231,6 +235,21 @@ def _split_unit(
     what = block_label(kind) if kind == "code" else "a table row"
     last = END_OF_TEXT if at_end else f"{SENTENCE_END}: end of {what} longer than chunk_size"
     return [Span(ps, pe, last if why is None else why) for ps, pe, why in blocks.split(s, e, kind, lead)]
+
+
+def _headings_before_big(
+    heads: Sequence[bool], kinds: Sequence[str], packer: Packer | None, first: int, j: int
+) -> bool:
+    """Whether the group first..j-1 is only headings and sentence j, over the cap, is cut at
+    words: the headings then open its first piece rather than make a chunk of their own
+    ("# Tidepool user guide" alone in guide.md at 100 characters)."""
+    return (
+        packer is not None
+        and j < len(heads)
+        and not kinds[j]
+        and packer.lens[j] > packer.size
+        and all(heads[first:j])
+    )
 
 
 def _any_big(packer: Packer, kinds: Sequence[str]) -> bool:

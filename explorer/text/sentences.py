@@ -127,7 +127,9 @@ _CAND = re.compile(
     r"|(?P<lat>(?P<run>(?:\.(?: \.){2,}|[.!?…‼‽⁇⁈⁉؟।॥۔]|(?<=[\u0370-\u03ff\u1f00-\u1fff])[;\u037e]"
     r"|[;\u037e](?=\s+[\u0386\u0388-\u038f\u0391-\u03a9]))+)"
     rf"(?:[{_CLOSERS}]|[ \u00a0\u202f]+[»›]|\[\d{{1,3}}\])*"
-    r"(?=\s|\Z))"
+    # never ends before a spaced closing guillemet: in "« Tu viens ? », dit-il" and "« non ! »."
+    # the quote goes on into the sentence (a » before a word opens a German quote: "Was? »Nein«")
+    r"(?=\s|\Z)(?![ \u00a0\u202f]+[»›](?![^\W\d_])))"
     # Thai: the spaces between two Thai words, kept with the sentence before
     rf"|(?P<thai>(?<=[{_THAI_BEFORE}])[ \t]+(?=[{_THAI_AFTER}]))"
 )

@@ -9,6 +9,7 @@ other.
 from __future__ import annotations
 
 import unicodedata
+from bisect import bisect_right
 from functools import lru_cache
 
 import regex
@@ -16,8 +17,16 @@ import regex
 #: Characters that belong to the one before them, so a cut before one splits what a reader sees as
 #: one character (a grapheme cluster, in a simplified form of Unicode's UAX #29): combining marks
 #: (the accents of decomposed text, the vowel signs of Thai and Indic scripts), the zero-width
-#: joiner, variation selectors, emoji skin tones and tag characters.
-_JOINS = regex.compile(r"[\p{M}\u0e33\u0eb3\u200d\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f\U000e0100-\U000e01ef]")
+#: joiner, variation selectors, emoji skin tones, tag characters, and the vowels and final
+#: consonants of decomposed Hangul (NFD Korean, as macOS writes it: 한 is ᄒ + ᅡ + ᆫ).
+_JOINS = regex.compile(
+    r"[\p{M}\u0e33\u0eb3\u200d\ufe00-\ufe0f\U0001f3fb-\U0001f3ff\U000e0020-\U000e007f\U000e0100-\U000e01ef"
+    r"\u1160-\u11ff\ud7b0-\ud7ff]"
+)
+#: Regional indicators: a flag is a pair of them (🇫🇷 is 🇫 + 🇷), and a cut between the two of a
+#: pair leaves two letters in boxes (or, in a run of flags, pairs that name other countries).
+_REGIONAL = regex.compile(r"[\U0001f1e6-\U0001f1ff]{2,}")
+_IS_REGIONAL = regex.compile(r"[\U0001f1e6-\U0001f1ff]")
 #: Canonical combining class of a virama: the consonant after one is part of a conjunct (क्ष).
 _VIRAMA = 9
 
@@ -51,6 +60,8 @@ def splits_character(text: str, at: int) -> bool:
     before = text[at - 1]
     if _JOINS.match(text, at) is not None or before == "\u200d":
         return True
+    if _IS_REGIONAL.match(text, at) and _IS_REGIONAL.match(text, at - 1):
+        return _regionals_before(text, at) % 2 == 1  # inside a pair
     # a virama joins the letter after it into a conjunct; Tamil's pulli also ends many words
     return unicodedata.combining(before) == _VIRAMA and text[at].isalpha()
 
@@ -64,7 +75,22 @@ def joined_at(text: str) -> set[int]:
         out.add(i)
         if c == "\u200d" or unicodedata.combining(c) == _VIRAMA:
             out.add(i + 1)
+    for m in _REGIONAL.finditer(text):
+        out.update(range(m.start() + 1, m.end(), 2))
     return {i for i in out if splits_character(text, i)}
+
+
+def _regionals_before(text: str, at: int) -> int:
+    """How many regional indicators run right before ``at`` (pairs count from the run's start),
+    from the runs found once per text (walking back over a page of flags at every cut was
+    quadratic)."""
+    starts = _regional_starts(text)
+    return at - starts[bisect_right(starts, at - 1) - 1]
+
+
+@lru_cache(maxsize=16)
+def _regional_starts(text: str) -> list[int]:
+    return [m.start() for m in _REGIONAL.finditer(text)]
 
 
 def character_start(text: str, at: int, lo: int = 0) -> int:
@@ -79,7 +105,7 @@ def has_joining(text: str) -> bool:
     """Whether ``text`` holds any character that joins the one before it (most text does not:
     the cut points need no checking then). Kept per text: a scan of 500 KB took 23 ms, and
     ``fixed`` asks on every re-chunk after a slider move."""
-    return not text.isascii() and _JOINS.search(text) is not None
+    return not text.isascii() and (_JOINS.search(text) is not None or _REGIONAL.search(text) is not None)
 
 
 def cut_in_word(text: str, at: int) -> bool:

@@ -156,6 +156,12 @@ def files(tmp_path_factory) -> Path:
             ["chunk", "report.txt", "--set", 'separators=["["]', "--set", "is_separator_regex=true"],
             ["not a valid regular expression"],
         ),
+        # re reads "[[:alpha:]]" as "[:alph" then "]", the regex module as any letter: refused, and
+        # Python's FutureWarning lines (its source file and line) no longer reach stderr
+        (
+            ["chunk", "report.txt", "--set", 'separators=["[[:alpha:]]"]', "--set", "is_separator_regex=true"],
+            ["'[[:alpha:]]' is ambiguous", "nested set"],
+        ),
         (
             ["chunk", "report.txt", "--strategy", "semantic", "--set", "breakpoint_amount=150"],
             ["breakpoint_amount=150", "0..100"],
@@ -272,3 +278,18 @@ def test_closed_standard_streams_give_no_traceback(tmp_path: Path):
     proc = subprocess.run(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           timeout=120, preexec_fn=lambda: os.close(2))  # fmt: skip
     assert proc.returncode == 0 and b"One line of text." in proc.stdout
+
+
+def test_a_file_name_that_is_not_utf8_is_written_as_valid_utf8(tmp_path: Path):
+    """A Latin-1 file name on a UTF-8 system ("café.txt" written by an old archiver): its chunks
+    and its CSV name it with U+FFFD, so what reads stdout as UTF-8 (json, jq, a spreadsheet)
+    takes it (the name's lone surrogates had been written as bytes no UTF-8 reader accepts)."""
+    name = os.fsdecode(b"caf\xe9.txt")
+    (tmp_path / name).write_text("A line of text.\n")
+    for fmt in ("jsonl", "csv"):
+        proc = run_cli("chunk", name, "--format", fmt, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        out = proc.stdout.decode("utf-8")  # strict: raised on the surrogates' bytes
+        assert "caf\ufffd.txt" in out, out
+    proc = run_cli("chunk", name, cwd=tmp_path)
+    assert json.loads(proc.stdout.decode("utf-8"))["document"] == "caf\ufffd.txt"

@@ -89,6 +89,33 @@ def test_cuts_never_split_a_character_from_its_marks(text, size, data, unit):
         assert not [c for c in chunk_document(d, strategy, params) if splits_character(text, c.start)]
 
 
+#: Characters of several code points that hold no combining mark: flags (pairs of regional
+#: indicators, a run of them read pair by pair) and decomposed Hangul (NFD Korean, as macOS writes it).
+FLAGS_AND_JAMO = ["🇫🇷", "🇩🇪🇯🇵", "\u1112\u1161\u11ab\u1100\u116e\u11a8", "\u110b\u1165", " ", "ab"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(st.sampled_from(FLAGS_AND_JAMO), min_size=1, max_size=60).map("".join),
+    st.integers(1, 30),
+    st.data(),
+    st.sampled_from(["chars", "tokens"]),
+)
+def test_cuts_fall_where_unicode_says_a_character_ends(text, size, data, unit):
+    """Every chunk of ``fixed`` starts and ends on a grapheme cluster boundary as the ``regex``
+    module's ``\\X`` finds them (UAX #29): "🇫🇷🇩🇪" had been cut into "🇫" and "🇷🇩🇪" (two
+    letters in boxes and a flag of no country), 한 into ᄒ and ᅡᆫ."""
+    import regex
+
+    assume(unit != "tokens" or size >= 3)
+    bounds = {0} | {m.end() for m in regex.finditer(r"\X", text)}
+    overlap = data.draw(st.integers(0, size - 1), label="overlap")
+    d = doc(text)
+    cs = chunk_document(d, "fixed", {"chunk_size": size, "chunk_overlap": overlap, "length": unit})
+    assert not invariant_errors(d, cs)
+    assert [(c.start, c.end) for c in cs if c.start not in bounds or c.end not in bounds] == []
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 400), st.integers(1, 40), st.data())
 def test_character_windows_are_the_arithmetic_ones_where_no_cut_splits_a_character(n, size, data):
@@ -102,7 +129,7 @@ def test_character_windows_are_the_arithmetic_ones_where_no_cut_splits_a_charact
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from([*JOINED, "அவன் ", "வந்தான்", "க்ஷ", "\u200d", "\u0301"]), max_size=60).map("".join))
+@given(st.lists(st.sampled_from([*JOINED, *FLAGS_AND_JAMO, "அவன் ", "வந்தான்", "க்ஷ", "\u200d", "\u0301", "🇫"]), max_size=60).map("".join))
 def test_joined_at_is_every_offset_that_splits_a_character(text):
     """One scan finds what the per-offset check says (fixed filters token starts by it); a
     Tamil pulli (a virama) before a space ends a word and is no cut inside one (a reviewer's
@@ -112,3 +139,18 @@ def test_joined_at_is_every_offset_that_splits_a_character(text):
     assert joined_at(text) == {i for i in range(len(text) + 1) if splits_character(text, i)}
     tamil = "அவன் வந்தான்"
     assert not cut_in_word(tamil, 4) and splits_character("क्षमा", 2)
+
+
+@pytest.mark.parametrize("unit", ["cl100k", "o200k"])
+def test_token_windows_of_a_long_text_without_a_letter_before_a_space(unit):
+    """Chinese lines ending in "。" (no letter or digit before any space in 32 KB) leave the token
+    index inexact, with no token starts: ``fixed`` had made the whole 57,000 characters one
+    "unbreakable" chunk of 48,000 tokens. Its windows now come from the tokenizer's own spans."""
+    from explorer.text.token_counts import INDEX_PIECE_CHARS
+
+    text = "这是一个关于中文文本处理的测试句子。\n" * 3000
+    assert len(text) > INDEX_PIECE_CHARS
+    d = doc(text)
+    cs = chunk_document(d, "fixed", {"chunk_size": 200, "chunk_overlap": 20, "length": unit})
+    assert not invariant_errors(d, cs, 200)
+    assert len(cs) > 100 and max(c.length for c in cs) <= 200

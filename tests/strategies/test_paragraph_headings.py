@@ -37,6 +37,18 @@ def test_a_heading_opens_the_first_part_of_a_long_paragraph_after_it():
     assert chunks[1].text.startswith("## Details\n\nSentence 0 of a long paragraph.")
 
 
+def test_a_heading_opens_the_first_piece_of_a_sentence_cut_at_words_after_it():
+    """A heading over a paragraph whose first sentence is over the size made a chunk of its own
+    ("# Tidepool user guide" in guide.md at 100 characters), its text all in the next chunks; it
+    now opens the first piece of that sentence, wherever the size falls."""
+    long = "This first sentence of the section runs on and on, " * 4 + "to its end."
+    text = f"Intro paragraph here.\n\n## Details\n\n{long} A short one.\n"
+    for size in range(25, len(long)):
+        chunks = chunks_of(md(text), "paragraph", chunk_size=size)
+        assert chunks[1].text.startswith("## Details\n\nThis first"), (size, chunks[1].text)
+        assert chunks[1].reason.startswith("size limit: sentence longer than chunk_size"), chunks[1].reason
+
+
 PARTS = st.one_of(
     st.integers(1, 6).map(lambda n: " ".join(["Words of prose here."] * n)),
     st.integers(1, 3).map(lambda n: "#" * n + " Title here"),

@@ -154,3 +154,35 @@ def test_invariants(text, size, unit):
     assert not invariant_errors(d, cs, size)
     for a, b in itertools.pairwise(cs):
         assert b.start >= a.end  # no overlap in this strategy
+
+
+#: French typography: marks spaced from their word by a no-break space (or a plain one).
+FRENCH_MARKS = (
+    "Quelle est la différence entre un paquet binaire Debian\u00a0? Le texte «\u00a0autre\u00a0» "
+    "coûte 10\u202f% de plus\u00a0; la chose : oui ! Et « encore » une phrase qui continue un peu ici."
+)
+_NO_BREAK = "\u00a0\u202f\u2007"
+
+
+@pytest.mark.parametrize("strategy", ["paragraph", "sentence"])
+@pytest.mark.parametrize("unit", ["chars", "words"])
+def test_a_long_sentence_is_never_cut_at_a_no_break_space_nor_leaves_a_mark_alone(strategy, unit):
+    """Pieces of a sentence over the size: no cut at a no-break space ("Debian" | "? ..."), no piece
+    that is only "?" or "!" or that ends on "«", wherever the size falls (the words had been
+    runs of non-space characters, and a no-break space is a space to ``\\S``)."""
+    for size in range(1, 90) if unit == "chars" else range(1, 12):
+        params = {"chunk_size": size, "length": unit}
+        if strategy == "sentence":
+            params |= {"sentences_per_chunk": 1, "overlap_sentences": 0}
+        chunks = chunk_document(doc(FRENCH_MARKS), strategy, params)
+        # below the longest word with its mark, the words are cut apart again, never into a
+        # window that is only the no-break space
+        assert not invariant_errors(doc(FRENCH_MARKS), chunks), size
+        if size < (12 if unit == "chars" else 3):
+            continue
+        for c in chunks:
+            where = (size, c.text)
+            assert FRENCH_MARKS[c.start - 1 : c.start] not in tuple(_NO_BREAK), where
+            assert FRENCH_MARKS[c.end : c.end + 1] not in tuple(_NO_BREAK), where
+            assert any(ch.isalnum() for ch in c.text), where
+            assert not c.text.endswith("«"), where

@@ -64,6 +64,19 @@ def test_a_chunk_ends_on_a_heading_only_when_its_new_text_is_all_headings(parts,
         prev_end = c.end
 
 
+@pytest.mark.parametrize("overlap", [0, 1])
+def test_a_heading_opens_the_first_piece_of_a_sentence_cut_at_words_after_it(overlap):
+    """Headings before a sentence over the cap made a chunk of their own ("# Tidepool user guide"
+    alone in guide.md at 100 characters); they now open the first piece of that sentence."""
+    long = "This first sentence of the section runs on and on, " * 4 + "to its end."
+    text = f"Intro paragraph here.\n\n## Details\n\n### More\n\n{long} A short one.\n"
+    for size in range(40, len(long)):
+        params = {"chunk_size": size, "sentences_per_chunk": 3, "overlap_sentences": overlap}
+        chunks = chunks_of(md(text), "sentence", **params)
+        assert chunks[1].text.startswith("## Details\n\n### More\n\nThis first"), (size, chunks[1].text)
+        assert [c.text for c in chunks if c.text.strip("#\n ") in ("Details", "More")] == []
+
+
 def test_a_paragraph_made_a_heading_by_an_underline_keeps_its_sentences():
     """A line of "=" under a paragraph makes it a (setext) heading; pubmed.md has one of 400
     characters: its sentences stay units, not one unit over the cap split at words."""

@@ -55,7 +55,17 @@ MD_LINES = [
 
 #: Thai words (a space between two ends a sentence), with a number, a Latin word and ๆ beside them.
 THAI_PIECES = ["ภาษาไทย", "ดีมาก", " ", "  ", "\n", "2566", "Python", "ๆ"]
+
+#: Pieces that text from the wild joins in ways the other generators rarely draw: no-break spaces
+#: beside marks (French typography), decomposed accents, flags, decomposed Hangul, a soft hyphen,
+#: a BOM or a zero-width space inside a line, line and paragraph separators.
+ODD_PIECES = [
+    "mot", "é", "e\u0301", "\u00a0", "\u202f", " ", "\n", "\n\n", "?", "!", ":", "«", "»", "🇫🇷",
+    "\u1112\u1161\u11ab", "\u00ad", "\ufeff", "\u200b", "\u2028", "Dr.", "...", "# T", "```", "| a |",
+]
+
 TEXTS = st.one_of(
+    st.lists(st.sampled_from(ODD_PIECES), max_size=60).map("".join),
     st.text(max_size=300),
     st.text(
         alphabet=st.characters(min_codepoint=0x4E00, max_codepoint=0x4FFF) | st.sampled_from("。！？\n"),

@@ -48,6 +48,12 @@ FRENCH_MORE = [
     ("Fin du texte. 5.1.3. Plage d'adresses", ["Fin du texte.", "5.1.3. Plage d'adresses"]),
     ("Introduite dans APT 1.1. La suite.", ["Introduite dans APT 1.1.", "La suite."]),
     ("Version : 2.1. La suite.", ["Version : 2.1.", "La suite."]),
+    # a quoted question or exclamation, its » spaced, goes on with the sentence around it (the
+    # sentence had ended before the », the next one opening with "», demanda-t-il.")
+    ("« Tu viens ? », demanda-t-il. Elle part.", ["« Tu viens ? », demanda-t-il.", "Elle part."]),
+    ("Il a dit «\u00a0non\u00a0!\u00a0». Il part.", ["Il a dit «\u00a0non\u00a0!\u00a0».", "Il part."]),
+    ("Un paquet «\u202fvirtuel\u202f?\u202f».) Oui.", ["Un paquet «\u202fvirtuel\u202f?\u202f».)", "Oui."]),
+    ("Was? »Nein« sagte er. Gut.", ["Was?", "»Nein« sagte er.", "Gut."]),
     (
         "Plant Operations Handbook (rev. 7) page 2. Fin.",
         ["Plant Operations Handbook (rev. 7) page 2.", "Fin."],

@@ -115,9 +115,10 @@ def expand_paths(items: Iterable[str], skip: Iterable[str] = ()) -> list[str]:
 
 def list_sources(paths: Sequence[str], samples: Sequence[str] = ()) -> list[Source]:
     """The corpus in order: the files (already expanded), then the samples."""
+    from explorer.documents.loaders import file_name
     from explorer.documents.samples import sample_bytes
 
-    out = [Source(n, os.path.basename(p), path=os.path.abspath(p)) for n, p in enumerate(paths)]
+    out = [Source(n, file_name(p), path=os.path.abspath(p)) for n, p in enumerate(paths)]
     for name in samples:
         filename, _ = sample_bytes(name)  # an unknown sample fails now
         out.append(Source(len(out), filename, sample=filename))
