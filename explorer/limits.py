@@ -88,6 +88,11 @@ PIECE_VECTORS_BYTES = _mb_env("CHUNK_EXPLORER_PIECE_VECTORS_MB", 256)
 #: The app's shared caches of loaded documents and of chunk lists (text + offsets), by bytes.
 DOCUMENTS_BYTES = _mb_env("CHUNK_EXPLORER_DOCUMENTS_MB", 512)
 CHUNKS_BYTES = _mb_env("CHUNK_EXPLORER_CHUNKS_MB", 512)
+#: What is worked out once per whole text and asked again (its sentences, fences, Markdown
+#: structure, joining marks: each memo has this budget) and the answer-matching view of each
+#: document (the text folded plus 4 bytes a character, ~100 MB for 20 M characters).
+TEXT_MEMO_BYTES = _mb_env("CHUNK_EXPLORER_TEXT_MEMO_MB", 32)
+MATCH_VIEW_BYTES = _mb_env("CHUNK_EXPLORER_MATCH_VIEW_MB", 128)
 #: The app embeds loaded documents in the background (the warm-up) only up to this many
 #: characters in all (~10 minutes of a 2-core CPU with e5); bigger sets embed when asked.
 WARM_MAX_CHARS = 2_000_000

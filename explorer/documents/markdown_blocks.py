@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
-from functools import lru_cache
 
+from explorer import limits
 from explorer.documents.document import Block
+from explorer.lru import per_text, spans_size
 from explorer.text.markdown_parse import NESTED_KINDS, structure
 
 
-@lru_cache(maxsize=2)
+@per_text(limits.TEXT_MEMO_BYTES, lambda b: spans_size(b, 400))
 def markdown_blocks(text: str) -> tuple[Block, ...]:
     """Blocks of ``text`` sorted by start, containers before the code blocks and tables nested in them
     (see the module docstring)."""

@@ -24,10 +24,13 @@ Why a module of its own: it is pure string work with its own property test, used
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from array import array
 from dataclasses import dataclass
-from functools import lru_cache
+
+from explorer import limits
+from explorer.lru import per_text
 
 _LETTER = r"[^\W\d_]"
 #: One token the view rewrites: a hyphen between letters (perhaps at a line end), a whitespace
@@ -63,7 +66,7 @@ def _copy(segment: str, at: int, out: list[str], where: array) -> None:
         where.extend([at + i] * len(f))
 
 
-@lru_cache(maxsize=8)
+@per_text(limits.MATCH_VIEW_BYTES, lambda v: sys.getsizeof(v.text) + v.where.itemsize * len(v.where))
 def view(text: str) -> View:
     """The view of ``text`` (see the module)."""
     out: list[str] = []

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from explorer import limits
+from explorer.lru import per_text, spans_size
 
 _OPEN_KINDS = {
     "heading_open": "heading",
@@ -122,7 +123,7 @@ def _span(text: str, starts: list[int], first: int, last: int) -> tuple[int, int
     return s, e
 
 
-@lru_cache(maxsize=2)
+@per_text(limits.TEXT_MEMO_BYTES, lambda s: spans_size(s.blocks, 400) + spans_size(s.fences))
 def structure(text: str) -> Structure:
     """One parse serves the loader's blocks, the profile's list count and the sentence splitter's
     fences (markdown-it-py takes ~2 s per MB): the cache holds the last two texts."""
@@ -167,7 +168,7 @@ def structure_readable(text: str) -> bool:
     return len(text) <= limits.MAX_MARKDOWN_CHARS
 
 
-@lru_cache(maxsize=8)
+@per_text(limits.TEXT_MEMO_BYTES, spans_size)
 def fenced_code(text: str) -> tuple[tuple[int, int], ...]:
     """The fenced code blocks of ``text`` at any depth (see :class:`Structure`). None in a text
     with no fence marks (nothing to parse), nor in one over ``MAX_MARKDOWN_CHARS``, whose

@@ -70,8 +70,9 @@ or a street before a number (``Hauptstr. 5 Leute``) is joined to the next.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from explorer import limits
+from explorer.lru import per_text, spans_size
 from explorer.text.abbreviations import (
     ABBREV_LOWER,
     ARTICLES,
@@ -193,7 +194,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     return _sentence_spans(text, start, end)
 
 
-@lru_cache(maxsize=8)
+@per_text(limits.TEXT_MEMO_BYTES, spans_size)
 def _whole_text_sentences(text: str) -> tuple[tuple[int, int], ...]:
     # str caches its own hash, so a repeated look-up of the same document string is cheap.
     return tuple(_sentence_spans(text, 0, None))

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import unicodedata
 from bisect import bisect_right
-from functools import lru_cache
 
 import regex
+
+from explorer import limits
+from explorer.lru import per_text, spans_size
 
 #: Characters that belong to the one before them, so a cut before one splits what a reader sees as
 #: one character (a grapheme cluster, in a simplified form of Unicode's UAX #29): combining marks
@@ -88,7 +90,7 @@ def _regionals_before(text: str, at: int) -> int:
     return at - starts[bisect_right(starts, at - 1) - 1]
 
 
-@lru_cache(maxsize=16)
+@per_text(limits.TEXT_MEMO_BYTES, spans_size)
 def _regional_starts(text: str) -> list[int]:
     return [m.start() for m in _REGIONAL.finditer(text)]
 
@@ -100,7 +102,7 @@ def character_start(text: str, at: int, lo: int = 0) -> int:
     return at
 
 
-@lru_cache(maxsize=16)
+@per_text(limits.TEXT_MEMO_BYTES, lambda _: 64)
 def has_joining(text: str) -> bool:
     """Whether ``text`` holds any character that joins the one before it (most text does not:
     the cut points need no checking then). Kept per text: a scan of 500 KB took 23 ms, and

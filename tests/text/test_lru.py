@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.lru import ByteLRU
+from explorer.documents.markdown_blocks import markdown_blocks
+from explorer.evaluation.matching import view
+from explorer.lru import ByteLRU, per_text
+from explorer.text.markdown_parse import fenced_code
+from explorer.text.sentences import sentence_spans
+from explorer.text.words import has_joining
 
 
 def test_keeps_at_most_its_budget_evicting_the_least_recently_used():
@@ -163,3 +169,41 @@ def test_single_flight_does_not_hold_other_keys():
     release.set()
     t.join(5)
     assert lru.get("a") == b"slow"
+
+
+def test_per_text_memo_never_holds_the_text_and_answers_from_memory():
+    calls = []
+
+    @per_text(1_000, lambda v: v)
+    def length_of(text: str) -> int:
+        calls.append(text)
+        return len(text)
+
+    text = "".join(["a document ", "of its own"])  # built at run time: not an interned constant
+    before = sys.getrefcount(text)
+    assert length_of(text) == 21 and length_of(text) == 21
+    calls.clear()
+    assert sys.getrefcount(text) == before  # lru_cache would keep it as its key
+    assert length_of("".join(["a document ", "of its own"])) == 21 and not calls  # an equal text hits
+    assert length_of("another") == 7 and calls == ["another"]
+
+
+def test_every_whole_text_memo_lets_its_text_go():
+    """The memos of sentences, fences, Markdown structure, joining marks and answer views: each
+    kept a whole document alive after its session dropped it."""
+    text = "".join(["# Titre\n\nUne phrase. Une autre ! 🇫🇷🇩🇪 e\u0301t\u00e9\n\n```\ncode\n```\n"] * 3)
+    before = sys.getrefcount(text)
+    sentence_spans(text), has_joining(text), view(text), markdown_blocks(text), fenced_code(text)
+    assert sys.getrefcount(text) == before
+
+
+def test_per_text_memo_keeps_values_within_its_budget():
+    @per_text(100, lambda v: v)
+    def size_of(text: str) -> int:
+        return len(text)
+
+    for n in (40, 50, 60):
+        size_of("x" * n)
+    assert size_of.cache.nbytes <= 100 and len(size_of.cache) == 1  # 60 alone; 50 + 60 > 100
+    size_of("y" * 101)
+    assert size_of.cache.nbytes == 60  # over the budget: returned, not kept
