@@ -15,6 +15,8 @@ The server uses the app's fake-embedder hook (Semantic and Retrieve embed with i
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.support import browser_util as bu
@@ -117,7 +119,10 @@ def test_hostile_files_get_a_message_beside_them(server, tmp_path):
 
         # over the upload limit: the uploader refuses it before it reaches the app
         huge = write_case(BY_ID["over-upload-limit"], tmp_path)
+        t0 = time.monotonic()
         bu.upload(page, huge)
+        # the refusal shows at once, and the helper sees it (not its 120 s wait for an upload)
+        assert time.monotonic() - t0 < 60, f"the refused upload took {time.monotonic() - t0:.0f} s"
         chips = page.locator('[data-testid="stFileChip"]', has_text=huge.name)
         assert chips.count() == 1
         assert "must be 50.0MB or smaller" in chips.inner_text()

@@ -260,6 +260,7 @@ def upload(page: Any, *paths: Path, timeout: float = 300) -> float:
     else:
         raise AssertionError("the upload button never opened a file chooser")
     before = upload_cards(page).count()
+    refused_before = refused(page).count()
     chooser.value.set_files([str(p) for p in paths])
     # the upload reaches the server a while after the chooser closes (its name shows in the
     # uploader at once, with a spinner): wait until the app has taken it, as a user would before
@@ -268,12 +269,20 @@ def upload(page: Any, *paths: Path, timeout: float = 300) -> float:
     deadline = time.monotonic() + 120
     seen = False
     while time.monotonic() < deadline:
-        pending = chips(page).count() - refused(page).count()
+        now_refused = refused(page).count()
+        pending = chips(page).count() - now_refused
         seen = seen or pending > 0
-        if (seen and pending == 0) or upload_cards(page).count() > before:
+        if taken(seen, pending, now_refused - refused_before, len(paths)) or upload_cards(page).count() > before:
             break
         time.sleep(0.3)
     return settle(page, timeout)
+
+
+def taken(seen: bool, pending: int, newly_refused: int, chosen: int) -> bool:
+    """Whether the uploader is done with the files just chosen: those it sent have left it, or it
+    refused every one of them (over the size limit: none is ever pending, so waiting for one to
+    be seen would run to the deadline, two minutes)."""
+    return pending == 0 and (seen or newly_refused >= chosen)
 
 
 def upload_cards(page: Any) -> Any:
@@ -356,13 +365,15 @@ async def aupload(page: Any, *paths: Path, timeout: float = 300) -> float:
     async with page.expect_file_chooser() as chooser:
         await upload_button(page).click()
     before = await upload_cards(page).count()
+    refused_before = await refused(page).count()
     await (await chooser.value).set_files([str(p) for p in paths])
     deadline = time.monotonic() + timeout
     seen = False
     while time.monotonic() < deadline:  # as in upload: until the app has taken the files
-        pending = await chips(page).count() - await refused(page).count()
+        now_refused = await refused(page).count()
+        pending = await chips(page).count() - now_refused
         seen = seen or pending > 0
-        if (seen and pending == 0) or await upload_cards(page).count() > before:
+        if taken(seen, pending, now_refused - refused_before, len(paths)) or await upload_cards(page).count() > before:
             break
         await asyncio.sleep(0.3)
     return await asettle(page, timeout)
