@@ -126,7 +126,7 @@ def _span(text: str, starts: list[int], first: int, last: int) -> tuple[int, int
 @per_text(limits.TEXT_MEMO_BYTES, lambda s: spans_size(s.blocks, 400) + spans_size(s.fences))
 def structure(text: str) -> Structure:
     """One parse serves the loader's blocks, the profile's list count and the sentence splitter's
-    fences (markdown-it-py takes ~2 s per MB): the cache holds the last two texts."""
+    fences (markdown-it-py takes ~2 s per MB): the memo keeps recent parses within its byte budget."""
     if not text:
         return Structure((), 0, ())
     starts = _line_starts(text)
