@@ -89,3 +89,37 @@ def test_llamaindex_reads_a_text_file_as_explorer_does(tmp_path, monkeypatch):
     (document,) = ns["documents"]
     assert document.text == load_path(path).text
     assert not document.metadata
+
+
+def _every_configuration():
+    """Each strategy in each length unit, and semantic in each breakpoint mode."""
+    from explorer import ParamError
+    from explorer.strategies import strategy_names
+    from explorer.strategies.curve import MODES
+    from explorer.strategies.params import LENGTH
+
+    for name in strategy_names():
+        for unit in LENGTH.choices:
+            for mode in MODES if name == "semantic" else (None,):
+                params = {"length": unit, **({"breakpoint_mode": mode} if mode else {})}
+                try:
+                    yield StrategyConfig.make(name, params)
+                except ParamError:
+                    continue
+
+
+def test_every_peer_snippet_says_first_whether_it_gives_explorers_chunks():
+    """Only LangChain's recursive splitter gives explorer's chunks (the tests above run it); every
+    other snippet opens with "closest" or "no equivalent". LangChain's and LlamaIndex's token
+    windows opened "windows of model word pieces", though LangChain decodes each window from its
+    pieces (line breaks and no-break spaces come back as spaces) and LlamaIndex cuts at spaces."""
+    seen = 0
+    for config in _every_configuration():
+        code = config_to_code([config], ["doc.txt"])
+        for peer in ("langchain", "llamaindex", "chonkie"):
+            first = code[peer].splitlines()[0]
+            same = config.strategy == "recursive" and peer == "langchain"
+            expected = ("# same chunks as explorer's",) if same else ("# closest:",)
+            assert first.startswith(expected) or "has no equivalent" in first, (config.display, peer, first)
+            seen += 1
+    assert seen > 60
