@@ -333,7 +333,7 @@ def question_records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
     elif head == "{":
         for n, line in enumerate(re.split(r"\r\n|\r|\n", text), 1):  # not splitlines(): U+2028 is in strings
             if line.strip():
-                yield f"{name} line {n}", untrusted.loads(line, f"{name} line {n}", LoadError)
+                yield f"{name} line {n}", _jsonl_record(line, f"{name} line {n}")
     else:
         csv.field_size_limit(MAX_QUESTION_FILE_BYTES)
         reader = csv.DictReader(io.StringIO(text, newline=""))
@@ -351,6 +351,18 @@ def question_records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
                 yield f"{name} line {reader.line_num}", rec
         except csv.Error as err:
             raise LoadError(f"{name} line {reader.line_num}: {err}") from None
+
+
+def _jsonl_record(line: str, where: str) -> Any:
+    """One JSONL line's value. A line that would read but for a comma at its end (a JSON list
+    turned into lines by hand) says so: "extra data" at the comma's column did not."""
+    try:
+        return untrusted.loads(line, where, LoadError)
+    except LoadError:
+        bare = line.rstrip()
+        if bare.endswith(",") and bare[:-1].rstrip().endswith("}"):
+            raise LoadError(f"{where} ends with a comma: JSONL holds one object a line, nothing between them") from None
+        raise
 
 
 def _decode(data: bytes, name: str) -> str:

@@ -68,3 +68,13 @@ def test_an_answer_that_is_not_a_string_is_named(doc, answer, said):
     """Was "the answer is empty", for an answer that is not empty but a number or a list."""
     with pytest.raises(LoadError, match=r"q\.jsonl line 1 \(question 'q'\): " + said):
         load_questions(_jsonl([{"question": "q", "answer": answer}]).encode(), [doc], "q.jsonl")
+
+
+def test_a_comma_after_each_jsonl_line_is_named(doc):
+    """A JSON list turned into lines by hand keeps its commas: that was "not valid JSON (column
+    47: extra data)"."""
+    data = "".join(json.dumps(r, ensure_ascii=False) + ",\n" for r in RECORDS).encode()
+    with pytest.raises(LoadError, match=r"q\.jsonl line 1 ends with a comma: JSONL holds one object a line"):
+        load_questions(data, [doc], "q.jsonl")
+    with pytest.raises(LoadError, match=r"line 1 is not valid JSON"):  # a comma inside stays the parser's word
+        load_questions(b'{"question": "q", "answer": "pompes",}\n', [doc], "q.jsonl")
