@@ -73,14 +73,19 @@ def normalise_counting(text: str) -> tuple[str, int, int]:
     return text, dropped, breaks
 
 
+def split_bom(data: bytes) -> tuple[str, bytes] | None:
+    """(codec, the bytes after the mark) when ``data`` opens with a UTF-8/16/32 byte-order mark."""
+    return next(((codec, data[len(bom) :]) for bom, codec in _BOMS if data.startswith(bom)), None)
+
+
 def decode_text(data: bytes, name: str) -> Decoded:
     """Decode text bytes: BOM → UTF-8 → UTF-16/32 without BOM → charset-normalizer.
 
     Returns ``(text, encoding label, warnings)``. Binary data raises :class:`LoadError`.
     """
-    for bom, codec in _BOMS:
-        if data.startswith(bom):
-            return _decode_bom(data[len(bom) :], codec, name)
+    marked = split_bom(data)
+    if marked is not None:
+        return _decode_bom(marked[1], marked[0], name)
 
     nul_share = data.count(0) / len(data)
     if nul_share > BINARY_NUL_SHARE:

@@ -5,9 +5,10 @@ text has a line break, or ``superintendent`` where the text has ``superin-`` at 
 the document and the answer are read through a *view* that
 
 * turns every run of whitespace (spaces, tabs, line breaks) into one space;
-* drops a hyphen between two letters, alone or at a line end (``superin-\\ntendent`` reads
-  ``superintendent``; ``well-\\nknown``, ``well-known`` and ``wellknown`` read the same), since a
-  line-end hyphen may be the word's own or the typesetter's;
+* drops a hyphen between two letters, alone, at a line end or before spaces (``superin-\\ntendent``
+  reads ``superintendent``; ``well-\\nknown``, ``well-known`` and ``wellknown`` read the same), since a
+  line-end hyphen may be the word's own or the typesetter's, and a PDF viewer copies the line
+  end as a space (``superin- tendent``);
 * folds typographic quotes to plain ones and compatibility characters to their plain form
   (NFKC: the ``ﬁ`` ligature is ``fi``); a soft hyphen, a zero-width space, a word joiner
   and a byte-order mark are nothing;
@@ -37,7 +38,7 @@ _LETTER = r"[^\W\d_]"
 #: run, a soft hyphen or an invisible space (zero-width space, word joiner, byte-order mark: text
 #: copied from a page carries them; the app's own messages put word joiners in escaped text).
 _TOKEN = re.compile(
-    rf"(?P<hy>(?<={_LETTER})[-\u2010\u00ad](?:[ \t]*(?:\r\n|\r|\n)[ \t]*)?(?={_LETTER}))"
+    rf"(?P<hy>(?<={_LETTER})[-\u2010\u00ad](?:[ \t]*(?:\r\n|\r|\n)[ \t]*|[ \t]+)?(?={_LETTER}))"
     r"|(?P<ws>\s+)|(?P<soft>[\u00ad\u200b\u2060\ufeff])"
 )
 _QUOTES = {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201c": '"', "\u201d": '"', "\u201e": '"'}

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer import untrusted
+from explorer.documents.decoding import split_bom
 from explorer.documents.document import Document
 from explorer.errors import LoadError, ParamError
 from explorer.evaluation.answers import AnswerNotFound, locate_answer
@@ -131,6 +132,9 @@ def record_parts(rec: Any, where: str) -> RecordParts:
         answers = [answers] if isinstance(answers, str) else answers
         if not isinstance(answers, list) or not answers:
             raise LoadError(f'{where}: "answer" must be a string or a list of strings')
+        for i, a in enumerate(answers, 1):  # ["pumps", 3] was "the answer is empty"
+            if not isinstance(a, str):
+                raise LoadError(f"{where}: answer {i} must be a string, got {_clip(repr(a))}")
         return RecordParts(text.strip(), where, None, answers)
     raise LoadError(f'{where}: needs "references" (start/end spans) or "answer" (exact text)')
 
@@ -317,10 +321,7 @@ def question_records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
     ``questions_df.csv`` (question, references as a JSON list, corpus_id)."""
     if len(data) > MAX_QUESTION_FILE_BYTES:
         raise LoadError(f"{name!r} is over {MAX_QUESTION_FILE_BYTES // 2**20} MB")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise LoadError(f"{name!r} is not UTF-8 text (byte {err.start})") from None
+    text = _decode(data, name)
     head = text.lstrip()[:1]
     if not head:
         raise LoadError(f"{name!r} is empty")
@@ -332,7 +333,7 @@ def question_records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
     elif head == "{":
         for n, line in enumerate(re.split(r"\r\n|\r|\n", text), 1):  # not splitlines(): U+2028 is in strings
             if line.strip():
-                yield f"{name} line {n}", untrusted.loads(line, f"{name} line {n}", LoadError)
+                yield f"{name} line {n}", _jsonl_record(line, f"{name} line {n}")
     else:
         csv.field_size_limit(MAX_QUESTION_FILE_BYTES)
         reader = csv.DictReader(io.StringIO(text, newline=""))
@@ -350,6 +351,32 @@ def question_records(data: bytes, name: str) -> Iterator[tuple[str, Any]]:
                 yield f"{name} line {reader.line_num}", rec
         except csv.Error as err:
             raise LoadError(f"{name} line {reader.line_num}: {err}") from None
+
+
+def _jsonl_record(line: str, where: str) -> Any:
+    """One JSONL line's value. A line that would read but for a comma at its end (a JSON list
+    turned into lines by hand) says so: "extra data" at the comma's column did not."""
+    try:
+        return untrusted.loads(line, where, LoadError)
+    except LoadError:
+        bare = line.rstrip()
+        if bare.endswith(",") and bare[:-1].rstrip().endswith("}"):
+            raise LoadError(f"{where} ends with a comma: JSONL holds one object a line, nothing between them") from None
+        raise
+
+
+def _decode(data: bytes, name: str) -> str:
+    """The file's text: UTF-8, or UTF-16/32 after their byte-order mark (PowerShell's ``>`` and
+    Notepad's "Unicode" write UTF-16 with one: it was refused as "not UTF-8 text (byte 0)")."""
+    codec, body = split_bom(data) or ("utf-8", data)
+    try:
+        return body.decode(codec)
+    except UnicodeDecodeError as err:
+        line = body[: err.start].count(b"\n") + 1 if codec == "utf-8" else 0
+        at = f"line {line}, byte {err.start}" if line else f"byte {err.start}"
+        raise LoadError(
+            f"{name!r} is not {codec.upper()} text ({at}: 0x{body[err.start]:02x}): save it as UTF-8"
+        ) from None
 
 
 def check_questions(questions: Sequence[Question], docs: Sequence[Document]) -> None:

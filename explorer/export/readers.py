@@ -2,10 +2,11 @@
 
 LangChain reads a PDF with ``PyPDFLoader`` and Markdown or text as it is (what its
 ``TextLoader`` does, without the ``langchain-community`` package: the splitters take the text and
-its Markdown syntax); LlamaIndex reads a PDF or text with
-``SimpleDirectoryReader`` (its ``PDFReader`` for PDFs) and Markdown as it is (its Markdown
-reader would cut it at headings and drop the syntax); Chonkie chunks text, so its snippet reads
-the text itself (``pypdf`` for a PDF). The lines leave ``text`` (LangChain, Chonkie) or
+its Markdown syntax); LlamaIndex reads a PDF with ``SimpleDirectoryReader`` (its
+``PDFReader``) and Markdown or text as it is (its Markdown reader would cut it at headings and
+drop the syntax; for text it kept ``\\r\\n`` and added the file's path as metadata, which its
+splitters take off ``chunk_size``: 80-character windows held 40 at a 24-character path));
+Chonkie chunks text, so its snippet reads the text itself (``pypdf`` for a PDF). The lines leave ``text`` (LangChain, Chonkie) or
 ``documents`` (LlamaIndex) for the splitter.
 
 Why a module of its own: it is the only part of the peer code that depends on the documents
@@ -48,9 +49,11 @@ READERS: dict[str, dict[str, list[str]]] = {
             'documents = [Document(text=Path({name}).read_text(encoding="utf-8-sig"))]',
         ],
         "text": [
-            "from llama_index.core import SimpleDirectoryReader",
+            "from pathlib import Path",
             "",
-            'documents = SimpleDirectoryReader(input_files=[{name}], encoding="utf-8-sig").load_data()',
+            "# read as it is: SimpleDirectoryReader would keep \\r\\n line ends (explorer reads \\n) and add",
+            "# the file's path as metadata, which LlamaIndex's splitters take off each chunk_size",
+            'documents = [Document(text=Path({name}).read_text(encoding="utf-8-sig"))]',
         ],
     },
     "chonkie": {

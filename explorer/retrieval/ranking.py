@@ -18,6 +18,7 @@ import numpy as np
 from explorer import limits
 from explorer.errors import ParamError
 from explorer.retrieval.hubs import HUB_WEIGHT
+from explorer.retrieval.ties import first_k_by_ties
 from explorer.text.chunk import Chunk
 from explorer.text.wording import quoted
 
@@ -167,9 +168,9 @@ def _top_by_scores(index: StrategyIndex, scores: np.ndarray, k: int) -> list[Hit
         candidates = np.flatnonzero(scores >= kth - TIE_EPSILON)  # with all that tie with it
     else:
         candidates = np.arange(n)
-    hits = [Hit(0, float(scores[i]), index.chunks[i]) for i in candidates]
-    top = _break_ties(hits, index.positions)[:k]
-    return [Hit(r, h.score, h.chunk) for r, h in enumerate(top, 1)]
+    chunks, position = index.chunks, index.positions
+    top = first_k_by_ties(scores, candidates, lambda c: position[(chunks[c].doc_id, chunks[c].start)], k, TIE_EPSILON)
+    return [Hit(r, float(scores[i]), chunks[i]) for r, i in enumerate(top, 1)]
 
 
 def bm25_hits(index: StrategyIndex, questions: Sequence[str], k: int) -> list[list[Hit]]:

@@ -75,7 +75,7 @@ class FixedStrategy(Strategy[FixedParams]):
         return {
             "langchain": _langchain(p, kit),
             "llamaindex": kit.llamaindex(
-                ["# windows of tokens; TokenTextSplitter prefers to cut at spaces"],
+                ["# closest: windows of tokens, but TokenTextSplitter prefers to cut at spaces (explorer cuts at the size)"],
                 ["from llama_index.core.node_parser import TokenTextSplitter", *setup],
                 [
                     f"parser = TokenTextSplitter(chunk_size={size}, chunk_overlap={p.chunk_overlap}, separator=' '{tok})"
@@ -95,14 +95,24 @@ class FixedStrategy(Strategy[FixedParams]):
 def _langchain(p: FixedParams, kit: PeerKit) -> str:
     sizes = f"chunk_size={p.chunk_size}, chunk_overlap={p.chunk_overlap}"
     if p.length == "chars":
-        note = "# closest: windows of characters (LangChain strips whitespace at the edges)"
+        note = (
+            "# closest: windows of characters (LangChain strips whitespace at the edges;\n"
+            "# explorer also never cuts a flag, an emoji or a letter from its accent)"
+        )
         return kit.langchain(note, "CharacterTextSplitter", f"separator='', {sizes}", p.length)
     if p.length in ("cl100k", "o200k"):
-        note = "# windows of OpenAI tokens, like explorer's `fixed` with this length unit"
+        note = (
+            "# closest: windows of OpenAI tokens, as explorer's `fixed` in this unit, but decoded from the tokens\n"
+            "# (a cut inside a character's bytes reads U+FFFD), the whitespace at their edges kept (explorer trims it)"
+        )
         args = f"encoding_name={p.length + '_base'!r}, {sizes}"
         return kit.langchain(note, "TokenTextSplitter", args, p.length, measured=False)
     if p.length == "tokens":
-        note = "# windows of model word pieces (explorer's size counts the 2 special tokens, hence - 2)"
+        note = (
+            "# closest: windows of model word pieces (explorer's size counts the 2 special tokens, hence - 2),\n"
+            "# but each decoded from its pieces, not a slice of the text: line breaks and no-break spaces\n"
+            "# come back as spaces, a ligature as its letters"
+        )
         args = f"model_name={kit.hub}, tokens_per_chunk={p.chunk_size - 2}, chunk_overlap={p.chunk_overlap}"
         return kit.langchain(note, "SentenceTransformersTokenTextSplitter", args, p.length, measured=False)
     return kit.none("langchain", "fixed")

@@ -113,13 +113,14 @@ class MarkdownStrategy(Strategy[MarkdownParams]):
         return {
             "langchain": _langchain(p, kit),
             "llamaindex": kit.llamaindex(
-                ["# split before every heading (no size limit, no heading-level choice)"],
+                ["# closest: split before every heading (no size limit, no heading-level choice)"],
                 ["from llama_index.core.node_parser import MarkdownNodeParser"],
                 ["parser = MarkdownNodeParser()"],
             ),
             "chonkie": kit.chonkie(
                 [
-                    "# closest: RecursiveChunker's Markdown recipe (splits at headings first, no heading path)",
+                    "# closest: RecursiveChunker's Markdown recipe (splits at headings first, no heading path;",
+                    "# Chonkie downloads the recipe from the Hugging Face hub on first use)",
                     "from chonkie import RecursiveChunker",
                 ],
                 [

@@ -308,7 +308,7 @@ def _langchain(p: SemanticParams, kit: PeerKit) -> str:
         )
     return kit.code(
         [
-            "# LangChain's SemanticChunker: explorer's `semantic` uses its breakpoint rules; with",
+            "# closest: LangChain's SemanticChunker, whose breakpoint rules explorer's `semantic` uses; with",
             "# window_embedding='joined' it finds the same breakpoints, its faster default windows",
             "# agree on most of them (min/max chunk size have no LangChain equivalent)",
             "from langchain_experimental.text_splitter import SemanticChunker",
@@ -328,7 +328,10 @@ def _llamaindex(p: SemanticParams, kit: PeerKit) -> str:
         why = f"SemanticSplitterNodeParser only has percentile breakpoints, not {p.breakpoint_mode}"
         return kit.none("llamaindex", "semantic", why)
     return kit.llamaindex(
-        [],
+        [
+            "# closest: the same percentile rule over LlamaIndex's own sentence splitting\n"
+            "# (min/max chunk size have no LlamaIndex equivalent)"
+        ],
         [
             "from llama_index.core.node_parser import SemanticSplitterNodeParser",
             "from llama_index.embeddings.huggingface import HuggingFaceEmbedding",
@@ -347,7 +350,7 @@ def _chonkie(p: SemanticParams, kit: PeerKit) -> str:
         return kit.none("chonkie", "semantic", why)
     return kit.chonkie(
         [
-            "# Chonkie's SemanticChunker cuts where similarity drops below the threshold",
+            "# closest: Chonkie's SemanticChunker cuts where similarity drops below the threshold",
             "from chonkie import SemanticChunker",
         ],
         [

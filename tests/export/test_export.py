@@ -319,7 +319,7 @@ def test_the_model_and_backend_travel_by_name_never_as_a_path():
         (
             "notes.txt",
             "open('notes.txt'",
-            "SimpleDirectoryReader(input_files=['notes.txt'], encoding=",
+            "Path('notes.txt').read_text(encoding=",
             "open('notes.txt'",
         ),
     ],
