@@ -108,6 +108,10 @@ class ByteLRU(Generic[V]):
             self._bytes = 0
 
 
+#: What a :func:`per_text` key costs (a tuple, two ints, two strings of 16 characters at most).
+_KEY_BYTES = 320
+
+
 def per_text(max_bytes: int, size: Callable[[V], int]) -> Callable[[Callable[[str], V]], Callable[[str], V]]:
     """Memoise a function of one whole text in a :class:`ByteLRU` keyed by the text's length,
     hash and ends, never by the text itself. Why: ``functools.lru_cache`` keeps its arguments, so
@@ -116,7 +120,7 @@ def per_text(max_bytes: int, size: Callable[[V], int]) -> Callable[[Callable[[st
     held), outside every byte budget. ``str`` caches its hash, so a repeated look-up costs no scan."""
 
     def wrap(fn: Callable[[str], V]) -> Callable[[str], V]:
-        cache: ByteLRU[V] = ByteLRU(max_bytes, size)
+        cache: ByteLRU[V] = ByteLRU(max_bytes, lambda v: size(v) + _KEY_BYTES)
 
         @functools.wraps(fn)
         def memo(text: str) -> V:

@@ -8,6 +8,7 @@ import threading
 from hypothesis import given
 from hypothesis import strategies as st
 
+from explorer import lru
 from explorer.documents.markdown_blocks import markdown_blocks
 from explorer.evaluation.matching import view
 from explorer.lru import ByteLRU, per_text
@@ -197,13 +198,19 @@ def test_every_whole_text_memo_lets_its_text_go():
     assert sys.getrefcount(text) == before
 
 
-def test_per_text_memo_keeps_values_within_its_budget():
-    @per_text(100, lambda v: v)
+def test_per_text_memo_keeps_values_and_keys_within_its_budget():
+    key = lru._KEY_BYTES
+
+    @per_text(100 + 2 * key, lambda v: v)
     def size_of(text: str) -> int:
         return len(text)
 
     for n in (40, 50, 60):
         size_of("x" * n)
-    assert size_of.cache.nbytes <= 100 and len(size_of.cache) == 1  # 60 alone; 50 + 60 > 100
-    size_of("y" * 101)
-    assert size_of.cache.nbytes == 60  # over the budget: returned, not kept
+    assert size_of.cache.nbytes <= 100 + 2 * key and len(size_of.cache) == 1  # 60 alone: 50 + 60 > 100
+    size_of("y" * 101 + "y" * 2 * key)
+    assert size_of.cache.nbytes == 60 + key  # over the budget: returned, not kept
+    tiny = per_text(10 * key, lambda v: 0)(len)
+    for i in range(100):
+        tiny("x" * i)
+    assert len(tiny.cache) == 10  # values of no size: the keys still count
