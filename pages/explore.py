@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.errors import ExplorerError
+from explorer.text.wording import plural
 from pages.ui.audit import audit, audit_line
 from pages.ui.chunknav import EXPLORE_NAV, chunk_text, nav_inputs
 from pages.ui.compute import analyse, chunk
@@ -49,7 +50,7 @@ if not chunks:
     end_page()
 an = analyse(doc, config, out)
 n = len(chunks)
-st.caption(f"**{md(doc.name)}** · {md(config_label(cfg))} · {len(doc.text):,} characters")
+st.caption(f"**{md(doc.name)}** · {md(config_label(cfg))} · {plural(len(doc.text), 'character')}")
 stats_strip(an.stats, n)
 trunc = audit(doc, config, chunks, an)
 audit_line(trunc)
