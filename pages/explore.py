@@ -67,9 +67,10 @@ def _on_select(start: int, end: int) -> None:
     session.explore_mark = [doc.id, start, end]
 
 
-nav = st.columns([1.2, 1.2, 1.4, 3.2], vertical_alignment="bottom")
-nav_inputs(EXPLORE_NAV, doc, chunks, sel, nav)
-show_index = nav[2].toggle("Chunk numbers", value=True, key=W.SHOW_INDEX)
+# a row that wraps, not fixed columns: in an 800 px window the toggle's column cut its label to "Chu…"
+row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+nav_inputs(EXPLORE_NAV, doc, chunks, sel, [row.container(width=170) for _ in range(2 if doc.pages else 1)])
+show_index = row.toggle("Chunk numbers", value=True, key=W.SHOW_INDEX)
 
 mark = session.explore_mark
 mark = mark if mark and mark[0] == doc.id and mark[2] <= len(doc.text) else None
