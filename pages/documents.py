@@ -69,7 +69,7 @@ page_header(
     ),
 )
 
-left, right = st.columns([0.62, 0.38], gap="large")
+left, right = st.columns([0.58, 0.42], gap="large")  # room for "headers/footers" at 800 px
 with left:
     upload_key = W.UPLOAD(session.uploader_gen)
     files = st.file_uploader(
@@ -109,6 +109,7 @@ with right:
             value=bool(session.cleanup.get(field)),
             help=help_ + " Offsets always index the cleaned text you see.",
             on_change=lambda on, f=field: session.cleanup.__setitem__(f, bool(on)),
+            wrap=True,  # in a column Streamlit cut the label to "Collapse bl…" in an 800 px window
         )
 
 st.divider()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.errors import ExplorerError
+from explorer.text.wording import plural
 from pages.ui.audit import audit, audit_line
 from pages.ui.chunknav import EXPLORE_NAV, chunk_text, nav_inputs
 from pages.ui.compute import analyse, chunk
@@ -49,7 +50,7 @@ if not chunks:
     end_page()
 an = analyse(doc, config, out)
 n = len(chunks)
-st.caption(f"**{md(doc.name)}** · {md(config_label(cfg))} · {len(doc.text):,} characters")
+st.caption(f"**{md(doc.name)}** · {md(config_label(cfg))} · {plural(len(doc.text), 'character')}")
 stats_strip(an.stats, n)
 trunc = audit(doc, config, chunks, an)
 audit_line(trunc)
@@ -66,9 +67,10 @@ def _on_select(start: int, end: int) -> None:
     session.explore_mark = [doc.id, start, end]
 
 
-nav = st.columns([1.2, 1.2, 1.4, 3.2], vertical_alignment="bottom")
-nav_inputs(EXPLORE_NAV, doc, chunks, sel, nav)
-show_index = nav[2].toggle("Chunk numbers", value=True, key=W.SHOW_INDEX)
+# a row that wraps, not fixed columns: in an 800 px window the toggle's column cut its label to "Chu…"
+row = st.container(horizontal=True, vertical_alignment="bottom", gap="medium")
+nav_inputs(EXPLORE_NAV, doc, chunks, sel, [row.container(width=170) for _ in range(2 if doc.pages else 1)])
+show_index = row.toggle("Chunk numbers", value=True, key=W.SHOW_INDEX)
 
 mark = session.explore_mark
 mark = mark if mark and mark[0] == doc.id and mark[2] <= len(doc.text) else None

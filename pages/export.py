@@ -72,11 +72,9 @@ st.caption(
     f"{plural(len(chunks), 'chunk')} from {plural(len(chosen), 'document')}. Every record has `start`/`end` "
     "offsets into the document's text, its pages, heading path and boundary reason."
 )
-dl = st.columns(3)
-for col, (fmt, mime) in zip(
-    dl, (("jsonl", "application/jsonl"), ("csv", "text/csv"), ("json", "application/json")), strict=True
-):
-    col.download_button(
+row = st.container(horizontal=True)  # wraps when narrow: three columns cut "Download JS…" at 800 px
+for fmt, mime in (("jsonl", "application/jsonl"), ("csv", "text/csv"), ("json", "application/json")):
+    row.download_button(
         f"Download {fmt.upper()}",
         data=lambda fmt=fmt: export_chunks(chunks, fmt),
         file_name=f"{stem}.{fmt}",
@@ -85,7 +83,6 @@ for col, (fmt, mime) in zip(
         disabled=not chunks,
         key=W.DOWNLOAD(fmt),
         on_click="ignore",
-        width="stretch",
     )
 
 # -- configuration -----------------------------------------------------------------------------
@@ -95,8 +92,8 @@ options = embed_options()
 cfg_json = config_to_json(
     configs, names, model=model, cleanup=cleanup_steps, options=options, backend=backend
 )
-left, right = st.columns([1, 3])
-left.download_button(
+cfg_row = st.container(horizontal=True, vertical_alignment="center")  # a [1, 3] column cut it to "Downlo…"
+cfg_row.download_button(
     "Download configuration (JSON)",
     data=cfg_json,
     file_name="chunk-explorer-config.json",
@@ -105,7 +102,7 @@ left.download_button(
     key=W.EXP_CFGJSON,
     on_click="ignore",
 )
-right.caption(
+cfg_row.caption(
     "All configurations, the model, clean-up steps and document names. The address of this page "
     "holds the same strategies, samples and uploads (kept on this server): share it to reproduce the view."
 )

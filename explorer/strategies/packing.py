@@ -200,11 +200,21 @@ def long_unit_spans(
         if unbreakable:
             reason = f"{UNBREAKABLE}: one {length.name} unit of a {what} is longer than chunk_size"
         elif k < len(pieces) - 1:
-            reason = f"{SIZE_LIMIT}: {what} longer than chunk_size, split at words"
+            reason = f"{SIZE_LIMIT}: {what} longer than chunk_size, {_split_where(text, e, length)}"
         else:
             reason = last
         spans.append(Span(s, e, reason))
     return spans
+
+
+def _split_where(text: str, at: int, length: Length) -> str:
+    """How a piece of an over-size unit was cut at ``at``: at words (a space on either side), or,
+    in a run with no space within the size (a URL, base64, CJK text), between characters or
+    tokens: "split at words" there contradicted the piece's own "cut mid-word" flag."""
+    if text[at - 1].isspace() or (at < len(text) and text[at].isspace()):
+        return "split at words"
+    unit = "characters" if length.name == "chars" else "tokens"
+    return f"split between {unit} (no space to split at within chunk_size)"
 
 
 def character_windows(text: str, size: int, step: int) -> list[tuple[int, int]]:

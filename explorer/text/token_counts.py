@@ -243,10 +243,10 @@ class TokenIndex(EdgeRules):
         """Tokens of each fragment (no special tokens); fragments repeat (whitespace, word
         parts), so their counts are kept (a few thousand, then started afresh)."""
         cache = self._frags
+        if len(cache) > FRAGMENT_CACHE:  # before the look-up: cleared after it, the fragments
+            cache.clear()  # found there were gone (a KeyError on Explore: fixed 1/0, then 500/0)
         todo = [t for t in dict.fromkeys(texts) if t not in cache]
         if todo:
-            if len(cache) > FRAGMENT_CACHE:
-                cache.clear()
             cache.update(zip(todo, encoded_lengths(self._tok, todo), strict=True))
         return [cache[t] for t in texts]
 

@@ -15,6 +15,7 @@ from explorer.render.inert import BIDI_CONTROLS, BIDI_SIGN
 from explorer.render.layout import holders
 from explorer.strategies.config import StrategyConfig
 from explorer.text.chunk import Chunk
+from explorer.text.wording import plural
 from explorer.text.words import mid_word_where
 from pages.ui.audit import chunk_reading, reading_note
 from pages.ui.compute import Analysis, embed_options
@@ -68,7 +69,7 @@ def mark_line(doc: Document, chunks: Sequence[Chunk], mark: list) -> None:
         else "in no chunk"
     )
     with st.container(horizontal=True, vertical_alignment="center"):
-        st.caption(f"**Selected** characters {ms:,}–{me:,} ({me - ms:,} chars) · {where}")
+        st.caption(f"**Selected** characters {ms:,}–{me:,} ({plural(me - ms, 'char')}) · {where}")
         with st.container(horizontal=True, width="content", wrap=False):  # the buttons wrap together
             st.button(
                 "Use as expected answer",
@@ -100,7 +101,7 @@ def inspector(
         if len(ch.pages) == 1
         else (f" · pages {ch.pages[0]}–{ch.pages[-1]}" if ch.pages else "")
     )
-    st.caption(f"Characters {ch.start:,}–{ch.end:,} · {ch.chars:,} chars · {tok:,} tokens{pages}")
+    st.caption(f"Characters {ch.start:,}–{ch.end:,} · {plural(ch.chars, 'char')} · {plural(tok, 'token')}{pages}")
     if ch.headings:
         st.markdown("**Section** " + " › ".join(md(h) for h in ch.headings))
     st.markdown(f"**Ends because** {md(ch.reason)}")
@@ -137,10 +138,10 @@ def inspector(
 
 def _neighbour(label: str, ch: Chunk, nb: Chunk, *, before: bool) -> None:
     shared = max(0, min(ch.end, nb.end) - max(ch.start, nb.start))
-    gap = "" if shared else f" · gap of {max(nb.start - ch.end, ch.start - nb.end):,} chars"
+    gap = "" if shared else f" · gap of {plural(max(nb.start - ch.end, ch.start - nb.end), 'char')}"
     st.markdown(
-        f"**{label}: chunk {nb.index}** · {nb.chars:,} chars"
-        + (f" · shares {shared:,} chars" if shared else gap)
+        f"**{label}: chunk {nb.index}** · {plural(nb.chars, 'char')}"
+        + (f" · shares {plural(shared, 'char')}" if shared else gap)
     )
     edge = nb.text[-300:] if before else nb.text[:300]
     text_box(
@@ -161,7 +162,7 @@ def _embedded(doc: Document, ch: Chunk, tok: int, limit: int) -> None:
         text = ch.text
     room, cost = passage_room()
     st.caption(
-        f"{tok:,} tokens of {limit_words(room, cost)}"
+        f"{plural(tok, 'token')} of {limit_words(room, cost)}"
         + (" · **the model cuts the rest**" if tok > limit else "")
         + (" · with the retrieval options of the Retrieve page" if opts["prepend_headings"] or opts["context_chars"] else "")
         + (f" · scored with its best {opts['piece_chars']:,}-character piece too" if opts.get("piece_chars") else "")
@@ -186,7 +187,7 @@ def chunk_table(chunks: Sequence[Chunk], an: Analysis, config: StrategyConfig, a
     )
     if not shown:
         st.caption(
-            f"{len(chunks):,} rows: offsets, sizes, tokens, pages, section, why each chunk ends, its flags "
+            f"{plural(len(chunks), 'row')}: offsets, sizes, tokens, pages, section, why each chunk ends, its flags "
             "and what the model never reads of it."
         )
         return

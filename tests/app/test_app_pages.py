@@ -493,6 +493,18 @@ def test_the_inspector_says_when_its_exact_text_obeys_bidi_controls():
     assert note and "U+202C, U+202E" in note[0], [c.value for c in at.caption]
 
 
+def test_a_one_word_document_is_counted_in_the_singular():
+    """A one-chunk, one-token text: Explore said "1 characters"-style counts ("1 rows", "1 chars",
+    "1 tokens") in its caption, the inspector and the table's note."""
+    at = start("documents")
+    at.file_uploader[0].set_value(("one.txt", b"X", "text/plain")).run()
+    at.switch_page("pages/explore.py").run()
+    ok(at)
+    said = " ".join(c.value for c in at.caption)
+    assert "1 character" in said and "1 row:" in said and "· 1 char ·" in said, said
+    assert not re.search(r"\b1 (?:characters|rows|chars|tokens)\b", said), said
+
+
 def test_the_inspector_shows_the_chunks_exact_text_without_loading_the_highlighter():
     """The inspector's boxes hold the exact text (a bidi control and white space kept), in the
     text box, not ``st.code``: the first st.code of a page loads Streamlit's 1.5 MB syntax

@@ -137,6 +137,26 @@ def test_an_index_that_fails_its_self_check_counts_by_tokenising(monkeypatch):
     assert index.count_many(spans) == encoded_lengths(tok, [text[a:b] for a, b in spans], index.special)
 
 
+def test_counts_after_the_fragment_cache_fills_are_the_tokenizers():
+    """Past FRAGMENT_CACHE fragments the cache starts afresh; cleared after the look-up of what
+    it held, a count of one fragment it held and one it did not raised KeyError (Explore on a
+    URL list: fixed at chunk_size 1, then back at 500, showed Streamlit's error page)."""
+    from explorer.text.token_counts import FRAGMENT_CACHE
+
+    tok = shared_tokenizer(tokenizer_file(MINILM))
+    words = [f"w{i:05d}x" for i in range(FRAGMENT_CACHE + 10)]
+    text = " ".join(words)
+    index = TokenIndex(text, tok)
+    spans, at = [], 0
+    for w in words:  # the digits of every word: cut inside a token, each tokenised (and cached) alone
+        spans.append((at + 1, at + len(w) - 1))
+        at += len(w) + 1
+    index.count_many(spans)
+    assert len(index._frags) > FRAGMENT_CACHE
+    again = [spans[0], (spans[1][0], spans[1][0] + 3)]  # one fragment cached, one not
+    assert index.count_many(again) == encoded_lengths(tok, [text[a:b] for a, b in again], index.special)
+
+
 def test_a_text_that_cannot_be_cut_between_words_is_counted_slice_by_slice():
     """Pieces of a text without a letter followed by a space (a 100 KB single token run) would
     not add up: the index says it is inexact and counts by tokenising, and its size is known."""
